@@ -1,0 +1,1 @@
+# Host packaging only (makes this folder importable as ringctl.fw); never deployed to a board.

@@ -1,0 +1,62 @@
+"""Collects firmware tests (tests/firmware/mp_test_*.py) and runs them under `micropython`.
+
+Each `def test_*` in such a file becomes a pytest item; the file is run once under the
+real unix-port binary and every item reports its own line, so a failing firmware test
+fails `make test` like any other.
+"""
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mprun import run_mp  # noqa: E402
+
+_results = {}
+
+
+def _run_file(path):
+    if path not in _results:
+        proc = run_mp(path, timeout=300)
+        lines = {}
+        for line in proc.stdout.splitlines():
+            parts = line.split(" ", 3)
+            if len(parts) >= 3 and parts[0] == "MPTEST" and parts[1] in ("ok", "fail", "skip"):
+                lines[parts[2]] = (parts[1], parts[3] if len(parts) > 3 else "")
+        _results[path] = (proc, lines)
+    return _results[path]
+
+
+class MPFile(pytest.File):
+    def collect(self):
+        for name in re.findall(r"^def (test_\w+)\(", self.path.read_text(), re.M):
+            yield MPItem.from_parent(self, name=name)
+
+
+class MPItem(pytest.Item):
+    def runtest(self):
+        proc, lines = _run_file(self.path)
+        status, msg = lines.get(self.name, (None, ""))
+        if status == "skip":
+            pytest.skip(msg)
+        if status != "ok":
+            tail = (proc.stdout[-3000:] + "\n" + proc.stderr[-3000:]).strip()
+            raise MPFailure(f"{self.name}: {msg or 'did not report (crash?)'}\n{tail}")
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, MPFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, f"[micropython] {self.name}"
+
+
+class MPFailure(Exception):
+    pass
+
+
+def pytest_collect_file(parent, file_path):
+    if file_path.name.startswith("mp_test_") and file_path.suffix == ".py":
+        return MPFile.from_parent(parent, path=file_path)

