@@ -1,0 +1,32 @@
+"""`ring bench AREA`: dispatch to each area's benchmark, which prints its figures as JSON."""
+import argparse
+import importlib
+
+from .errors import UserError
+
+AREAS = {
+    "link": ("ringctl.link.bench", "link frames/s on both runtimes and round trip over a pty"),
+    "firmware": ("ringctl.board.bench", "edge-to-light, edge-to-frame, loop time, heap peak"),
+    "vision": ("ringctl.vision.bench", "adjudication and motion-check ms; held-out accuracy"),
+}
+
+
+def register(subparsers):
+    p = subparsers.add_parser("bench", help="benchmarks that print figures as JSON",
+                              description="Benchmarks. Each prints one JSON object with --json. "
+                              "Areas: " + ", ".join(f"{k} ({v[1]})" for k, v in AREAS.items()))
+    p.add_argument("area", choices=sorted(AREAS), help="what to measure")
+    # REMAINDER: `ring bench link --json` hands --json to the area's own parser.
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="ARG",
+                   help="options for that benchmark, e.g. --json")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    module, _ = AREAS[args.area]
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise UserError(f"benchmark '{args.area}' is not available ({exc})", code=1)
+    return mod.main(list(args.rest))
