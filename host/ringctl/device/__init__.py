@@ -1,0 +1,1 @@
+"""Technician tools: pin map, board list, deploy, provision and the doctor report."""
