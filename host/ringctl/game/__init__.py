@@ -1,0 +1,1 @@
+"""Two-Up rules engine (pure state machine), spin adjudication and game-script replay."""
