@@ -1,0 +1,800 @@
+# Ring link protocol: COBS framing, CRC-32, HMAC-SHA256 auth, exactly-once delivery (sans-I/O, both runtimes).
+"""The ONE implementation of the ring link, in the MicroPython/CPython common subset.
+
+Wire format, state machines and numbers: firmware/LINK.md. No I/O in here: the caller
+moves bytes and passes the time in (now_ms, e.g. time.ticks_ms() on the board, monotonic
+ms on the host; differences are taken modulo 2**30 so ticks_ms wrap-around is harmless).
+
+API
+  s = Session(key, role, info=None, ring_slots=32, window=8, auto_ack=None, rx_slots=16)
+      key: 32 bytes. role: ROLE_DEVICE or ROLE_HOST ("device"/"host").
+      info (device): {"fw": str, "image": bytes(8) or hex str, "boot_id": int u32,
+                      "reset": int, "device_id": str, "interp": str}
+      info (host):   {"name": str}  (optional)
+      auto_ack: default True on the device (ack at delivery), False on the host (the app
+                calls ack(seq) after durably recording the message).
+  s.start(now_ms)          (re)start: host sends HELLO; device forgets the session and adverts.
+                           Call after every (re)open of the line.
+  s.feed(data, now_ms)     bytes read from the line.
+  s.recv()                 -> (mtype, payload_bytes, seq) or None, in order, exactly once.
+  s.send(mtype, payload, now_ms) -> seq, or -1 when the preallocated ring is full (the
+                           device app must then report EV_OVERFLOW; nothing is dropped silently).
+  s.ack(seq)               cumulative: everything delivered up to and including seq is durable.
+  s.poll(now_ms)           -> bytes to write (one encoded frame) or None; call until None.
+  s.connected              True when the session is up (both nonces exchanged and confirmed).
+  s.peer_info              dict from the peer's HELLO (host side: proto, fw, image, boot_id,
+                           reset, device_id, interp) or None.
+  s.peer_silent_ms(now)    ms since the last authenticated frame from the peer.
+  s.host_lost(now)         device: True when not connected or the host is silent > 2000 ms.
+  s.error                  host: why the peer was refused (incompatible major version), else None.
+  s.unacked                messages queued or in flight and not yet acknowledged by the peer.
+  s.stats()                dict of counters (alarms, crc_errors, repl_seen, retransmits,
+                           duplicates, stale, ...). Keys never appear in repr() or stats().
+Message types: MT_EVENT (device->host), MT_CMD (host->device); link-internal MT_HELLO, MT_ACK.
+Lower level (used by `ring link dump`): Deframer, cobs_encode/cobs_decode, seal, parse_header,
+verify, hello_keys, session_keys, parse_hello_host, parse_hello_device.
+"""
+import struct
+import hashlib
+import binascii
+import os
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+PROTO_MAJOR = const(1)
+PROTO_MINOR = const(0)
+
+ROLE_DEVICE = "device"
+ROLE_HOST = "host"
+
+# ---- frame layout -----------------------------------------------------------------------
+# decoded frame = header(10) | payload(0..98) | tag(16) | crc32(4)   (<= 128 bytes)
+HDR_FMT = "<BBII"          # mtype, flags, seq, ack
+HDR_LEN = const(10)
+TAG_LEN = const(16)
+CRC_LEN = const(4)
+MAX_FRAME = const(128)     # fits the RP2040 USB-CDC buffers
+MIN_FRAME = const(30)      # HDR_LEN + TAG_LEN + CRC_LEN
+MAX_PAYLOAD = const(98)    # MAX_FRAME - MIN_FRAME
+MAX_ENCODED = const(129)   # COBS adds one byte per 254
+
+MT_HELLO = const(1)        # handshake; seq = sender's stream id, ack = sender's oldest unacked seq
+MT_ACK = const(2)          # ack-only frame, also the heartbeat
+MT_EVENT = const(0x10)     # device -> host, payload = ringmsg event
+MT_CMD = const(0x11)       # host -> device, payload = ringmsg command
+MT_RELIABLE = const(0x10)  # every mtype >= this is sequenced, acked and retransmitted
+MT_NAMES = {MT_HELLO: "hello", MT_ACK: "ack", MT_EVENT: "event", MT_CMD: "cmd"}
+
+FL_ADVERT = const(1)       # device HELLO without a host nonce: "I have no session, say HELLO"
+FL_GAP = const(2)          # ACK sent because a frame arrived out of order (fast retransmit)
+
+NONCE_LEN = const(16)
+IMAGE_LEN = const(8)
+
+# ---- timing (ms) ------------------------------------------------------------------------
+HB_MS = const(200)             # send a heartbeat when nothing was sent for this long
+HOST_LINK_LOST_MS = const(1000)   # host: peer silent this long -> link lost, re-handshake
+DEVICE_HOST_LOST_MS = const(2000)  # device: disarm + fault light (app's job, host_lost())
+HELLO_RETRY_MS = const(250)
+ADVERT_MS = const(500)
+RTO_INIT = const(200)
+RTO_MIN = const(30)
+RTO_MAX = const(2000)
+
+_TMASK = const(0x3FFFFFFF)     # time.ticks_ms() period on MicroPython
+_THALF = const(0x20000000)
+
+# REPL output between frames means the board is not running the controller.
+REPL_PATTERNS = (b"MicroPython v", b">>> ", b"Traceback (most recent call last)", b"raw REPL")
+
+ST_IDLE = const(0)      # nothing yet (device: adverting)
+ST_HELLO = const(1)     # host: HELLO sent, waiting for the device's HELLO
+ST_PENDING = const(2)   # device: replied to HELLO, waiting for the host's first sealed frame
+ST_UP = const(3)
+ST_REFUSED = const(4)   # host: incompatible protocol major
+STATE_NAMES = ("idle", "hello", "pending", "up", "refused")
+
+
+def _tdiff(a, b):
+    """a - b in ms, wrap-safe (both runtimes)."""
+    return ((a - b + _THALF) & _TMASK) - _THALF
+
+
+# ---- COBS -------------------------------------------------------------------------------
+def cobs_encode(data):
+    """COBS-encode data (no delimiter). The result never contains 0x00."""
+    n = len(data)
+    out = bytearray(n + n // 254 + 1)
+    ci = 0
+    oi = 1
+    code = 1
+    for b in data:
+        if b == 0:
+            out[ci] = code
+            ci = oi
+            oi += 1
+            code = 1
+        else:
+            out[oi] = b
+            oi += 1
+            code += 1
+            if code == 0xFF:
+                out[ci] = code
+                ci = oi
+                oi += 1
+                code = 1
+    out[ci] = code
+    return bytes(out[:oi])
+
+
+def cobs_decode(enc):
+    """Inverse of cobs_encode; None if malformed (zero byte or a block past the end)."""
+    out = bytearray()
+    i = 0
+    n = len(enc)
+    while i < n:
+        code = enc[i]
+        if code == 0:
+            return None
+        i += 1
+        end = i + code - 1
+        if end > n:
+            return None
+        out += enc[i:end]
+        i = end
+        if code < 0xFF and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def crc32(data):
+    return binascii.crc32(data) & 0xFFFFFFFF
+
+
+class Deframer:
+    """Bytes in, CRC-checked decoded frames out; resyncs at every 0x00; spots REPL text.
+
+    feed(data) -> list of frames (bytes, CRC already checked and stripped of nothing).
+    With verbose=True it returns (kind, bytes) items instead, kind in "frame", "crc",
+    "malformed", "oversize" (for `ring link dump`).
+    """
+
+    def __init__(self, verbose=False):
+        self.verbose = verbose
+        self._buf = bytearray()
+        self._drop = False        # inside an oversize run: skip to the next 0x00
+        self._junk = bytearray()  # recent bytes that were not frames (REPL scan)
+        self.crc_errors = 0
+        self.malformed = 0
+        self.oversize = 0
+        self.garbage_bytes = 0
+        self.frames = 0
+        self.repl_seen = 0        # REPL banners/tracebacks seen between frames
+        self.repl = False         # last thing seen between frames was REPL text
+        self.repl_maybe = False   # an unfinished chunk contains REPL text
+
+    def reset(self):
+        self._buf = bytearray()
+        self._drop = False
+        self.repl_maybe = False
+
+    def _junked(self, chunk):
+        self.garbage_bytes += len(chunk)
+        j = self._junk
+        j += chunk
+        for pat in REPL_PATTERNS:
+            if pat in j:
+                self.repl_seen += 1
+                self.repl = True
+                self._junk = bytearray()
+                return
+        if len(j) > 40:           # keep a tail so a pattern split across chunks still matches
+            self._junk = j[-40:]
+
+    def feed(self, data):
+        out = []
+        if not data:
+            return out
+        data = bytes(data)
+        start = 0
+        n = len(data)
+        while start <= n:
+            z = data.find(b"\x00", start)
+            if z < 0:
+                piece = data[start:]
+                if self._drop:
+                    self._junked(piece)
+                elif len(self._buf) + len(piece) > MAX_ENCODED:
+                    self._junked(bytes(self._buf) + piece)
+                    self._buf = bytearray()
+                    self._drop = True
+                else:
+                    self._buf += piece
+                    if not self.repl_maybe:
+                        for pat in REPL_PATTERNS:
+                            if pat in self._buf:
+                                self.repl_maybe = True
+                break
+            piece = data[start:z]
+            start = z + 1
+            if self._drop:
+                self._drop = False
+                self.oversize += 1
+                self._junked(piece)
+                if self.verbose:
+                    out.append(("oversize", piece))
+                continue
+            if self._buf:
+                chunk = bytes(self._buf) + piece
+                self._buf = bytearray()
+            else:
+                chunk = piece
+            self.repl_maybe = False
+            if not chunk:
+                continue          # back-to-back delimiters
+            if len(chunk) > MAX_ENCODED:
+                self.oversize += 1
+                self._junked(chunk)
+                if self.verbose:
+                    out.append(("oversize", chunk))
+                continue
+            fr = cobs_decode(chunk)
+            if fr is None or len(fr) < MIN_FRAME or len(fr) > MAX_FRAME:
+                self.malformed += 1
+                self._junked(chunk)
+                if self.verbose:
+                    out.append(("malformed", chunk))
+                continue
+            if crc32(fr[:-4]) != struct.unpack_from("<I", fr, len(fr) - 4)[0]:
+                self.crc_errors += 1
+                self._junked(chunk)
+                if self.verbose:
+                    out.append(("crc", fr))
+                continue
+            self.frames += 1
+            self.repl = False
+            out.append(("frame", fr) if self.verbose else fr)
+        return out
+
+
+# ---- HMAC-SHA256 (MicroPython has no hmac module) ------------------------------------
+def _keypair(key):
+    """Precomputed HMAC pads for a key (never printed)."""
+    k = bytes(key)
+    if len(k) > 64:
+        k = hashlib.sha256(k).digest()
+    k = k + bytes(64 - len(k))
+    return (bytes(b ^ 0x36 for b in k), bytes(b ^ 0x5C for b in k))
+
+
+def hmac_sha256(kp, data):
+    """HMAC-SHA256 with a keypair from _keypair (RFC 2104)."""
+    h = hashlib.sha256(kp[0])
+    h.update(data)
+    o = hashlib.sha256(kp[1])
+    o.update(h.digest())
+    return o.digest()
+
+
+def hmac_key(key, msg):
+    """Plain HMAC-SHA256(key, msg) -> 32 bytes (for test vectors / key derivation)."""
+    return hmac_sha256(_keypair(key), msg)
+
+
+def ct_equal(a, b):
+    """Constant-time compare of two byte strings."""
+    if len(a) != len(b):
+        return False
+    r = 0
+    for i in range(len(a)):
+        r |= a[i] ^ b[i]
+    return r == 0
+
+
+def hello_keys(key):
+    """-> (h2d, d2h) keypairs authenticating HELLO frames under the device key."""
+    return (_keypair(hmac_key(key, b"ring-link hello h2d")),
+            _keypair(hmac_key(key, b"ring-link hello d2h")))
+
+
+def session_keys(key, nh, nd):
+    """-> (h2d, d2h) per-session, per-direction keypairs from both nonces."""
+    return (_keypair(hmac_key(key, b"ring-link h2d" + nh + nd)),
+            _keypair(hmac_key(key, b"ring-link d2h" + nh + nd)))
+
+
+def seal(kp, mtype, flags, seq, ack, payload):
+    """Build one decoded frame (header|payload|tag|crc)."""
+    body = struct.pack(HDR_FMT, mtype, flags, seq, ack) + bytes(payload)
+    body += hmac_sha256(kp, body)[:TAG_LEN]
+    return body + struct.pack("<I", crc32(body))
+
+
+def encode(frame):
+    """Decoded frame -> bytes for the wire: 0x00 | COBS | 0x00 (the lead zero flushes junk)."""
+    return b"\x00" + cobs_encode(frame) + b"\x00"
+
+
+def parse_header(fr):
+    """-> (mtype, flags, seq, ack, payload) of a CRC-checked frame."""
+    mtype, flags, seq, ack = struct.unpack_from(HDR_FMT, fr, 0)
+    return mtype, flags, seq, ack, fr[HDR_LEN:len(fr) - TAG_LEN - CRC_LEN]
+
+
+def verify(kp, fr):
+    """True if the frame's tag is valid under keypair kp (constant-time compare)."""
+    if kp is None:
+        return False
+    end = len(fr) - TAG_LEN - CRC_LEN
+    return ct_equal(hmac_sha256(kp, fr[:end])[:TAG_LEN], fr[end:end + TAG_LEN])
+
+
+# ---- HELLO payloads -------------------------------------------------------------------
+def _lp(s, room):
+    b = s.encode() if isinstance(s, str) else bytes(s)
+    b = b[:max(0, min(room - 1, 255))]
+    return bytes([len(b)]) + b
+
+
+def _rd_lp(p, i):
+    n = p[i]
+    return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n
+
+
+def build_hello_host(nh, name=""):
+    return nh + bytes([PROTO_MAJOR, PROTO_MINOR]) + _lp(name or "", MAX_PAYLOAD - NONCE_LEN - 2)
+
+
+def parse_hello_host(p):
+    """-> dict(nh, proto_major, proto_minor, name); ValueError if short."""
+    if len(p) < NONCE_LEN + 3:
+        raise ValueError("host HELLO too short")
+    name, _ = _rd_lp(p, NONCE_LEN + 2)
+    return {"nh": bytes(p[:NONCE_LEN]), "proto_major": p[NONCE_LEN],
+            "proto_minor": p[NONCE_LEN + 1], "name": name}
+
+
+def build_hello_device(nh, nd, info):
+    image = info.get("image", b"")
+    if isinstance(image, str):
+        image = binascii.unhexlify(image[:IMAGE_LEN * 2])
+    image = (bytes(image) + bytes(IMAGE_LEN))[:IMAGE_LEN]
+    p = nh + nd + bytes([PROTO_MAJOR, PROTO_MINOR, info.get("reset", 0) & 0xFF]) + image
+    # strings share what is left of the 98-byte payload; truncated, never overflowing
+    p += _lp(info.get("fw", ""), 16)
+    p += _lp(info.get("device_id", ""), 24)
+    p += _lp(info.get("interp", ""), MAX_PAYLOAD - len(p))
+    return p
+
+
+def parse_hello_device(p):
+    """-> dict(nh, nd, proto_major, proto_minor, reset, image, fw, device_id, interp)."""
+    base = 2 * NONCE_LEN + 3 + IMAGE_LEN
+    if len(p) < base + 3:
+        raise ValueError("device HELLO too short")
+    d = {"nh": bytes(p[:NONCE_LEN]), "nd": bytes(p[NONCE_LEN:2 * NONCE_LEN]),
+         "proto_major": p[2 * NONCE_LEN], "proto_minor": p[2 * NONCE_LEN + 1],
+         "reset": p[2 * NONCE_LEN + 2],
+         "image": binascii.hexlify(bytes(p[2 * NONCE_LEN + 3:base])).decode()}
+    i = base
+    d["fw"], i = _rd_lp(p, i)
+    d["device_id"], i = _rd_lp(p, i)
+    d["interp"], i = _rd_lp(p, i)
+    return d
+
+
+def _urandom(n):
+    return os.urandom(n)
+
+
+class Session:
+    """One end of the ring link (see the module docstring for the API)."""
+
+    def __init__(self, key, role, info=None, ring_slots=32, window=8, auto_ack=None,
+                 rx_slots=16):
+        if len(key) != 32:
+            raise ValueError("ring link key must be 32 bytes")
+        if role not in (ROLE_DEVICE, ROLE_HOST):
+            raise ValueError("role must be 'device' or 'host'")
+        self.role = role
+        self._host = role == ROLE_HOST
+        self._key = bytes(key)
+        h2d, d2h = hello_keys(key)
+        self._hello_tx, self._hello_rx = (h2d, d2h) if self._host else (d2h, h2d)
+        self.info = info or {}
+        if self._host:
+            self.stream_id = struct.unpack("<I", _urandom(4))[0]
+        else:
+            self.stream_id = self.info.get("boot_id", 0) & 0xFFFFFFFF
+        self.auto_ack = (not self._host) if auto_ack is None else auto_ack
+        self.window = max(1, min(window, ring_slots))
+        self.rx_slots = rx_slots
+        # preallocated tx ring: payload buffers, lengths, types, send times, send counts
+        n = ring_slots
+        self._slots = n
+        self._sbuf = [bytearray(MAX_PAYLOAD) for _ in range(n)]
+        self._slen = bytearray(n)
+        self._stype = bytearray(n)
+        self._stime = [0] * n
+        self._stries = bytearray(n)
+        self._una = 1     # oldest unacked seq
+        self._snd = 1     # next seq to transmit
+        self._next = 1    # next seq to assign
+        # rx
+        self._rx_next = 1
+        self._rx_acked = 1
+        self._rx_q = []
+        self._peer_stream = None
+        # session
+        self.state = ST_IDLE
+        self._tx = None
+        self._rx = None
+        self._prev_rx = None
+        self._new_tx = None   # device in PENDING: keys waiting for the host's first frame
+        self._new_rx = None
+        self._nh = None
+        self._reply = None
+        self._want_hello = False
+        self._hello_at = 0
+        self._hello_sent = 0
+        self._advert_at = 0
+        self._last_rx = 0
+        self._heard = False
+        self._last_tx = 0
+        self._ack_dirty = False
+        self._gap = False
+        self._fast_una = 0
+        # RTO (RFC 6298, integer ms, srtt and rttvar scaled by 8)
+        self._srtt8 = 0
+        self._var8 = 0
+        self._rto_base = RTO_INIT
+        self._rto = RTO_INIT
+        self._rto_at = None
+        self.peer_info = None
+        self.error = None
+        self.deframer = Deframer()
+        self.frames_rx = 0
+        self.frames_tx = 0
+        self.alarms = 0
+        self.stale = 0
+        self.duplicates = 0
+        self.out_of_order = 0
+        self.retransmits = 0
+        self.timeouts = 0
+        self.handshakes = 0
+        self.link_losses = 0
+        self.version_errors = 0
+        self.peer_resets = 0
+        self.bad_frames = 0
+
+    def __repr__(self):
+        return "<ringlink.Session %s %s una=%d next=%d rx_next=%d>" % (
+            self.role, STATE_NAMES[self.state], self._una, self._next, self._rx_next)
+
+    # ---- public state ------------------------------------------------------------
+    @property
+    def connected(self):
+        return self.state == ST_UP
+
+    @property
+    def unacked(self):
+        return self._next - self._una
+
+    @property
+    def tx_free(self):
+        return self._slots - (self._next - self._una)
+
+    @property
+    def rtt_ms(self):
+        return self._srtt8 // 8
+
+    @property
+    def rto_ms(self):
+        return self._rto
+
+    def peer_silent_ms(self, now_ms):
+        if not self._heard:
+            return 0x3FFFFFFF
+        return _tdiff(now_ms, self._last_rx)
+
+    def host_lost(self, now_ms):
+        return self.state != ST_UP or self.peer_silent_ms(now_ms) > DEVICE_HOST_LOST_MS
+
+    def repl_detected(self, now_ms=None):
+        """True when the bytes between frames look like a MicroPython REPL."""
+        d = self.deframer
+        if d.repl:
+            return True
+        return d.repl_maybe and (now_ms is None or self.peer_silent_ms(now_ms) > 300)
+
+    def stats(self):
+        d = self.deframer
+        return {"state": STATE_NAMES[self.state], "frames_rx": self.frames_rx,
+                "frames_tx": self.frames_tx, "alarms": self.alarms,
+                "crc_errors": d.crc_errors, "malformed": d.malformed,
+                "oversize": d.oversize, "garbage_bytes": d.garbage_bytes,
+                "repl_seen": d.repl_seen, "stale": self.stale,
+                "duplicates": self.duplicates, "out_of_order": self.out_of_order,
+                "retransmits": self.retransmits, "timeouts": self.timeouts,
+                "handshakes": self.handshakes, "link_losses": self.link_losses,
+                "version_errors": self.version_errors, "peer_resets": self.peer_resets,
+                "bad_frames": self.bad_frames, "unacked": self.unacked,
+                "rtt_ms": self.rtt_ms, "rto_ms": self._rto}
+
+    # ---- app side ----------------------------------------------------------------
+    def start(self, now_ms):
+        """(Re)start on a freshly opened line: nothing unacked is forgotten."""
+        self.deframer.reset()
+        self._drop_session()
+        self._snd = self._una
+        self._rto_at = None
+        if self._host:
+            self.state = ST_HELLO
+            self.error = None
+            self._want_hello = True
+        else:
+            self.state = ST_IDLE
+            self._advert_at = now_ms
+        self._last_tx = now_ms
+
+    def _drop_session(self):
+        if self._rx is not None:
+            self._prev_rx = self._rx
+        self._tx = None
+        self._rx = None
+        self._new_tx = None
+        self._new_rx = None
+        self._reply = None
+
+    def send(self, mtype, payload, now_ms=0):
+        if mtype < MT_RELIABLE or mtype > 255:
+            raise ValueError("mtype must be 16..255")
+        n = len(payload)
+        if n > MAX_PAYLOAD:
+            raise ValueError("payload too long for one frame")
+        if self._next - self._una >= self._slots:
+            return -1
+        seq = self._next
+        i = seq % self._slots
+        self._sbuf[i][:n] = payload
+        self._slen[i] = n
+        self._stype[i] = mtype
+        self._stries[i] = 0
+        self._next = seq + 1
+        return seq
+
+    def recv(self):
+        if self._rx_q:
+            return self._rx_q.pop(0)
+        return None
+
+    def ack(self, seq):
+        if self._rx_acked <= seq < self._rx_next:
+            self._rx_acked = seq + 1
+            self._ack_dirty = True
+
+    # ---- line side ---------------------------------------------------------------
+    def feed(self, data, now_ms):
+        for fr in self.deframer.feed(data):
+            self._on_frame(fr, now_ms)
+
+    def _on_frame(self, fr, now):
+        mtype, flags, seq, ack, payload = parse_header(fr)
+        if mtype == MT_HELLO:
+            if not verify(self._hello_rx, fr):
+                self.alarms += 1
+                return
+            self.frames_rx += 1
+            self._last_rx = now
+            self._heard = True
+            try:
+                if self._host:
+                    self._on_hello_device(flags, seq, ack, payload, now)
+                else:
+                    self._on_hello_host(seq, ack, payload, now)
+            except (ValueError, IndexError):
+                self.bad_frames += 1
+            return
+        if self._new_rx is not None and verify(self._new_rx, fr):
+            # device: the host's first sealed frame confirms the new session
+            if self._rx is not None:
+                self._prev_rx = self._rx
+            self._tx, self._rx = self._new_tx, self._new_rx
+            self._new_tx = self._new_rx = None
+            self._reply = None
+            self.state = ST_UP
+            self.handshakes += 1
+        elif not verify(self._rx, fr):
+            if verify(self._prev_rx, fr) or (self._rx is None and self._prev_rx is None
+                                             and self._new_rx is None):
+                self.stale += 1      # leftover of the previous session (or no session yet)
+            else:
+                self.alarms += 1     # good CRC, bad tag: forged, replayed or reflected
+            return
+        if self.state != ST_UP:
+            self.stale += 1
+            return
+        self.frames_rx += 1
+        self._last_rx = now
+        self._heard = True
+        self._on_ack(ack, flags, now)
+        if mtype < MT_RELIABLE:
+            return
+        if seq == self._rx_next and len(self._rx_q) < self.rx_slots:
+            self._rx_q.append((mtype, bytes(payload), seq))
+            self._rx_next = seq + 1
+            if self.auto_ack:
+                self._rx_acked = self._rx_next
+            self._ack_dirty = True
+        elif seq < self._rx_next:
+            self.duplicates += 1
+            self._ack_dirty = True
+        else:
+            self.out_of_order += 1
+            self._ack_dirty = True
+            self._gap = True
+
+    def _on_ack(self, ack, flags, now):
+        if self._una < ack <= self._snd:
+            last = ack - 1
+            i = last % self._slots
+            if self._stries[i] == 1:        # Karn: only never-retransmitted frames
+                self._rtt_sample(_tdiff(now, self._stime[i]))
+            self._una = ack
+            self._rto = self._rto_base
+            self._rto_at = (now + self._rto) & _TMASK if self._una < self._snd else None
+        elif (flags & FL_GAP and ack == self._una and self._una < self._snd
+              and self._fast_una != self._una):
+            self._fast_una = self._una       # one fast go-back-N per hole
+            self._snd = self._una
+
+    def _rtt_sample(self, r):
+        if r < 0:
+            return
+        if self._srtt8 == 0:
+            self._srtt8 = r * 8 + 1
+            self._var8 = r * 4
+        else:
+            self._var8 += abs(self._srtt8 - r * 8) // 4 - self._var8 // 4
+            self._srtt8 += r - self._srtt8 // 8
+        rto = (self._srtt8 + max(8, 4 * self._var8)) // 8
+        self._rto_base = max(RTO_MIN, min(RTO_MAX, rto))
+
+    def _rx_continue(self, stream, tx_base):
+        """Keep dedup state across sessions with the same peer stream (boot)."""
+        if stream == self._peer_stream and tx_base <= self._rx_next:
+            return
+        if self._peer_stream is not None:
+            self.peer_resets += 1
+        self._peer_stream = stream
+        self._rx_next = tx_base
+        self._rx_acked = tx_base
+
+    def _on_hello_device(self, flags, stream, tx_base, payload, now):
+        d = parse_hello_device(payload)
+        info = {"proto": "%d.%d" % (d["proto_major"], d["proto_minor"]),
+                "proto_major": d["proto_major"], "proto_minor": d["proto_minor"],
+                "fw": d["fw"], "image": d["image"], "boot_id": stream,
+                "reset": d["reset"], "device_id": d["device_id"], "interp": d["interp"]}
+        self.peer_info = info
+        if d["proto_major"] != PROTO_MAJOR:
+            if self.state != ST_REFUSED:
+                self.version_errors += 1
+            self.state = ST_REFUSED
+            self._drop_session()
+            self.error = ("board %s speaks ring link protocol %s, this host speaks %d.%d: "
+                          "deploy matching firmware ('ring device deploy') or update the host"
+                          % (d["device_id"] or "?", info["proto"], PROTO_MAJOR, PROTO_MINOR))
+            return
+        if flags & FL_ADVERT:
+            if self.state == ST_REFUSED:
+                return
+            if self.state != ST_HELLO:
+                if self.state == ST_UP:
+                    self.link_losses += 1
+                self._drop_session()
+                self.state = ST_HELLO
+                self._want_hello = True
+            elif _tdiff(now, self._hello_sent) > 100:   # else a reply is probably on its way
+                self._want_hello = True
+            return
+        if self.state != ST_HELLO or self._nh is None or not ct_equal(d["nh"], self._nh):
+            self.stale += 1                # late or replayed reply to an old HELLO
+            return
+        h2d, d2h = session_keys(self._key, self._nh, d["nd"])
+        self._nh = None
+        self._drop_session()
+        self._tx, self._rx = h2d, d2h
+        self._rx_continue(stream, tx_base)
+        self.state = ST_UP
+        self.handshakes += 1
+        self._snd = self._una
+        self._rto_at = None
+        self._ack_dirty = True            # confirms the session to the device at once
+
+    def _on_hello_host(self, stream, tx_base, payload, now):
+        d = parse_hello_host(payload)
+        self.peer_info = {"proto": "%d.%d" % (d["proto_major"], d["proto_minor"]),
+                          "proto_major": d["proto_major"], "proto_minor": d["proto_minor"],
+                          "name": d["name"], "stream": stream}
+        nd = _urandom(NONCE_LEN)
+        self._drop_session()
+        self._reply = build_hello_device(d["nh"], nd, self.info)
+        if d["proto_major"] != PROTO_MAJOR:
+            self.version_errors += 1      # reply anyway: the host tells the technician
+            self.state = ST_IDLE
+            return
+        h2d, d2h = session_keys(self._key, d["nh"], nd)
+        self._new_tx, self._new_rx = d2h, h2d
+        self._rx_continue(stream, tx_base)
+        self.state = ST_PENDING
+        self._snd = self._una
+        self._rto_at = None
+
+    # ---- output ------------------------------------------------------------------
+    def _emit(self, kp, mtype, flags, seq, ack, payload, now):
+        self.frames_tx += 1
+        self._last_tx = now
+        return encode(seal(kp, mtype, flags, seq, ack, payload))
+
+    def poll(self, now_ms):
+        now = now_ms
+        if self._host:
+            if self.state == ST_UP and self.peer_silent_ms(now) > HOST_LINK_LOST_MS:
+                self.link_losses += 1
+                self._drop_session()
+                self.state = ST_HELLO
+                self._want_hello = True
+            if self.state == ST_HELLO and (self._want_hello or _tdiff(now, self._hello_at) >= 0):
+                self._want_hello = False
+                self._hello_at = (now + HELLO_RETRY_MS) & _TMASK
+                self._hello_sent = now
+                self._nh = _urandom(NONCE_LEN)
+                return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
+                                  build_hello_host(self._nh, self.info.get("name", "")), now)
+        else:
+            if self._reply is not None and self.state != ST_UP:
+                r = self._reply
+                self._reply = None
+                return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
+                                  r, now)
+            if ((self.state == ST_IDLE or (self.state == ST_UP and
+                                           self.peer_silent_ms(now) > DEVICE_HOST_LOST_MS))
+                    and _tdiff(now, self._advert_at) >= 0):
+                self._advert_at = (now + ADVERT_MS) & _TMASK
+                z = bytes(NONCE_LEN)
+                return self._emit(self._hello_tx, MT_HELLO, FL_ADVERT, self.stream_id,
+                                  self._una, build_hello_device(z, z, self.info), now)
+        if self.state != ST_UP:
+            return None
+        # retransmission timeout: go back to the oldest unacked frame, double the RTO
+        if self._rto_at is not None and _tdiff(now, self._rto_at) >= 0:
+            self.timeouts += 1
+            self._snd = self._una
+            self._rto = min(self._rto * 2, RTO_MAX)
+            self._rto_at = None
+        if self._snd < self._next and self._snd - self._una < self.window:
+            seq = self._snd
+            i = seq % self._slots
+            if self._stries[i]:
+                self.retransmits += 1
+            if self._stries[i] < 255:
+                self._stries[i] += 1
+            self._stime[i] = now
+            self._snd = seq + 1
+            if seq == self._una or self._rto_at is None:
+                self._rto_at = (now + self._rto) & _TMASK
+            self._ack_dirty = False
+            self._gap = False
+            return self._emit(self._tx, self._stype[i], 0, seq, self._rx_acked,
+                              memoryview(self._sbuf[i])[:self._slen[i]], now)
+        if self._ack_dirty or _tdiff(now, self._last_tx) >= HB_MS:
+            flags = FL_GAP if self._gap else 0
+            self._ack_dirty = False
+            self._gap = False
+            return self._emit(self._tx, MT_ACK, flags, self._snd, self._rx_acked, b"", now)
+        return None
