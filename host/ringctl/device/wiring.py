@@ -9,7 +9,8 @@ POWER = {"GND": "#000000", "AGND": "#000000", "3V3(OUT)": "#c0392b", "VSYS": "#e
          "VBUS": "#e67e22"}
 PITCH = 24          # px between header pins
 TOP = 110           # y of physical pin 1
-BOARD_X, BOARD_W = 420, 160
+BOARD_X, BOARD_W = 720, 160
+WIDTH = 1600
 
 
 def _pin_xy(phys):
@@ -24,14 +25,15 @@ def render_svg(pm):
     by_gpio = {p["gpio"]: p for p in pins_sorted(pm)}
     boards = " / ".join("%s (%s, %s)" % (b["name"], b["mcu"], b["part"]) for b in pm["boards"])
     height = TOP + 20 * PITCH + 150
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="%d" '
-           'viewBox="0 0 1000 %d" font-family="sans-serif" font-size="11">' % (height, height),
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">'
+           % (WIDTH, height, WIDTH, height),
            '<!-- GENERATED from hardware/pinmap.json by `ring device pinmap generate`; '
            'do not edit -->',
-           '<rect width="1000" height="%d" fill="#ffffff"/>' % height,
-           '<text x="500" y="30" text-anchor="middle" font-size="18" font-weight="bold">'
+           '<rect width="%d" height="%d" fill="#ffffff"/>' % (WIDTH, height),
+           '<text x="800" y="30" text-anchor="middle" font-size="18" font-weight="bold">'
            'Two-Up ring controller: ring board wiring</text>',
-           '<text x="500" y="52" text-anchor="middle" font-size="12">%s, top view, USB up'
+           '<text x="800" y="52" text-anchor="middle" font-size="12">%s, top view, USB up'
            '</text>' % escape(boards),
            '<rect x="%d" y="%d" width="%d" height="%d" rx="8" fill="#1e8449" stroke="#145a32"/>'
            % (BOARD_X, TOP - 30, BOARD_W, 20 * PITCH + 36),

@@ -1,0 +1,175 @@
+"""`ring device`: list boards, build, deploy, provision, and check/generate from the pin map."""
+import importlib
+import sys
+from pathlib import Path
+
+from ..cliutil import group_parser
+from ..errors import UserError
+from . import boards, pinmap
+
+BUILD_DIR = pinmap.ROOT / "build" / "firmware"
+
+
+def default_build_dir():
+    """Where `ring device build` leaves the image (helper B's builder decides; asked lazily)."""
+    try:
+        build = importlib.import_module("ringctl.board.build")
+    except ImportError:
+        return BUILD_DIR
+    return Path(getattr(build, "DEFAULT_OUT", None) or getattr(build, "BUILD_DIR", None)
+                or BUILD_DIR)
+
+
+def register(subparsers):
+    p, sub = group_parser(subparsers, "device",
+                          "technician: list, build, deploy, provision boards; pin map")
+    s = sub.add_parser("list", help="boards on USB (VID:PID 2E8A:0005) with serial numbers")
+    s.set_defaults(func=cmd_list)
+
+    # prefix_chars="+": every argument, --help included, goes to the builder untouched.
+    s = sub.add_parser("build", help="build the firmware image (mpy-cross + manifest)",
+                       add_help=False, prefix_chars="+")
+    s.add_argument("rest", nargs="*", help="arguments for the firmware builder")
+    s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("deploy", help="build and copy changed firmware files, reset, confirm")
+    s.add_argument("--port", help="serial port (default: the only board found)")
+    s.add_argument("--flash-dir", help="simulated board's flash dir instead of a port")
+    s.add_argument("--build-dir", help="use this existing build instead of building")
+    s.add_argument("--dry-run", action="store_true", help="print exactly what would be copied")
+    s.add_argument("--no-confirm", action="store_true",
+                   help="skip the image-hash confirmation over the link")
+    s.set_defaults(func=cmd_deploy)
+
+    s = sub.add_parser("provision", help="install a new per-device key (never printed)")
+    s.add_argument("--port", help="serial port (default: the only board found)")
+    s.add_argument("--flash-dir", help="simulated board's flash dir instead of a port")
+    s.add_argument("--device-id", help="device id (default: the board's USB serial number)")
+    s.add_argument("--force", action="store_true", help="replace an existing key")
+    s.set_defaults(func=cmd_provision)
+
+    s = sub.add_parser("pinmap", help="check the pin map, or regenerate pins.py and the SVG")
+    s.add_argument("action", choices=("check", "generate"))
+    s.add_argument("--pinmap", help="pin map JSON (default hardware/pinmap.json)")
+    s.set_defaults(func=cmd_pinmap)
+    return p
+
+
+def cmd_list(args):
+    found = boards.find_boards()
+    if not found:
+        print(boards.NONE_FOUND_HINTS)
+        for label in boards.bootsel_drives():
+            print("found a board in BOOTSEL mode (drive %s): flash MicroPython, see "
+                  "hardware/MICROPYTHON.md" % label)
+        return 0
+    print("%-16s %-18s %s" % ("PORT", "SERIAL (device id)", "DESCRIPTION"))
+    for b in found:
+        print("%-16s %-18s %s" % (b["port"], b["serial"] or "?", b["description"]))
+    return 0
+
+
+def cmd_build(args):
+    return run_build(args.rest)
+
+
+def run_build(argv):
+    try:
+        build = importlib.import_module("ringctl.board.build")
+    except ImportError as exc:
+        raise UserError(f"the firmware builder is not installed ({exc}); "
+                        "reinstall with 'make venv'", code=1)
+    pinmap.check_or_raise(pinmap.load())
+    stale = pinmap.stale_outputs(pinmap.load())
+    if stale:
+        raise UserError("generated files are out of date with hardware/pinmap.json: %s; run "
+                        "`ring device pinmap generate` and commit them" % ", ".join(
+                            str(s.relative_to(pinmap.ROOT)) for s in stale), code=1)
+    return build.main(list(argv)) or 0
+
+
+def _target(args):
+    from .target import FlashDirTarget, MpremoteTarget
+    if args.flash_dir:
+        if args.port:
+            raise UserError("give --port or --flash-dir, not both")
+        return FlashDirTarget(args.flash_dir)
+    return MpremoteTarget(boards.pick_port(args.port))
+
+
+def cmd_deploy(args):
+    from . import deploy
+    if args.build_dir:
+        bdir = Path(args.build_dir)
+    else:
+        status = run_build([])
+        if status:
+            return status
+        bdir = default_build_dir()
+    files, image, manifest_bytes = deploy.load_build(bdir)
+    target = _target(args)
+    p = deploy.plan(files, target.read(deploy.MANIFEST))
+    print(deploy.format_plan(p, bdir, files, image, target.name))
+    if args.dry_run:
+        print("dry run: nothing copied")
+        return 0
+    n = deploy.apply(p, bdir, target, manifest_bytes)
+    print("copied %d file(s); resetting %s" % (n, target.name))
+    target.reset()
+    if args.no_confirm or args.flash_dir:
+        if args.flash_dir:
+            print("simulated board: restart `ring sim board` to run the new image, then "
+                  "`ring doctor --port <pty>` confirms the image hash")
+        return 0
+    from . import devlink
+    ok, msg = deploy.confirm_image(image, devlink.hello_once(target.port))
+    print(msg)
+    return 0 if ok else 1
+
+
+def _device_id(args, target):
+    if args.device_id:
+        return args.device_id
+    if args.flash_dir:
+        from . import devlink
+        dev = devlink.sim_device_id(args.flash_dir)
+        if dev:
+            return dev
+        raise UserError("cannot tell the simulated board's device id; pass --device-id SIM...")
+    dev = boards.serial_for_port(target.port)
+    if dev:
+        return dev
+    out = target.exec("import machine, binascii\n"
+                      "print(binascii.hexlify(machine.unique_id()).decode().upper())")
+    return out.decode().strip().splitlines()[-1]
+
+
+def cmd_provision(args):
+    from . import provision
+    target = _target(args)
+    dev = _device_id(args, target)
+    path, fp = provision.provision(target, dev, force=args.force)
+    print("provisioned device %s: key installed on %s as /key.bin, host copy %s (mode 0600), "
+          "fingerprint %s" % (dev, target.name, path, fp))
+    return 0
+
+
+def cmd_pinmap(args):
+    pm = pinmap.load(args.pinmap)
+    errs = pinmap.check(pm)
+    if errs:
+        for e in errs:
+            print("pinmap: " + e, file=sys.stderr)
+        raise UserError("pin map has %d problem(s) (listed above); fix %s" % (
+            len(errs), args.pinmap or pinmap.PINMAP_PATH), code=1)
+    if args.action == "generate":
+        for path in pinmap.write_outputs(pm):
+            print("wrote %s" % path)
+        return 0
+    stale = [] if args.pinmap else pinmap.stale_outputs(pm)
+    if stale:
+        raise UserError("out of date with the pin map: %s; run `ring device pinmap generate`"
+                        % ", ".join(str(s) for s in stale), code=1)
+    print("pin map OK: %d pins on %s; pins.py and wiring.svg up to date" % (
+        len(pm["pins"]), ", ".join(b["id"] for b in pm["boards"])))
+    return 0

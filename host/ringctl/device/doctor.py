@@ -1,0 +1,301 @@
+"""`ring doctor`: one report a technician can act on: link, firmware, sensors, light, camera, disk.
+
+Every line is OK / WARN / FAIL / SKIP plus, for anything not OK, what to check. The checks
+talk to the board only through a small link interface (see devlink.py), so the same code
+runs against a real board, the simulated board, and the tests' fake link.
+"""
+import json
+import shutil
+import time
+
+from ..errors import UserError
+from ..fw import ringmsg as M
+from . import camera, keys, pinmap
+
+OK, WARN, FAIL, SKIP = "OK", "WARN", "FAIL", "SKIP"
+# The light test: every state the boxer can be shown, ending where it started.
+LIGHT_SEQUENCE = (M.LIGHT_IDLE, M.LIGHT_ARMED, M.LIGHT_IN_FLIGHT, M.LIGHT_BARRED,
+                  M.LIGHT_HEADS, M.LIGHT_TAILS, M.LIGHT_ODDS, M.LIGHT_UNSURE, M.LIGHT_FAULT,
+                  M.LIGHT_IDLE)
+DISK_FAIL_MB, DISK_WARN_MB = 200, 2000
+
+
+class Report:
+    """Collected check lines; `failed` decides the exit status."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, status, what, detail, fix=""):
+        self.items.append({"status": status, "check": what, "detail": detail, "fix": fix})
+
+    @property
+    def failed(self):
+        return any(i["status"] == FAIL for i in self.items)
+
+    def text(self):
+        lines = ["ring doctor report"]
+        for i in self.items:
+            lines.append("  %-4s  %-22s %s" % (i["status"], i["check"], i["detail"]))
+            if i["fix"] and i["status"] != OK:
+                lines.append("        %-22s check: %s" % ("", i["fix"]))
+        n = {s: sum(1 for i in self.items if i["status"] == s) for s in (OK, WARN, FAIL, SKIP)}
+        lines.append("summary: %d ok, %d warn, %d FAIL, %d skipped%s" % (
+            n[OK], n[WARN], n[FAIL], n[SKIP],
+            " -> NOT ready for play" if n[FAIL] else " -> ready"))
+        return "\n".join(lines)
+
+
+def _pin_where(pm, name):
+    """'BEAM3 (GP5, header pin 7)' for fault messages; the pin map says where to look."""
+    for p in pm["pins"]:
+        if p["name"] == name:
+            phys = pinmap.GPIO_TO_PHYS.get(p["gpio"])
+            return "%s (GP%d%s)" % (name, p["gpio"], ", header pin %d" % phys if phys else "")
+    return name
+
+
+def sensor_lines(pm, fault_mask, details=""):
+    """Fault bitmask from EV_SELFTEST -> [(status, what, detail, fix)] one per sensor."""
+    out = []
+    for n in range(8):
+        bad = fault_mask & (1 << n)
+        out.append((FAIL if bad else OK, "beam sector %d" % n,
+                    "broken at idle (7.3.1 boundary unguarded)" if bad else "clear",
+                    "beam alignment and lens cleanliness of %s; receiver cable and 5 V supply; "
+                    "nothing lying across the ring edge" % _pin_where(pm, "BEAM%d" % n)))
+    piezos = [p["name"] for p in pinmap.group(pm, "piezo")]
+    for n, name in enumerate(piezos):
+        bad = fault_mask & (1 << (8 + n))
+        out.append((FAIL if bad else OK, "piezo %d" % n,
+                    "no noise floor: disconnected" if bad else "noise floor present",
+                    "piezo disc lead and envelope board (MCP6002) output on %s; disc still "
+                    "bonded under the layout" % _pin_where(pm, name)))
+    for bit, name, label in ((12, "BTN_NOSPIN", "no-spin button"), (13, "BTN_ARM", "arm button")):
+        bad = fault_mask & (1 << bit)
+        out.append((FAIL if bad else OK, label, "stuck pressed" if bad else "released",
+                    "button contact and cable short to GND on %s" % _pin_where(pm, name)))
+    bad = fault_mask & M.FAULT_WALL
+    out.append((FAIL if bad else OK, "wall piezo", "silent (7.3.2 strikes unseen)" if bad
+                else "noise floor present",
+                "wall piezo disc, LM393 trimmer and cable on %s / %s" % (
+                    _pin_where(pm, "WALL"), _pin_where(pm, "WALL_TRIG"))))
+    bad = fault_mask & M.FAULT_INTEGRITY
+    out.append((FAIL if bad else OK, "firmware integrity",
+                "files differ from /manifest.json" if bad else "files match manifest",
+                "re-deploy: `ring device deploy`"))
+    if details and fault_mask:
+        out.append((WARN, "self-test details", details, "see the lines above"))
+    return out
+
+
+def _wait(link, pred, timeout):
+    """Next event satisfying pred within timeout, collecting EV_FAULT texts on the way."""
+    end = time.monotonic() + timeout
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return None
+        ev = link.next_event(left)
+        if ev is not None and pred(ev):
+            return ev
+
+
+def _result_error(cmd_id):
+    return lambda ev: ev[2] == M.EV_RESULT and ev[4] == cmd_id and ev[5] != 0
+
+
+def check_link(report, link, pm):
+    hello = link.hello or {}
+    report.add(OK, "link + handshake", "device %s, boot %s, reset cause %s" % (
+        hello.get("device_id", "?"), hello.get("boot_id", "?"),
+        M.RESET_NAMES.get(hello.get("reset_cause"), hello.get("reset_cause", "?"))))
+    if hello.get("reset_cause") == M.RESET_WATCHDOG:
+        report.add(WARN, "last reset", "watchdog reset: the firmware hung or crashed",
+                   "`ring link dump` around the last boot; report the firmware version")
+    want = getattr(link, "host_protocol", None)
+    got = hello.get("protocol")
+    if want is not None and got != want:
+        report.add(FAIL, "protocol version", "board speaks %s, host %s" % (got, want),
+                   "deploy the firmware built from this host's checkout (`ring device deploy`)")
+    else:
+        report.add(OK, "protocol version", str(got))
+    interp = hello.get("interpreter", "")
+    pinned = pm.get("micropython", {}).get("version", "")
+    fw = "firmware %s on %s" % (hello.get("firmware", "?"), interp or "?")
+    if "linux" in interp.lower() or "sim" in str(hello.get("device_id", "")).upper()[:3]:
+        report.add(OK, "firmware version", fw + " (simulated board)")
+    elif pinned and ("v" + pinned) not in interp:
+        report.add(WARN, "firmware version", fw + "; pinned MicroPython is v" + pinned,
+                   "flash the UF2 named in hardware/MICROPYTHON.md, then `ring device deploy`")
+    else:
+        report.add(OK, "firmware version", fw)
+
+
+def check_image(report, link, build_image):
+    got = (link.hello or {}).get("image_hash", "")
+    if not build_image:
+        report.add(WARN, "image vs build", "board image %s; no build to compare" % (got or "?"),
+                   "run `ring device build` (or pass --build-dir)")
+    elif got and (got == build_image or build_image.startswith(got)):
+        report.add(OK, "image vs build", "board runs the current build %s" % got[:16])
+    else:
+        report.add(FAIL, "image vs build", "board %s, build %s" % (got[:16] or "none",
+                                                                  build_image[:16]),
+                   "`ring device deploy` to install the current build")
+
+
+def check_selftest(report, link, pm, timeout):
+    cmd = link.command(M.CMD_SELFTEST)
+    ev = _wait(link, lambda e: e[2] == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
+    if ev is None:
+        report.add(FAIL, "self-test", "no answer in %.1f s" % timeout,
+                   "the firmware is busy or hung: power-cycle the board, then `ring doctor`")
+        return
+    if ev[2] == M.EV_RESULT:
+        report.add(FAIL, "self-test", "refused: %s" % ev[6],
+                   "disarm first (the board only self-tests when idle)")
+        return
+    for status, what, detail, fix in sensor_lines(pm, ev[5], ev[6]):
+        report.add(status, what, detail, fix)
+    # Mat state: informative only (an empty mat is normal between spins).
+    link.command(M.CMD_STATUS)
+    mat = _wait(link, lambda e: e[2] == M.EV_MAT, min(timeout, 2.0))
+    if mat is None:
+        report.add(WARN, "spinner mat", "no status answer", "firmware status command")
+    else:
+        report.add(OK, "spinner mat", "spinner on the mat (closed)" if mat[4] else
+                   "open (nobody on it): step on it and re-run to test the switch")
+
+
+def check_light(report, link, hold_s, timeout):
+    bad = []
+    for state in LIGHT_SEQUENCE:
+        cmd = link.command(M.CMD_LIGHT, str(state))
+        ev = _wait(link, lambda e: (e[2] == M.EV_LIGHT and e[4] == state) or
+                   _result_error(cmd)(e), timeout)
+        if ev is None or ev[2] == M.EV_RESULT:
+            bad.append("%s (%s)" % (M.LIGHT_NAMES[state],
+                                    "no confirmation" if ev is None else ev[6]))
+        if hold_s:
+            time.sleep(hold_s)  # long enough for the technician to see each state
+    names = ", ".join(M.LIGHT_NAMES[s] for s in LIGHT_SEQUENCE)
+    if bad:
+        report.add(FAIL, "light test", "not confirmed: " + "; ".join(bad),
+                   "light_type in /config.json, MOSFET gate wiring (LIGHT_* pins), 24 V supply")
+    else:
+        report.add(OK, "light test", "board confirmed %s; watch the stack light and buzzer "
+                   "follow that order" % names,
+                   "a segment that did not light: lamp, MOSFET, flyback diode, 24 V fuse")
+
+
+def check_camera(report, spec, fov_mm):
+    if spec is None:
+        report.add(SKIP, "camera", "no --camera given", "pass --camera 0 (or a file/URL)")
+        return
+    m = camera.measure(spec)
+    if "error" in m:
+        report.add(FAIL, "camera", m["error"], "USB/network cable, camera power, the index "
+                   "or URL (`v4l2-ctl --list-devices`)")
+        return
+    fps = m["fps_measured"] or m["fps_reported"]
+    report.add(OK if fps >= camera.MIN_FPS else WARN, "camera", "%dx%d, %.1f fps%s" % (
+        m["width"], m["height"], fps, "" if m["fps_measured"] else " (reported)"),
+        "frame rate >= %d fps: camera mode, exposure time (<= 1 ms for a spinning coin), "
+        "USB 3 port" % camera.MIN_FPS)
+    px = camera.coin_pixels(m["width"], m["height"], fov_mm)
+    status = FAIL if px < camera.MIN_COIN_PX else WARN if px < camera.GOOD_COIN_PX else OK
+    report.add(status, "coin size", "%.0f px across a %.1f mm coin (short side over %d mm)"
+               % (px, camera.COIN_MM, fov_mm),
+               "need >= %d px (%d for margin): a higher-resolution sensor, a longer lens "
+               "per zone, or more cameras (hardware/INSTALL.md); below that the vision "
+               "answers 'unsure'" % (camera.MIN_COIN_PX, camera.GOOD_COIN_PX))
+
+
+def check_disk(report, path):
+    path.mkdir(parents=True, exist_ok=True)
+    free_mb = shutil.disk_usage(path).free / 1e6
+    status = FAIL if free_mb < DISK_FAIL_MB else WARN if free_mb < DISK_WARN_MB else OK
+    report.add(status, "audit log disk", "%.0f MB free at %s" % (free_mb, path),
+               "free space for the audit log (>= %d MB); move RING_HOME to a larger disk"
+               % DISK_WARN_MB)
+
+
+def diagnose(open_link, pm, *, camera_spec=None, fov_mm=3000, build_image="",
+             selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
+             log_dir=None):
+    """Run every check -> Report. open_link() returns a link (hello, command, next_event,
+    close) or raises UserError/OSError with the reason."""
+    report = Report()
+    if device_id:
+        problem = keys.key_problem(device_id)
+        report.add(FAIL if problem else OK, "host key", problem or "present, mode 0600",
+                   "`ring device provision` for this board")
+    link = None
+    try:
+        link = open_link()
+    except (UserError, OSError, TimeoutError) as exc:
+        report.add(FAIL, "link + handshake", str(exc),
+                   "USB cable and port (`ring device list`), no other program holding the "
+                   "port, the key (`ring device provision`), the board powered and running "
+                   "the firmware (LED heartbeat)")
+    if link is not None:
+        try:
+            check_link(report, link, pm)
+            check_image(report, link, build_image)
+            check_selftest(report, link, pm, selftest_timeout)
+            check_light(report, link, light_hold, light_timeout)
+        finally:
+            link.close()
+    else:
+        for what in ("firmware version", "image vs build", "self-test", "light test"):
+            report.add(SKIP, what, "no link", "fix the link first")
+    check_camera(report, camera_spec, fov_mm)
+    check_disk(report, log_dir or keys.ring_home())
+    return report
+
+
+def register(subparsers):
+    p = subparsers.add_parser("doctor", help="one report on link, firmware, sensors, light, "
+                              "camera and disk", description=__doc__.splitlines()[0])
+    p.add_argument("--port", help="serial port or simulated board pty (default: the only "
+                   "board found)")
+    p.add_argument("--camera", help="camera index, video file or URL")
+    p.add_argument("--fov-mm", type=int, default=3000,
+                   help="layout width the camera's short side covers (default 3000: a 3 m ring)")
+    p.add_argument("--build-dir", help="firmware build to compare the image hash with")
+    p.add_argument("--light-hold", type=float, default=0.7,
+                   help="seconds each light state stays on for the technician to see")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    from . import boards, devlink
+    from .cli import default_build_dir
+    from .deploy import load_build
+    pm = pinmap.load()
+    build_image = ""
+    bdir = args.build_dir or default_build_dir()
+    try:
+        _, build_image, _ = load_build(bdir)
+    except UserError:
+        if args.build_dir:
+            raise
+    port = None
+    try:
+        port = boards.pick_port(args.port)
+    except UserError as exc:
+        err = exc
+
+        def opener():
+            raise err
+    else:
+        def opener():
+            return devlink.open_link(port)
+    device_id = boards.serial_for_port(port) if port else None
+    report = diagnose(opener, pm, camera_spec=args.camera, fov_mm=args.fov_mm,
+                      build_image=build_image, light_hold=args.light_hold,
+                      device_id=device_id)
+    print(json.dumps(report.items, indent=1) if args.json else report.text())
+    return 1 if report.failed else 0

@@ -1,0 +1,109 @@
+"""Where deploy and provision write: a real board through `mpremote`, or a simulated board's flash dir."""
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from ..errors import UserError
+
+
+def _clean(remote):
+    """Board path without the leading slash; refuse '..' so nothing escapes the flash dir."""
+    p = PurePosixPath("/" + remote.lstrip("/"))
+    if ".." in p.parts:
+        raise UserError(f"bad board path {remote!r}")
+    return str(p)[1:]
+
+
+class FlashDirTarget:
+    """The simulated board's flash: a plain directory (ring sim board --flash-dir)."""
+
+    def __init__(self, flash_dir):
+        self.root = Path(flash_dir)
+        if not self.root.is_dir():
+            raise UserError(f"flash dir {self.root} does not exist; start the simulated board "
+                            "first or pass the --flash-dir it printed")
+        self.name = f"flash dir {self.root}"
+
+    def read(self, remote):
+        p = self.root / _clean(remote)
+        return p.read_bytes() if p.is_file() else None
+
+    def write_many(self, items, private=False):
+        """items: [(bytes, board_path)]; written as new files, then renamed into place."""
+        for data, remote in items:
+            p = self.root / _clean(remote)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp = p.with_name(p.name + ".part")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, p)
+
+    def remove(self, remotes):
+        for r in remotes:
+            p = self.root / _clean(r)
+            if p.is_file():
+                p.unlink()
+
+    def reset(self):
+        """The simulated board re-reads its flash when restarted; nothing to do here."""
+
+
+class MpremoteTarget:
+    """A board on a serial port, driven by `mpremote` (one chained call per step)."""
+
+    def __init__(self, port, run=subprocess.run):
+        self.port = port
+        self.name = port
+        self._run = run
+
+    def _mpremote(self, *cmds, check=True):
+        exe = shutil.which("mpremote") or str(Path(sys.executable).parent / "mpremote")
+        argv = [exe, "connect", self.port]
+        for i, c in enumerate(cmds):
+            argv += (["+"] if i else []) + list(c)
+        proc = self._run(argv, capture_output=True, timeout=120)
+        if check and proc.returncode != 0:
+            err = (proc.stderr or b"").decode(errors="replace").strip().splitlines()
+            raise UserError(f"mpremote failed on {self.port}: {err[-1] if err else 'no output'}; "
+                            "check the port, that no other program holds it "
+                            "(`ring run`, a terminal), and that the board answers (`ring doctor`)",
+                            code=1)
+        return proc
+
+    def read(self, remote):
+        proc = self._mpremote(["fs", "cat", ":/" + _clean(remote)], check=False)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def exec(self, code):
+        return self._mpremote(["exec", code]).stdout
+
+    def write_many(self, items, private=False):
+        """Copy [(bytes, board_path)] through temp files; parent dirs are made first."""
+        dirs = sorted({str(PurePosixPath("/" + _clean(r)).parent) for _, r in items} - {"/"})
+        mk = "import os\nfor d in %r:\n try: os.mkdir(d)\n except OSError: pass" % (dirs,)
+        with tempfile.TemporaryDirectory(prefix="ring-deploy-") as tmp:
+            os.chmod(tmp, 0o700)  # keys pass through here
+            cmds = [["exec", mk]] if dirs else []
+            for i, (data, remote) in enumerate(items):
+                local = Path(tmp) / ("f%d" % i)
+                fd = os.open(local, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                cmds.append(["fs", "cp", str(local), ":/" + _clean(remote)])
+            if cmds:
+                self._mpremote(*cmds)
+
+    def remove(self, remotes):
+        if remotes:
+            self._mpremote(*[["fs", "rm", ":/" + _clean(r)] for r in remotes])
+
+    def reset(self):
+        self._mpremote(["reset"])
+
+    def __repr__(self):
+        return "mpremote connect " + shlex.quote(self.port)
