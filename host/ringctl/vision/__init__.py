@@ -1,0 +1,48 @@
+"""Overhead-camera vision for the Two-Up ring: find the ring, find and judge both coins.
+
+Pure functions on numpy arrays (BGR uint8 frames); cameras only appear in `sources`.
+
+API
+- `render.render_scene(spec, rng) -> (image_bgr, truth)`: synthetic overhead ring scenes with
+  ground truth; `spec` is a plain dict, every key documented in `render.SPEC_DOC`
+  (size, ring {center, radius, ellipse {ratio, angle_deg}, wall_px, wall_color}, layout,
+  floor, lighting {gain, gradient, vignette, light_az_deg, light_elev_deg, shadows}, blur,
+  noise, jpeg, coin_style, coins [{center_px, radius_px, face, rotation_deg, tilt_deg,
+  tilt_axis_deg, leaning, on_top_of}], chips [{center_px, radius_px, color, kind}]).
+  truth = {result, reasons, coins [{center, radius, face, flat, inside, in_view}], chips, ring}.
+  `scenes.make(seed, kind)` makes random specs; `scenes.empty(spec)` the empty-ring spec.
+- `calibrate(empty_ring_img, coin_mm=30.8, ring_mm=3000) -> RingModel` (`to_json()`,
+  `RingModel.from_json(text)`, `.save(path)`, `RingModel.load(path)`): inner boundary
+  (circle or ellipse), background, scale, `coin_radius_px`, `warnings` (coins < 40 px).
+- `train(heads_imgs, tails_imgs, ring) -> FaceModel` (`save(path)`, `FaceModel.load(path)`,
+  `.report` = cross-validation figures); raises UserError when the faces do not separate.
+- `classify(img, ring, model) -> dict` issue-4 shape: {result: heads|tails|odds|no-spin|unsure,
+  reasons: [...rule-cited...], coins: [{center, radius, face, flat, inside, confidence}], ms}.
+- `MotionCheck(ring)`: `.update(frame, t_s) -> {"still": bool, "still_s": float, "coins": [...]}`
+  per-coin stillness over a window; `adjudicate_frames(frames, ring, model)` combines the
+  verdicts of several still frames (they must agree, otherwise "unsure").
+- `open_source(spec)`: camera index / video file / RTSP-HTTP URL / image folder / callable or
+  iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
+CLI: `ring vision calibrate|train|classify|synth` (cli.py); `ring bench vision --json` (bench.py).
+"""
+from .sources import open_source  # noqa: F401
+
+
+def __getattr__(name):
+    # Lazy: `ring --help` and the simulator's renderer do not pay for the whole pipeline.
+    if name in ("calibrate", "RingModel"):
+        from . import ring
+        return getattr(ring, name)
+    if name in ("train", "FaceModel"):
+        from . import faceid
+        return getattr(faceid, name)
+    if name in ("classify",):
+        from . import judge
+        return judge.classify
+    if name in ("MotionCheck", "adjudicate_frames"):
+        from . import motion
+        return getattr(motion, name)
+    if name in ("render", "scenes"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(name)

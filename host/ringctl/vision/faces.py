@@ -1,0 +1,117 @@
+"""Procedural coin faces (height maps) for the renderer: a head profile vs a tails design.
+
+Both faces share the rim and have the same mean and spread of relief, so a rendered coin's
+brightness says nothing about its face (a reader must look at the design, not "bright vs dark").
+"""
+import functools
+
+import cv2
+import numpy as np
+
+TEX = 256          # texture side in px; the coin disc has radius TEX/2 - 1
+_R = TEX / 2 - 1
+_C = TEX / 2
+
+
+def _arc_glyphs(img, rng, r_in, r_out, start, end, value):
+    """Text-like marks along an arc (a legend): short strokes of random widths and gaps."""
+    a = start
+    while a < end:
+        w = rng.uniform(0.035, 0.075)
+        kind = rng.integers(0, 3)
+        pts = []
+        for aa, rr in ((a, r_in), (a + w, r_in), (a + w, r_out), (a, r_out)):
+            pts.append((_C + rr * np.cos(aa), _C + rr * np.sin(aa)))
+        pts = np.array(pts, np.float32)
+        if kind == 0:       # a solid block letter
+            cv2.fillConvexPoly(img, (pts * 16).astype(np.int32), value, cv2.LINE_AA, shift=4)
+        else:               # two strokes (an "H"- or "L"-ish letter)
+            p = (pts * 16).astype(np.int32)
+            cv2.line(img, tuple(p[0]), tuple(p[3]), value, 3, cv2.LINE_AA, shift=4)
+            q = p[1] if kind == 1 else (p[2] + p[1]) // 2
+            cv2.line(img, tuple(p[3]), tuple(q), value, 3, cv2.LINE_AA, shift=4)
+        a += w + rng.uniform(0.02, 0.05)
+
+
+def _rim(img):
+    cv2.circle(img, (int(_C * 16), int(_C * 16)), int(_R * 16), 1.0, -1, cv2.LINE_AA, 4)
+    cv2.circle(img, (int(_C * 16), int(_C * 16)), int(_R * 0.89 * 16), 0.35, -1, cv2.LINE_AA, 4)
+    cv2.circle(img, (int(_C * 16), int(_C * 16)), int(_R * 0.86 * 16), 0.0, -1, cv2.LINE_AA, 4)
+
+
+def _heads(rng):
+    img = np.zeros((TEX, TEX), np.float32)
+    _rim(img)
+    s = _R
+    # head: skull, face, nose, chin, neck: a left-facing profile
+    cv2.ellipse(img, (int(_C + 0.05 * s), int(_C - 0.08 * s)), (int(0.36 * s), int(0.42 * s)),
+                -10, 0, 360, 0.8, -1, cv2.LINE_AA)
+    nose = np.array([[_C - 0.28 * s, _C - 0.16 * s], [_C - 0.44 * s, _C + 0.02 * s],
+                     [_C - 0.28 * s, _C + 0.05 * s]], np.float32)
+    cv2.fillConvexPoly(img, (nose * 16).astype(np.int32), 0.8, cv2.LINE_AA, 4)
+    neck = np.array([[_C - 0.12 * s, _C + 0.25 * s], [_C + 0.28 * s, _C + 0.18 * s],
+                     [_C + 0.36 * s, _C + 0.62 * s], [_C - 0.18 * s, _C + 0.62 * s]], np.float32)
+    cv2.fillConvexPoly(img, (neck * 16).astype(np.int32), 0.65, cv2.LINE_AA, 4)
+    cv2.circle(img, (int(_C - 0.17 * s), int(_C - 0.14 * s)), int(0.05 * s), 0.4, -1, cv2.LINE_AA)
+    cv2.ellipse(img, (int(_C + 0.02 * s), int(_C + 0.12 * s)), (int(0.12 * s), int(0.05 * s)),
+                15, 0, 180, 0.45, 3, cv2.LINE_AA)
+    for k in range(6):   # hair waves at the back of the head
+        y = _C - 0.38 * s + k * 0.1 * s
+        pts = np.array([[_C + 0.05 * s + 0.06 * s * np.sin(t * 3 + k), y + t * 0.04 * s]
+                        for t in np.linspace(0, 6, 12)], np.float32)
+        pts[:, 0] += np.linspace(0, 0.3 * s, 12)
+        cv2.polylines(img, [(pts * 16).astype(np.int32)], False, 1.0, 2, cv2.LINE_AA, 4)
+    _arc_glyphs(img, rng, 0.68 * s, 0.8 * s, np.pi * 0.65, np.pi * 2.35, 0.9)
+    return img
+
+
+def _tails(rng):
+    img = np.zeros((TEX, TEX), np.float32)
+    _rim(img)
+    s = _R
+    # a seven-pointed star over two bars with lettering, and a legend with a date gap
+    pts = []
+    for k in range(14):
+        rr = (0.3 if k % 2 == 0 else 0.13) * s
+        a = -np.pi / 2 + k * np.pi / 7
+        pts.append([_C + rr * np.cos(a), _C - 0.12 * s + rr * np.sin(a)])
+    cv2.fillPoly(img, [(np.array(pts, np.float32) * 16).astype(np.int32)], 0.85, cv2.LINE_AA, 4)
+    cv2.rectangle(img, (int(_C - 0.55 * s), int(_C + 0.2 * s)), (int(_C + 0.55 * s), int(_C + 0.24 * s)),
+                  0.7, -1, cv2.LINE_AA)
+    txt = np.zeros((TEX, TEX), np.uint8)   # putText draws on 8-bit images only
+    cv2.putText(txt, "ONE PENNY", (int(_C - 0.5 * s), int(_C + 0.44 * s)), cv2.FONT_HERSHEY_DUPLEX,
+                0.0036 * s, 230, 2, cv2.LINE_AA)
+    img = np.maximum(img, txt.astype(np.float32) / 255)
+    cv2.rectangle(img, (int(_C - 0.45 * s), int(_C + 0.5 * s)), (int(_C + 0.45 * s), int(_C + 0.53 * s)),
+                  0.7, -1, cv2.LINE_AA)
+    _arc_glyphs(img, rng, 0.68 * s, 0.8 * s, np.pi * 1.1, np.pi * 1.9, 0.9)
+    _arc_glyphs(img, rng, 0.68 * s, 0.8 * s, np.pi * 0.15, np.pi * 0.85, 0.9)
+    return img
+
+
+@functools.lru_cache(maxsize=16)
+def height_map(face, design=0):
+    """Relief height map (TEX x TEX float32, 0..1) of `face` ('heads'|'tails') of coin `design`."""
+    if face not in ("heads", "tails"):
+        raise ValueError(f"coin face must be 'heads' or 'tails', not {face!r}")
+    rng = np.random.default_rng(1000 + 2 * int(design) + (face == "tails"))
+    img = _heads(rng) if face == "heads" else _tails(rng)
+    img = cv2.GaussianBlur(img, (0, 0), 1.2)
+    # equalise relief statistics inside the field (inside the rim) across the two faces
+    yy, xx = np.mgrid[0:TEX, 0:TEX]
+    field = (xx - _C) ** 2 + (yy - _C) ** 2 < (0.86 * _R) ** 2
+    v = img[field]
+    img[field] = (v - v.mean()) / (v.std() + 1e-6) * 0.25 + 0.3
+    img = np.clip(img, 0, 1)
+    img.setflags(write=False)
+    return img
+
+
+@functools.lru_cache(maxsize=4)
+def disc_alpha():
+    """Antialiased coin disc (TEX x TEX float32 0..1)."""
+    a = np.zeros((TEX, TEX), np.uint8)
+    cv2.circle(a, (int(_C * 16), int(_C * 16)), int(_R * 16), 255, -1, cv2.LINE_AA, 4)
+    a = a.astype(np.float32) / 255
+    a.setflags(write=False)
+    return a
