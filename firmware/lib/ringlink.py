@@ -17,9 +17,12 @@ API
                            Call after every (re)open of the line.
   s.feed(data, now_ms)     bytes read from the line.
   s.recv()                 -> (mtype, payload_bytes, seq) or None, in order, exactly once.
+                           seq only grows for the Session's life (also across reconnects
+                           and peer reboots), so it is a safe handle for ack().
   s.send(mtype, payload, now_ms) -> seq, or -1 when the preallocated ring is full (the
                            device app must then report EV_OVERFLOW; nothing is dropped silently).
   s.ack(seq)               cumulative: everything delivered up to and including seq is durable.
+  s.rx_acked               every recv() seq below this has been acknowledged.
   s.poll(now_ms)           -> bytes to write (one encoded frame) or None; call until None.
   s.connected              True when the session is up (both nonces exchanged and confirmed).
   s.peer_info              dict from the peer's HELLO (host side: proto, fw, image, boot_id,
@@ -428,6 +431,7 @@ class Session:
         self._rx_next = 1
         self._rx_acked = 1
         self._rx_q = []
+        self._rx_off = 0      # recv()/ack() seqs = wire seq + offset: never reused after a peer reset
         self._peer_stream = None
         # session
         self.state = ST_IDLE
@@ -573,9 +577,15 @@ class Session:
         return None
 
     def ack(self, seq):
-        if self._rx_acked <= seq < self._rx_next:
-            self._rx_acked = seq + 1
+        w = seq - self._rx_off
+        if self._rx_acked <= w < self._rx_next:
+            self._rx_acked = w + 1
             self._ack_dirty = True
+
+    @property
+    def rx_acked(self):
+        """Every recv() seq below this is acknowledged to the peer."""
+        return self._rx_acked + self._rx_off
 
     # ---- line side ---------------------------------------------------------------
     def feed(self, data, now_ms):
@@ -625,7 +635,7 @@ class Session:
         if mtype < MT_RELIABLE:
             return
         if seq == self._rx_next and len(self._rx_q) < self.rx_slots:
-            self._rx_q.append((mtype, bytes(payload), seq))
+            self._rx_q.append((mtype, bytes(payload), seq + self._rx_off))
             self._rx_next = seq + 1
             if self.auto_ack:
                 self._rx_acked = self._rx_next
@@ -671,6 +681,7 @@ class Session:
         if self._peer_stream is not None:
             self.peer_resets += 1
         self._peer_stream = stream
+        self._rx_off = self._rx_next + self._rx_off - tx_base
         self._rx_next = tx_base
         self._rx_acked = tx_base
 

@@ -1,0 +1,338 @@
+"""LinkClient: the host end of the ring link on pyserial, in a background thread that survives replug.
+
+    client = LinkClient("auto" or "/dev/ttyACM0", key, on_event=None)
+    client.wait_up(timeout_s)        -> True when the session is up (raises LinkVersionError)
+    for ev in client.events(timeout_s): record(ev); client.ack(ev)   # ack AFTER durable record
+    cmd_id = client.send_cmd(ringmsg.CMD_ARM, "")
+    client.link_up, client.peer_info, client.at_repl, client.stats(), client.close()
+
+Exactly-once toward the app: the link keeps sequence numbers across reconnects of one
+LinkClient, and events are also deduplicated on (boot_id, event_id) (ringmsg), so an event
+the board resends after a reconnect is handed over once. Across host restarts the app's
+durable record must dedup on (boot_id, event_id) itself: it acks only what it has stored.
+"""
+import collections
+import logging
+import os
+import queue
+import select
+import termios
+import threading
+import time
+
+from ..errors import UserError
+from ..fw import ringlink, ringmsg
+from .ports import resolve_port
+
+log = logging.getLogger("ringctl.link")
+
+LINE_ERRORS = (OSError, termios.error)   # serial.SerialException is an OSError subclass
+DEDUP_KEEP = 100000
+
+
+class LinkError(UserError):
+    """The link cannot do what was asked (no board, queue full, closed)."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message, code)
+
+
+class LinkVersionError(LinkError):
+    """The board speaks an incompatible protocol major version: refused."""
+
+
+Event = collections.namedtuple(
+    "Event", "seq boot_id event_id code t_us a b text payload")
+
+
+def now_ms():
+    return int(time.monotonic() * 1000)
+
+
+class LinkClient:
+    """Background-thread link to one board. Thread-safe; callbacks run in the link thread."""
+
+    def __init__(self, port, key, on_event=None, serial_number=None, name="ringctl",
+                 on_state=None, reopen_ms=250, ring_slots=64, window=8, start=True):
+        self.port_spec = port
+        self.serial_number = serial_number
+        self.on_event = on_event
+        self.on_state = on_state
+        self.reopen_ms = reopen_ms
+        self.session = ringlink.Session(key, ringlink.ROLE_HOST, {"name": name},
+                                        ring_slots=ring_slots, window=window)
+        self._lock = threading.RLock()
+        self._events = queue.Queue()
+        self._seen = collections.OrderedDict()
+        self._done = set()            # seqs the app acked, waiting for earlier ones
+        self._ser = None
+        self.port = None
+        self._stop = False
+        self._cmd_id = (int(time.time() * 1000) & 0x3FFFFFFF) or 1
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._was_up = False
+        self._alarms_logged = 0
+        self.opens = 0
+        self.line_errors = 0
+        self.app_duplicates = 0
+        self.unknown = 0
+        self.bad_events = 0
+        self.last_error = None
+        self._thread = threading.Thread(target=self._run, name="ring-link", daemon=True)
+        if start:
+            self._thread.start()
+
+    # ---- app API -----------------------------------------------------------------
+    def start(self):
+        if not self._thread.is_alive():
+            self._thread.start()
+
+    def close(self):
+        self._stop = True
+        self._wake()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(2)
+        self._close_line()
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def link_up(self):
+        return self.session.connected
+
+    @property
+    def peer_info(self):
+        return self.session.peer_info
+
+    @property
+    def at_repl(self):
+        """The board printed a MicroPython REPL banner/traceback: it is not running the controller."""
+        with self._lock:
+            return self.session.repl_detected(now_ms())
+
+    def wait_up(self, timeout):
+        """Block until the session is up; False on timeout. Raises LinkVersionError."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self._check_refused()
+            if self.session.connected:
+                return True
+            time.sleep(0.005)
+        self._check_refused()
+        return self.session.connected
+
+    def _check_refused(self):
+        if self.session.state == ringlink.ST_REFUSED:
+            raise LinkVersionError("refused: " + self.session.error)
+
+    def send_cmd(self, code, text=""):
+        """Queue a command (ringmsg.CMD_*); delivered exactly once, in order. -> cmd_id."""
+        with self._lock:
+            cmd_id = self._cmd_id
+            self._cmd_id = (self._cmd_id + 1) & 0xFFFFFFFF or 1
+            payload = ringmsg.pack_cmd(code, cmd_id, text)
+            if len(payload) > ringlink.MAX_PAYLOAD:
+                raise LinkError("command text too long (%d bytes, at most %d)"
+                                % (len(payload) - ringmsg.CMD_HDR,
+                                   ringlink.MAX_PAYLOAD - ringmsg.CMD_HDR), code=2)
+            if self.session.send(ringlink.MT_CMD, payload, now_ms()) < 0:
+                raise LinkError("command queue full: the board has not acknowledged %d "
+                                "commands; check the link (ring link status)"
+                                % self.session.unacked)
+        self._wake()
+        return cmd_id
+
+    @property
+    def cmds_unacked(self):
+        return self.session.unacked
+
+    def events(self, timeout=None):
+        """Iterate over received events; stops after `timeout` s without one (None: forever)."""
+        while not self._stop:
+            try:
+                yield self._events.get(timeout=timeout)
+            except queue.Empty:
+                return
+
+    def get_event(self, timeout=None):
+        try:
+            return self._events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def ack(self, ev):
+        """The app has durably recorded this event (Event or its seq): let the board forget it."""
+        seq = ev.seq if isinstance(ev, Event) else int(ev)
+        with self._lock:
+            self._ack_seq(seq)
+        self._wake()
+
+    def _ack_seq(self, seq):
+        s = self.session
+        base = s.rx_acked
+        if seq < base:
+            return
+        self._done.add(seq)
+        while base in self._done:         # acks may come out of order; the wire ack is cumulative
+            self._done.discard(base)
+            base += 1
+        if base > s.rx_acked:
+            s.ack(base - 1)
+        if len(self._done) > 4 * 4096:
+            self._done = {x for x in self._done if x >= base}
+
+    def stats(self):
+        with self._lock:
+            st = self.session.stats()
+            st.update({"port": self.port, "opens": self.opens, "line_errors": self.line_errors,
+                       "app_duplicates": self.app_duplicates, "unknown": self.unknown,
+                       "bad_events": self.bad_events, "link_up": self.session.connected,
+                       "at_repl": self.session.repl_detected(now_ms()),
+                       "queued_events": self._events.qsize()})
+            return st
+
+    # ---- link thread -------------------------------------------------------------
+    def _wake(self):
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+
+    def _open_line(self):
+        import serial
+        path = resolve_port(self.port_spec, self.serial_number)
+        ser = serial.Serial()
+        ser.port = path
+        ser.baudrate = 115200
+        ser.timeout = 0
+        ser.write_timeout = 1.0
+        ser.exclusive = True
+        ser.dsrdtr = False
+        ser.rtscts = False
+        ser.open()
+        try:
+            ser.dtr = True      # a Pico drops output when the host does not assert DTR
+        except LINE_ERRORS:
+            pass
+        self._ser = ser
+        self.port = path
+        self.opens += 1
+        self.last_error = None
+        with self._lock:
+            self.session.start(now_ms())
+
+    def _close_line(self):
+        ser, self._ser = self._ser, None
+        if ser is not None:
+            try:
+                ser.close()
+            except Exception:     # closing a vanished device must never kill the thread
+                pass
+
+    def _run(self):
+        while not self._stop:
+            if self._ser is None:
+                try:
+                    self._open_line()
+                except (UserError, *LINE_ERRORS, ValueError) as exc:
+                    self.last_error = str(exc)
+                    self._sleep(self.reopen_ms / 1000)
+                    continue
+            try:
+                self._service()
+            except LINE_ERRORS as exc:     # unplugged: SerialException, EIO, termios.error
+                self.line_errors += 1
+                self.last_error = str(exc)
+                log.warning("ring link: line %s lost (%s); reopening", self.port, exc)
+                self._close_line()
+                self._note_state()
+                self._sleep(self.reopen_ms / 1000)
+
+    def _sleep(self, s):
+        try:
+            select.select([self._wake_r], [], [], s)
+            os.read(self._wake_r, 4096)
+        except (OSError, ValueError):
+            time.sleep(s)
+
+    def _service(self):
+        ser = self._ser
+        fd = ser.fileno()
+        r, _, _ = select.select([fd, self._wake_r], [], [], 0.01)
+        if self._wake_r in r:
+            try:
+                os.read(self._wake_r, 4096)
+            except OSError:
+                pass
+        data = ser.read(4096) if fd in r else b""
+        with self._lock:
+            now = now_ms()
+            if data:
+                self.session.feed(data, now)
+                self._deliver()
+            out = []
+            while True:
+                b = self.session.poll(now)
+                if b is None:
+                    break
+                out.append(b)
+        if out:
+            ser.write(b"".join(out))
+        self._note_state()
+
+    def _note_state(self):
+        s = self.session
+        if s.alarms != self._alarms_logged:
+            log.warning("ring link SECURITY ALARM: %d frame(s) with a good CRC and a bad "
+                        "tag (forged, replayed or reflected); total %d",
+                        s.alarms - self._alarms_logged, s.alarms)
+            self._alarms_logged = s.alarms
+        up = s.connected and self._ser is not None
+        if up != self._was_up:
+            self._was_up = up
+            log.info("ring link %s (%s)", "up" if up else "down", self.port)
+            if self.on_state:
+                self.on_state(up)
+
+    def _deliver(self):
+        s = self.session
+        while True:
+            m = s.recv()
+            if m is None:
+                return
+            mtype, payload, seq = m
+            if mtype != ringlink.MT_EVENT:
+                self.unknown += 1
+                self._ack_seq(seq)
+                continue
+            try:
+                boot_id, event_id, code, t_us, a, b, text = ringmsg.unpack_event(payload)
+            except (ValueError, UnicodeError):
+                self.bad_events += 1
+                log.warning("ring link: undecodable event payload (%d bytes)", len(payload))
+                self._ack_seq(seq)
+                continue
+            k = (boot_id, event_id)
+            if k in self._seen:
+                self.app_duplicates += 1       # resent after a reconnect: recorded already
+                self._ack_seq(seq)
+                continue
+            self._seen[k] = None
+            if len(self._seen) > DEDUP_KEEP:
+                self._seen.popitem(last=False)
+            ev = Event(seq, boot_id, event_id, code, t_us, a, b, text, payload)
+            if self.on_event is not None:
+                self.on_event(ev)
+            else:
+                self._events.put(ev)

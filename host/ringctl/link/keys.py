@@ -1,0 +1,44 @@
+"""Load a device key for the link: a key file given by path, or $RING_HOME/keys/<device>.key."""
+import os
+import re
+import stat
+from pathlib import Path
+
+from ..errors import UserError
+
+KEY_LEN = 32
+
+
+def load_key_file(path):
+    """32-byte key from a file holding the raw bytes or 64 hex digits. Never prints the key."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read key file {p}: {exc.strerror}; pass the board's key "
+                        "file ($RING_HOME/keys/<device-id>.key)") from None
+    if len(data) != KEY_LEN:
+        text = data.decode("ascii", "replace").strip()
+        if re.fullmatch(r"[0-9a-fA-F]{64}", text):
+            data = bytes.fromhex(text)
+        else:
+            raise UserError(f"key file {p} holds {len(data)} bytes, not a {KEY_LEN}-byte key "
+                            "(raw or 64 hex digits); re-run `ring device provision`")
+    return data
+
+
+def key_is_private(path):
+    """False if group/other can read the key file (the CLI warns; it is not fatal)."""
+    try:
+        return not (stat.S_IMODE(os.stat(path).st_mode) & 0o077)
+    except OSError:
+        return True
+
+
+def load_key(device_or_path):
+    """Key by file path (anything with a '/' or ending .key/.bin) or by device id."""
+    s = str(device_or_path)
+    if "/" in s or s.endswith((".key", ".bin")):
+        return load_key_file(s)
+    from ..device import keys as devkeys   # one place knows $RING_HOME's layout
+    return load_key_file(devkeys.key_path(s))
