@@ -1,0 +1,230 @@
+"""RingHost: one ring's live loop — link events recorded then acked, spins adjudicated, light set.
+
+The same class runs `ring run` (real board, real camera) and `ring demo` (simulated board
+under `micropython`, simulated camera). Order of duties for every device event: record it
+durably in the audit log, then acknowledge it on the link (so nothing acknowledged is ever
+lost), then act on it. The host decides the final outcome; the board has already barred
+the spin on its own when a sensor said so (rule 7.2: before the coins come to rest).
+"""
+import base64
+import time
+
+import cv2
+
+from ..fw import ringmsg as rm
+from ..game.adjudicate import AdjudicationError, SpinAdjudicator
+from ..record.rebuild import record_op
+
+RESULT_LIGHT = {"heads": rm.LIGHT_HEADS, "tails": rm.LIGHT_TAILS, "odds": rm.LIGHT_ODDS,
+                "no-spin": rm.LIGHT_BARRED, "unsure": rm.LIGHT_UNSURE}
+
+
+def event_dict(ev):
+    """A link Event as the JSON the audit log keeps (the raw payload too, base64)."""
+    return {"boot_id": ev.boot_id, "event_id": ev.event_id, "code": ev.code,
+            "name": rm.EVENT_NAMES.get(ev.code, str(ev.code)), "t_us": ev.t_us, "a": ev.a,
+            "b": ev.b, "text": ev.text,
+            "payload": base64.b64encode(bytes(ev.payload)).decode() if ev.payload else ""}
+
+
+class Spin:
+    """What the host knows about the spin in progress."""
+
+    def __init__(self, number, boot_id):
+        self.number = number
+        self.boot_id = boot_id
+        self.adj = SpinAdjudicator(number)
+        self.t_armed = time.monotonic()
+        self.t_first_impact = None
+        self.t_rest = None           # host clock when the board said "at rest"
+        self.t_barred = None
+        self.t_result = None
+        self.phase = rm.PH_ARMED
+        self.lights = []             # (light name, edge-to-light us or -1)
+        self.barred = []             # reasons the board barred the spin
+        self.board_restarted = False
+        self.outcome = None
+        self.verdicts = []
+        self.frame_jpeg = None
+
+
+class RingHost:
+    def __init__(self, link, log, engine, camera=None, ring_model=None, face_model=None,
+                 quiet_s=1.0, stills=3, still_timeout_s=2.5, camera_stale_s=1.0, say=print):
+        self.link = link
+        self.log = log
+        self.engine = engine
+        self.camera = camera
+        self.ring_model = ring_model
+        self.face_model = face_model
+        self.quiet_s = quiet_s
+        self.stills = stills
+        self.still_timeout_s = still_timeout_s
+        self.camera_stale_s = camera_stale_s
+        self.say = say
+        self.spin = None
+        self.spins = 0
+        self.light = "off"
+        self.phase = "idle"
+        self.boot_id = None
+        self.edge_to_light_us = []
+        self.events_seen = 0
+
+    # ---- table ops -----------------------------------------------------------------------
+    def apply(self, op):
+        """Apply one table op to the rules engine, record it, -> the engine's events."""
+        events = self.engine.apply(op)
+        record_op(self.log, op, events)
+        return events
+
+    # ---- link events ---------------------------------------------------------------------
+    def pump(self, timeout=0.05):
+        """Handle the device events that arrive within `timeout` s. -> number handled."""
+        n = 0
+        deadline = time.monotonic() + timeout
+        while True:
+            ev = self.link.get_event(timeout=max(0.0, deadline - time.monotonic()))
+            if ev is None:
+                return n
+            self.handle(ev)
+            n += 1
+
+    def handle(self, ev):
+        data = event_dict(ev)
+        if self.spin is not None:
+            data["spin"] = self.spin.number
+        self.log.append("event", data, event=(ev.boot_id, ev.event_id))   # durable first
+        self.link.ack(ev)                                                  # then acknowledged
+        self.events_seen += 1
+        code = ev.code
+        if self.boot_id is not None and ev.boot_id != self.boot_id:
+            self._board_restarted(ev)
+        self.boot_id = ev.boot_id
+        if code == rm.EV_LIGHT:
+            name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
+            self.light = name
+            if ev.b >= 0:
+                self.edge_to_light_us.append(ev.b)
+            if self.spin is not None:
+                self.spin.lights.append((name, ev.b))
+        elif code == rm.EV_PHASE and 0 <= ev.a < len(rm.PHASE_NAMES):
+            self.phase = rm.PHASE_NAMES[ev.a]
+        spin = self.spin
+        if spin is None or spin.outcome is not None:
+            return
+        spin.adj.feed((ev.boot_id, ev.event_id, code, ev.t_us, ev.a, ev.b, ev.text))
+        if code == rm.EV_PHASE:
+            spin.phase = ev.a
+            if ev.a == rm.PH_LANDED and spin.t_first_impact is None:
+                spin.t_first_impact = time.monotonic()
+            elif ev.a == rm.PH_AT_REST and spin.t_rest is None:
+                spin.t_rest = time.monotonic()
+        elif code == rm.EV_REST and spin.t_rest is None:
+            spin.t_rest = time.monotonic()
+        elif code == rm.EV_BARRED:
+            spin.barred.append(rm.BAR_NAMES.get(ev.a, "barred"))
+            if spin.t_barred is None:
+                spin.t_barred = time.monotonic()
+
+    def _board_restarted(self, ev):
+        spin = self.spin
+        if spin is not None and spin.outcome is None and not spin.board_restarted:
+            spin.board_restarted = True
+            self.say("  ! ring board restarted mid-spin (boot %08x): the spin is void" % ev.boot_id)
+
+    # ---- a spin --------------------------------------------------------------------------
+    def arm(self):
+        """'No more bets, come in spinner' (6.3): arm the board for the next spin."""
+        self.spins += 1
+        self.spin = Spin(self.spins, self.boot_id)
+        self.link.send_cmd(rm.CMD_ARM, "")
+        self.log.append("arm", {"spin": self.spins})
+        return self.spin
+
+    def wait_armed(self, timeout=3.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.spin.phase != rm.PH_ARMED or self.phase in ("armed", "in-flight"):
+                return True
+            self.pump(0.02)
+        return False
+
+    def wait_rest(self, timeout):
+        """Pump events until the board says the coins are at rest (or `timeout` s)."""
+        deadline = time.monotonic() + timeout
+        spin = self.spin
+        while time.monotonic() < deadline:
+            self.pump(0.01)
+            if spin.t_rest is not None or spin.board_restarted:
+                return True
+        return False
+
+    def still_frames(self):
+        """Frames after rest that the camera's motion check calls still; [] if the camera stalls."""
+        if self.camera is None or self.ring_model is None:
+            return []
+        from ..vision import MotionCheck
+        motion = MotionCheck(self.ring_model)
+        stills = []
+        deadline = time.monotonic() + self.still_timeout_s
+        last_frame_t = time.monotonic()
+        while time.monotonic() < deadline and len(stills) < self.stills:
+            frame, t_s = self.camera.read()
+            now = time.monotonic()
+            if frame is None:
+                if now - last_frame_t > self.camera_stale_s:
+                    return []                        # stalled camera: manual call
+                time.sleep(0.005)
+                continue
+            last_frame_t = now
+            state = motion.update(frame, t_s)
+            if state.get("still"):
+                stills.append(frame)
+            self.pump(0.0)
+        return stills
+
+    def adjudicate(self):
+        """Decide the spin from the board's events and the still frames; set the light."""
+        from ..vision import classify
+        spin = self.spin
+        if spin.board_restarted:
+            spin.adj.call_no_spin("boxer", "7.1.1", "ring board restarted during the spin: "
+                                  "no reliable record of it")
+        frames = [] if spin.adj.calls else self.still_frames()
+        spin.verdicts = [classify(f, self.ring_model, self.face_model) for f in frames]
+        outcome = spin.adj.decide(spin.verdicts if frames else None)
+        spin.outcome = outcome
+        spin.t_result = time.monotonic()
+        self.link.send_cmd(rm.CMD_LIGHT, str(RESULT_LIGHT[outcome.result]))
+        if frames:
+            ok, jpg = cv2.imencode(".jpg", frames[-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
+            spin.frame_jpeg = jpg.tobytes() if ok else None
+        self.log.append("spin", {"spin": spin.number, "outcome": outcome.as_json(),
+                                 "verdicts": spin.verdicts, "steps": spin.adj.steps,
+                                 "lights": spin.lights, "barred": spin.barred},
+                        blob=spin.frame_jpeg)
+        return outcome
+
+    def boxer_call(self, result, reason, actor="boxer"):
+        """The boxer confirms or overrides the outcome (recorded with the reason)."""
+        spin = self.spin
+        try:
+            outcome = spin.adj.resolve(actor, result, reason)
+        except AdjudicationError as exc:
+            self.log.append("override-refused", {"spin": spin.number, "rule": exc.rule,
+                                                 "reason": exc.reason, "actor": actor})
+            raise
+        spin.outcome = outcome
+        self.link.send_cmd(rm.CMD_LIGHT, str(RESULT_LIGHT[outcome.result]))
+        self.log.append("override", {"spin": spin.number, "actor": actor, "result": result,
+                                     "reason": reason, "outcome": outcome.as_json()})
+        return outcome
+
+    def finish(self):
+        """Announce the result to the table (6.9): apply it to the rules engine."""
+        spin = self.spin
+        self.link.send_cmd(rm.CMD_SPIN_DONE, "")
+        events = []
+        if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
+            events = self.apply({"op": "spin", "result": spin.outcome.result})
+        return events
