@@ -114,7 +114,7 @@ def _layout(spec, w, h):
     img = f[..., None] * col
     if tex == "pattern":
         # printed layout: grid lines, printed circles and lettering in a lighter ink
-        ink = np.clip(col * 1.8 + 0.15, 0, 1).tolist()
+        ink = np.clip(col * 1.35 + 0.08, 0, 1).tolist()
         rng = np.random.default_rng(seed + 11)
         step = max(20, int(min(w, h) / 9))
         for x in range(int(rng.integers(0, step)), w, step):

@@ -146,7 +146,7 @@ def _size_warnings(model):
             f"or move the camera {need:.1f}x closer"]
 
 
-def _fit_ellipse_robust(pts):
+def _unused_fit_ellipse_robust(pts):
     """fitEllipse, then refit without the points far from the first fit (leaks, occluders)."""
     pts = np.asarray(pts, np.float32)
     if len(pts) < 20:
@@ -165,56 +165,110 @@ def _fit_ellipse_robust(pts):
     return (cx, cy), (d1 / 2, d2 / 2), ang, float(np.median(np.abs(res)))
 
 
+def _steps(d, w):
+    """Outward step strength along each row: mean of the next w samples minus the previous w."""
+    c = np.cumsum(np.pad(d, ((0, 0), (1, 0))), axis=1)
+    n = d.shape[1]
+    r = np.arange(w, n - w)
+    out = np.full(d.shape, -np.inf, np.float32)
+    out[:, r] = ((c[:, r + w] - c[:, r]) - (c[:, r] - c[:, r - w])) / w
+    return out
+
+
+def _ransac_ellipse(pts, tol, rng, iters=150):
+    """Ellipse through most points: random 8-point fits, keep the one with most inliers."""
+    pts = np.asarray(pts, np.float32)
+    best, best_in = None, None
+    for _ in range(iters):
+        sub = pts[rng.choice(len(pts), 8, replace=False)]
+        try:
+            e = cv2.fitEllipse(sub)
+        except cv2.error:
+            continue
+        if min(e[1]) < 10:
+            continue
+        inl = np.abs(_ell_residual(pts, e)) < tol
+        if best_in is None or inl.sum() > best_in.sum():
+            best, best_in = e, inl
+    return best, best_in
+
+
+def _ell_residual(pts, e):
+    (cx, cy), (d1, d2), ang = e
+    t = math.radians(ang)
+    x, y = pts[:, 0] - cx, pts[:, 1] - cy
+    u = x * math.cos(t) + y * math.sin(t)
+    v = -x * math.sin(t) + y * math.cos(t)
+    return (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
+
+
 def find_boundary(img):
-    """(center, (a, b), angle_deg, layout_bgr) of the ring's inner boundary; UserError if none."""
+    """(center, (a, b), angle_deg, layout_bgr) of the ring's inner boundary; UserError if none.
+
+    Along rays from the image centre (which must be on the layout), the boundary is the first
+    strong, lasting step away from the layout's colour: printed lines and lettering are thin
+    (a short blip), the wall is wide. A RANSAC ellipse through those points ignores the rest.
+    """
     h, w = img.shape[:2]
     f = max(1.0, max(w, h) / 640)
     small = cv2.resize(img, (int(round(w / f)), int(round(h / f))), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 2.5), cv2.COLOR_BGR2LAB).astype(np.float32)
-    # the layout is what surrounds the image centre (the camera looks at the ring)
-    pr = max(4, int(min(sw, sh) * 0.08))
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
+    pr = max(4, int(min(sw, sh) * 0.06))
     patch = lab[sh // 2 - pr:sh // 2 + pr, sw // 2 - pr:sw // 2 + pr].reshape(-1, 3)
     mean = np.median(patch, axis=0)
     dist = np.sqrt(((lab - mean) ** 2).sum(axis=2))
-    spread = np.percentile(np.sqrt(((patch - mean) ** 2).sum(axis=1)), 95)
-    d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)
-    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = max(otsu / 4, spread * 1.5, 6.0)
-    mask = (dist < thr).astype(np.uint8)
-    n, lbl, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    k = lbl[sh // 2, sw // 2]
-    if k == 0 or stats[k, cv2.CC_STAT_AREA] < 0.05 * sw * sh:
-        raise UserError("no ring found: the image centre is not on a uniform layout; "
-                        "point the camera at the ring's centre and photograph it empty")
-    region = (lbl == k).astype(np.uint8) * 255
-    # close over printed lines and text: the region is the whole layout inside the wall
-    cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cnt = max(cnts, key=cv2.contourArea).reshape(-1, 2)
-    x, y, bw, bh = cv2.boundingRect(cnt)
-    if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1:
-        raise UserError("no ring found: the layout runs off the picture; the whole ring must be in view "
-                        "with the ring wall distinct from the layout")
-    hull = cv2.convexHull(cnt.astype(np.float32)).reshape(-1, 2)
-    fit = _fit_ellipse_robust(cnt)
-    if fit is None:
-        raise UserError("no ring found: boundary too small; move the camera so the ring fills the picture")
-    (cx, cy), (a, b), ang, res = fit
-    hull_area = cv2.contourArea(hull)
-    if res > 0.03 * max(a, b) or hull_area < 0.6 * math.pi * a * b:
+    n_ang = 360
+    max_r = int(math.hypot(sw, sh) / 2)
+    polar = cv2.warpPolar(dist, (max_r, n_ang), (sw / 2, sh / 2), max_r,
+                          cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS + cv2.WARP_POLAR_LINEAR)
+    win = max(4, int(0.03 * min(sw, sh)))   # about a wall's width: thin print barely registers
+    st = _steps(polar, win)
+    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+    # a ray stops where it leaves the picture
+    with np.errstate(divide="ignore"):
+        tx = np.where(np.cos(ang) > 0, (sw / 2 - 1) / np.cos(ang), np.where(np.cos(ang) < 0, -(sw / 2) / np.cos(ang), np.inf))
+        ty = np.where(np.sin(ang) > 0, (sh / 2 - 1) / np.sin(ang), np.where(np.sin(ang) < 0, -(sh / 2) / np.sin(ang), np.inf))
+    r_end = np.minimum(tx, ty) - win
+    r_idx = np.arange(max_r)[None, :]
+    st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
+    pts = []
+    for k in range(n_ang):
+        row = st[k]
+        m = row.max()
+        if not np.isfinite(m) or m < 8:
+            continue
+        i = int(np.argmax(row >= 0.8 * m))
+        while i + 1 < max_r and row[i + 1] > row[i]:
+            i += 1
+        pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
+    if len(pts) < n_ang // 3:
+        raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
+                        "ring's centre and photograph it empty, with the wall distinct from the layout")
+    rng = np.random.default_rng(0)
+    e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
+    if e is None or inl.sum() < 0.5 * n_ang:
         raise UserError("no ring found: the layout's edge is not a circle or ellipse; photograph the empty "
-                        "ring from above with nothing on it")
-    # refine at full resolution: strongest colour step along rays across the coarse boundary
-    coarse = ((cx * f, cy * f), (a * f, b * f), ang)
-    layout_bgr = cv2.cvtColor(np.uint8([[np.clip(mean, 0, 255)]]), cv2.COLOR_LAB2BGR)[0, 0]
-    refined = _refine(img, coarse, layout_bgr)
-    (cx, cy), (a, b), ang = refined or coarse
+                        "ring from above with nothing on it, the whole ring in view")
+    (cx, cy), (d1, d2), an = cv2.fitEllipse(np.array(pts, np.float32)[inl])
+    a, b = d1 / 2, d2 / 2
+    if min(a, b) / max(a, b) < 0.5 or cx - max(a, b) < -1 or cy - max(a, b) < -1 \
+            or cx + max(a, b) > sw + 1 or cy + max(a, b) > sh + 1:
+        raise UserError("no ring found: the boundary found is not a whole ring in view; "
+                        "the whole ring must be in the picture, seen from above")
+    # the layout colour from well inside the ring, then refine at full resolution
+    inner = np.zeros((sh, sw), np.uint8)
+    cv2.ellipse(inner, ((cx, cy), (d1 * 0.8, d2 * 0.8), an), 255, -1)
+    layout_bgr = np.median(cv2.GaussianBlur(small, (0, 0), 1.5)[inner > 0], axis=0)
+    coarse = ((cx * f, cy * f), (a * f, b * f), an)
+    refined = _refine(img, coarse, layout_bgr, f)
+    (cx, cy), (a, b), an = refined or coarse
     if a < b:
-        a, b, ang = b, a, ang + 90
-    return (cx, cy), (a, b), ang % 180, [int(v) for v in layout_bgr]
+        a, b, an = b, a, an + 90
+    return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr]
 
 
-def _refine(img, ell, layout_bgr, n=360):
+def _refine(img, ell, layout_bgr, f, n=360):
     (cx, cy), (a, b), ang = ell
     t = np.linspace(0, 2 * np.pi, n, endpoint=False)
     th = math.radians(ang)
@@ -224,28 +278,40 @@ def _refine(img, ell, layout_bgr, n=360):
     dx, dy = px - cx, py - cy
     rad = np.hypot(dx, dy)
     ux, uy = dx / rad, dy / rad
-    span = max(6.0, 0.04 * max(a, b))
-    s = np.linspace(-span, span, int(2 * span * 2) + 1).astype(np.float32)   # half-px steps
+    win = max(3, int(round(0.01 * max(a, b))))          # px: wider than printed lines
+    span = max(3.0 * f, 0.015 * max(a, b)) + win
+    s = np.arange(-span, span + 0.01, 0.5, dtype=np.float32)   # half-px steps
     mx = (px[:, None] + ux[:, None] * s[None, :]).astype(np.float32)
     my = (py[:, None] + uy[:, None] * s[None, :]).astype(np.float32)
     samp = cv2.remap(cv2.GaussianBlur(img, (0, 0), 1.0), mx, my, cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     d = np.sqrt(((samp - np.asarray(layout_bgr, np.float32)) ** 2).sum(axis=2))
-    g = np.diff(d, axis=1)
-    i = np.argmax(g, axis=1)
-    ok = (i > 0) & (i < g.shape[1] - 1) & (g[np.arange(n), i] > 8)
+    st = _steps(d, 2 * win)
+    i = np.argmax(st, axis=1)
+    ok = np.isfinite(st[np.arange(n), i]) & (st[np.arange(n), i] > 8)
     if ok.sum() < n // 3:
         return None
-    idx = np.clip(i, 1, g.shape[1] - 2)
-    g0, g1, g2 = g[np.arange(n), idx - 1], g[np.arange(n), idx], g[np.arange(n), idx + 1]
-    den = g0 - 2 * g1 + g2
-    sub = np.where(np.abs(den) > 1e-6, 0.5 * (g0 - g2) / den, 0.0)
-    pos = s[idx] + (np.clip(sub, -0.5, 0.5) + 0.5) * (s[1] - s[0])   # diff sits between samples
+    # the step's exact place: the steepest rise of the colour distance near the window centre
+    g = np.diff(d, axis=1)
+    lo = np.clip(i - win, 0, g.shape[1] - 1)
+    hi = np.clip(i + win, 1, g.shape[1])
+    pos = np.empty(n)
+    for k in range(n):
+        seg = g[k, lo[k]:hi[k]]
+        j = int(np.argmax(seg)) + lo[k]
+        if 0 < j < g.shape[1] - 1:
+            g0, g1, g2 = g[k, j - 1], g[k, j], g[k, j + 1]
+            den = g0 - 2 * g1 + g2
+            sub = 0.5 * (g0 - g2) / den if abs(den) > 1e-6 else 0.0
+        else:
+            sub = 0.0
+        pos[k] = s[j] + (np.clip(sub, -0.5, 0.5) + 0.5) * 0.5   # a diff sits between samples
     pts = np.stack([px + ux * pos, py + uy * pos], axis=1)[ok]
-    fit = _fit_ellipse_robust(pts)
-    if fit is None:
+    e, inl = _ransac_ellipse(pts, 1.0 + 0.5 * f, np.random.default_rng(1), iters=60)
+    if e is None or inl.sum() < n // 3:
         return None
-    return fit[0], fit[1], fit[2]
+    (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
+    return (cx, cy), (d1 / 2, d2 / 2), an
 
 
 def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
