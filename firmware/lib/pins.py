@@ -7,7 +7,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-PINMAP_SHA256 = 'd3dba3f78a1c52fabf613e58d00111bb97f9e1a59340316befb7dfb546ae5f20'
+PINMAP_SHA256 = '5b6b7f2628463ca785812046c304e9c4cb1bcd6513371a1fbda335cb3dc699fe'
 BOARDS = ('RPI_PICO', 'RPI_PICO2')
 MICROPYTHON = '1.28.0'
 

@@ -7,13 +7,36 @@ GOOD_COIN_PX = 60
 MIN_FPS = 30            # rest/wobble detection aliases below this
 
 
-def coin_pixels(width, height, fov_mm, coin_mm=COIN_MM):
-    """Pixels across one coin when the frame's SHORT side spans fov_mm of layout.
+def zone_coin_pixels(width, height, zone_a_mm, zone_b_mm, coin_mm=COIN_MM):
+    """Pixels per coin for a camera covering a zone_a x zone_b rectangle of layout, with the
+    sensor turned whichever way gives more pixels (for the multi-camera layouts)."""
+    long_px, short_px = max(width, height), min(width, height)
+    long_mm, short_mm = max(zone_a_mm, zone_b_mm), min(zone_a_mm, zone_b_mm)
+    return coin_mm * min(long_px / float(long_mm), short_px / float(short_mm))
 
-    The ring is round, so the camera's short side must cover it; a 3 m ring on a 3840x2160
-    sensor therefore gets 2160 px across 3 m, not 3840.
-    """
-    return coin_mm * min(width, height) / float(fov_mm)
+
+def lens_mm(sensor_mm, height_mm, zone_mm):
+    """Focal length that makes a sensor side of sensor_mm span zone_mm from height_mm."""
+    return sensor_mm * height_mm / float(zone_mm)
+
+
+# Layouts compared in hardware/INSTALL.md (a test keeps that table equal to these figures).
+# (label, sensor w, h px, cameras, zone per camera mm x mm)
+LAYOUTS = (
+    ("1080p, one camera", 1920, 1080, 1, 3000, 3000),
+    ("4K UHD, one camera", 3840, 2160, 1, 3000, 3000),
+    ("12 MP 4:3, one camera", 4056, 3040, 1, 3000, 3000),
+    ("4K UHD, two cameras (halves)", 3840, 2160, 2, 3000, 1600),
+    ("12 MP 4:3, two cameras (halves)", 4056, 3040, 2, 3000, 1600),
+    ("4K UHD, four cameras (quadrants)", 3840, 2160, 4, 1600, 1600),
+    ("12 MP 4:3, four cameras (quadrants)", 4056, 3040, 4, 1600, 1600),
+)
+
+
+def layout_table():
+    """[(label, cameras, zone text, coin px)] for the LAYOUTS above."""
+    return [(label, n, "%.1f x %.1f m" % (a / 1000.0, b / 1000.0),
+             round(zone_coin_pixels(w, h, a, b), 1)) for label, w, h, n, a, b in LAYOUTS]
 
 
 def open_source(spec):

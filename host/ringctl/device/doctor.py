@@ -189,7 +189,21 @@ def check_light(report, link, hold_s, timeout):
                    "a segment that did not light: lamp, MOSFET, flyback diode, 24 V fuse")
 
 
-def check_camera(report, spec, fov_mm):
+def parse_zone(text):
+    """'3000x1600' (mm of layout this camera covers) -> (3000, 1600); '3000' is a square."""
+    try:
+        parts = [int(v) for v in str(text).lower().split("x")]
+    except ValueError:
+        parts = []
+    if len(parts) == 1:
+        parts *= 2
+    if len(parts) != 2 or min(parts) <= 0:
+        raise UserError(f"--zone {text!r}: give the layout area this camera covers in mm, "
+                        "e.g. 3000 (whole 3 m ring) or 3000x1600 (half of it)")
+    return tuple(parts)
+
+
+def check_camera(report, spec, zone):
     if spec is None:
         report.add(SKIP, "camera", "no --camera given", "pass --camera 0 (or a file/URL)")
         return
@@ -203,10 +217,10 @@ def check_camera(report, spec, fov_mm):
         m["width"], m["height"], fps, "" if m["fps_measured"] else " (reported)"),
         "frame rate >= %d fps: camera mode, exposure time (<= 1 ms for a spinning coin), "
         "USB 3 port" % camera.MIN_FPS)
-    px = camera.coin_pixels(m["width"], m["height"], fov_mm)
+    px = camera.zone_coin_pixels(m["width"], m["height"], zone[0], zone[1])
     status = FAIL if px < camera.MIN_COIN_PX else WARN if px < camera.GOOD_COIN_PX else OK
-    report.add(status, "coin size", "%.0f px across a %.1f mm coin (short side over %d mm)"
-               % (px, camera.COIN_MM, fov_mm),
+    report.add(status, "coin size", "%.0f px across a %.1f mm coin (camera covers %dx%d mm)"
+               % (px, camera.COIN_MM, zone[0], zone[1]),
                "need >= %d px (%d for margin): a higher-resolution sensor, a longer lens "
                "per zone, or more cameras (hardware/INSTALL.md); below that the vision "
                "answers 'unsure'" % (camera.MIN_COIN_PX, camera.GOOD_COIN_PX))
@@ -221,7 +235,7 @@ def check_disk(report, path):
                % DISK_WARN_MB)
 
 
-def diagnose(open_link, pm, *, camera_spec=None, fov_mm=3000, build_image="",
+def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image="",
              selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
              log_dir=None):
     """Run every check -> Report. open_link() returns a link (hello, command, next_event,
@@ -250,7 +264,7 @@ def diagnose(open_link, pm, *, camera_spec=None, fov_mm=3000, build_image="",
     else:
         for what in ("firmware version", "image vs build", "self-test", "light test"):
             report.add(SKIP, what, "no link", "fix the link first")
-    check_camera(report, camera_spec, fov_mm)
+    check_camera(report, camera_spec, zone)
     check_disk(report, log_dir or keys.ring_home())
     return report
 
@@ -261,8 +275,9 @@ def register(subparsers):
     p.add_argument("--port", help="serial port or simulated board pty (default: the only "
                    "board found)")
     p.add_argument("--camera", help="camera index, video file or URL")
-    p.add_argument("--fov-mm", type=int, default=3000,
-                   help="layout width the camera's short side covers (default 3000: a 3 m ring)")
+    p.add_argument("--zone", default="3000",
+                   help="layout this camera covers in mm, AxB (default 3000: a whole 3 m ring;"
+                   " 3000x1600 for one of two cameras)")
     p.add_argument("--build-dir", help="firmware build to compare the image hash with")
     p.add_argument("--light-hold", type=float, default=0.7,
                    help="seconds each light state stays on for the technician to see")
@@ -294,7 +309,7 @@ def run(args):
         def opener():
             return devlink.open_link(port)
     device_id = boards.serial_for_port(port) if port else None
-    report = diagnose(opener, pm, camera_spec=args.camera, fov_mm=args.fov_mm,
+    report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
                       device_id=device_id)
     print(json.dumps(report.items, indent=1) if args.json else report.text())
