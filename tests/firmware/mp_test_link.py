@@ -1,0 +1,239 @@
+# Golden link vectors (tests/vectors/link_vectors.json) checked under micropython AND CPython.
+# pytest runs this file under `micropython` (tests/conftest.py); tests/link/test_vectors.py
+# imports it and runs the same functions under CPython; tests/link/make_vectors.py uses the
+# gen_* functions to write the JSON (once, under CPython).
+import sys
+import json
+import hashlib
+import binascii
+import ringlink as rl
+import mptest
+
+VECTORS = "tests/vectors/link_vectors.json"
+KEY = bytes(range(32))
+DEV_INFO = {"fw": "0.1.0", "image": b"\x01\x02\x03\x04\x05\x06\x07\x08", "boot_id": 0xB0071D,
+            "reset": 1, "device_id": "E6614C311B7A4C2D",
+            "interp": "micropython 1.29.0 rp2"}
+_V = None
+
+
+def h(b):
+    return binascii.hexlify(bytes(b)).decode()
+
+
+def uh(s):
+    return binascii.unhexlify(s)
+
+
+def vectors():
+    global _V
+    if _V is None:
+        with open(VECTORS) as f:
+            _V = json.load(f)
+    return _V
+
+
+class FakeRandom:
+    """Deterministic stand-in for os.urandom so a whole session is reproducible."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, k):
+        self.n += 1
+        return hashlib.sha256(b"vector nonce %d" % self.n).digest()[:k]
+
+
+def transcript():
+    """A scripted session: handshake, events, a command, acks, heartbeats, forgeries."""
+    saved = rl._urandom
+    rl._urandom = FakeRandom()
+    try:
+        host = rl.Session(KEY, rl.ROLE_HOST, {"name": "vectors"})
+        dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO, ring_slots=8, window=4)
+        wire = []
+        got = []
+        host.start(0)
+        dev.start(0)
+        last_d2h = None
+        last_h2d = None
+        for t in range(0, 700, 5):
+            if t == 20:
+                for i in range(6):
+                    dev.send(rl.MT_EVENT, b"event %d" % i, t)
+            if t == 25:
+                host.send(rl.MT_CMD, b"\x08\x01\x00\x00\x00", t)
+            if t == 400 and last_h2d is not None:
+                host.feed(last_h2d, t)                      # reflected: alarm
+                forged = bytearray(rl.seal(rl._keypair(bytes(32)), rl.MT_EVENT, 0, 7, 0, b"x"))
+                host.feed(rl.encode(forged), t)              # wrong key: alarm
+            for src, dst, name in ((host, dev, "h2d"), (dev, host, "d2h")):
+                while True:
+                    out = src.poll(t)
+                    if out is None:
+                        break
+                    wire.append([t, name, h(out)])
+                    if name == "h2d":
+                        last_h2d = out
+                    else:
+                        last_d2h = out
+                    dst.feed(out, t)
+            while True:
+                m = host.recv()
+                if m is None:
+                    break
+                got.append(["host", m[0], h(m[1]), m[2]])
+                if t >= 100:                               # the app records slowly
+                    host.ack(m[2])
+                else:
+                    host.ack(m[2]) if m[2] % 2 == 0 else None
+            while True:
+                m = dev.recv()
+                if m is None:
+                    break
+                got.append(["dev", m[0], h(m[1]), m[2]])
+        hs = host.stats()
+        ds = dev.stats()
+        keep = ("alarms", "frames_rx", "frames_tx", "duplicates", "retransmits", "handshakes",
+                "stale", "unacked")
+        return {"wire": wire, "got": got,
+                "host": dict((k, hs[k]) for k in keep), "dev": dict((k, ds[k]) for k in keep),
+                "peer_info": host.peer_info, "last_d2h": h(last_d2h)}
+    finally:
+        rl._urandom = saved
+
+
+def gen_all():
+    v = {"key": h(KEY)}
+    v["hmac_rfc4231"] = [
+        {"key": h(b"\x0b" * 20), "data": h(b"Hi There"),
+         "mac": "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+        {"key": h(b"Jefe"), "data": h(b"what do ya want for nothing?"),
+         "mac": "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+        {"key": h(b"\xaa" * 131),
+         "data": h(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+         "mac": "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+    ]
+    cobs_in = [b"", b"\x00", b"\x00\x00", b"\x11\x22\x00\x33", b"\x11\x22\x33\x44",
+               b"\x11\x00\x00\x00", bytes(range(1, 255)), bytes(range(0, 255)),
+               bytes(range(1, 256)), bytes(range(2, 256)) + b"\x00",
+               bytes(range(3, 256)) + b"\x00\x01"]
+    v["cobs"] = [{"in": h(x), "out": h(rl.cobs_encode(x))} for x in cobs_in]
+    v["crc32"] = [{"in": h(x), "crc": rl.crc32(x)} for x in (b"", b"123456789", bytes(128))]
+    h2d, d2h = rl.session_keys(KEY, b"N" * 16, b"D" * 16)
+    hh, hd = rl.hello_keys(KEY)
+    v["frames"] = []
+    for name, kp in (("h2d", h2d), ("d2h", d2h), ("hello_h2d", hh), ("hello_d2h", hd)):
+        for mtype, flags, seq, ack, pl in ((rl.MT_EVENT, 0, 1, 0, b"hello"),
+                                           (rl.MT_ACK, 2, 5, 9, b""),
+                                           (rl.MT_CMD, 0, 0xFFFFFFFF, 3, bytes(98))):
+            fr = rl.seal(kp, mtype, flags, seq, ack, pl)
+            v["frames"].append({"keys": name, "nh": h(b"N" * 16), "nd": h(b"D" * 16),
+                                "mtype": mtype, "flags": flags, "seq": seq, "ack": ack,
+                                "payload": h(pl), "frame": h(fr), "wire": h(rl.encode(fr))})
+    v["hello_device"] = h(rl.build_hello_device(b"N" * 16, b"D" * 16, DEV_INFO))
+    v["hello_host"] = h(rl.build_hello_host(b"N" * 16, "vectors"))
+    good = rl.encode(rl.seal(h2d, rl.MT_EVENT, 0, 1, 0, b"ok"))
+    bad = bytearray(good)
+    bad[5] ^= 0x40
+    stream = (b"MicroPython v1.29.0 on 2026-07-05; Raspberry Pi Pico with RP2040\r\n>>> "
+              + good + b"\xff" * 300 + good + bytes(bad) + b"junk\x00\x01\x00" + good[:-1])
+    d = rl.Deframer()
+    frames = d.feed(stream)
+    v["deframe"] = {"stream": h(stream), "frames": [h(f) for f in frames],
+                    "counts": {"crc_errors": d.crc_errors, "malformed": d.malformed,
+                               "oversize": d.oversize, "repl_seen": d.repl_seen,
+                               "frames": d.frames}}
+    v["transcript"] = transcript()
+    return v
+
+
+# ---- tests (both runtimes) ----------------------------------------------------------
+def test_hmac_rfc4231():
+    for c in vectors()["hmac_rfc4231"]:
+        assert h(rl.hmac_key(uh(c["key"]), uh(c["data"]))) == c["mac"], c["mac"]
+
+
+def test_cobs_roundtrip():
+    for c in vectors()["cobs"]:
+        enc = rl.cobs_encode(uh(c["in"]))
+        assert h(enc) == c["out"], c["in"]
+        assert 0 not in enc
+        assert rl.cobs_decode(enc) == uh(c["in"])
+
+
+def test_crc32():
+    for c in vectors()["crc32"]:
+        assert rl.crc32(uh(c["in"])) == c["crc"]
+
+
+def test_frames_seal_and_verify():
+    v = vectors()
+    for c in v["frames"]:
+        h2d, d2h = rl.session_keys(KEY, uh(c["nh"]), uh(c["nd"]))
+        hh, hd = rl.hello_keys(KEY)
+        kp = {"h2d": h2d, "d2h": d2h, "hello_h2d": hh, "hello_d2h": hd}[c["keys"]]
+        fr = rl.seal(kp, c["mtype"], c["flags"], c["seq"], c["ack"], uh(c["payload"]))
+        assert h(fr) == c["frame"]
+        assert h(rl.encode(fr)) == c["wire"]
+        assert rl.verify(kp, fr)
+        other = d2h if kp is h2d else h2d
+        assert not rl.verify(other, fr)                # wrong direction fails
+        got = rl.Deframer().feed(uh(c["wire"]))
+        assert len(got) == 1 and h(got[0]) == c["frame"]
+        mtype, flags, seq, ack, pl = rl.parse_header(got[0])
+        assert (mtype, flags, seq, ack, h(pl)) == (c["mtype"], c["flags"], c["seq"], c["ack"],
+                                                   c["payload"])
+
+
+def test_hello_payloads():
+    v = vectors()
+    assert h(rl.build_hello_device(b"N" * 16, b"D" * 16, DEV_INFO)) == v["hello_device"]
+    assert h(rl.build_hello_host(b"N" * 16, "vectors")) == v["hello_host"]
+    d = rl.parse_hello_device(uh(v["hello_device"]))
+    assert d["fw"] == "0.1.0" and d["device_id"] == DEV_INFO["device_id"]
+    assert d["interp"] == DEV_INFO["interp"] and d["image"] == "0102030405060708"
+    assert len(uh(v["hello_device"])) <= rl.MAX_PAYLOAD
+
+
+def test_deframer_resync_and_repl():
+    v = vectors()["deframe"]
+    d = rl.Deframer()
+    frames = d.feed(uh(v["stream"]))
+    assert [h(f) for f in frames] == v["frames"]
+    got = {"crc_errors": d.crc_errors, "malformed": d.malformed, "oversize": d.oversize,
+           "repl_seen": d.repl_seen, "frames": d.frames}
+    assert got == v["counts"], got
+    assert len(frames) == 2 and d.repl_seen >= 1
+
+
+def test_deframer_bytewise_same_result():
+    v = vectors()["deframe"]
+    d = rl.Deframer()
+    frames = []
+    for b in uh(v["stream"]):
+        frames += d.feed(bytes([b]))
+    assert [h(f) for f in frames] == v["frames"]
+
+
+def test_session_transcript():
+    want = vectors()["transcript"]
+    got = transcript()
+    for i in range(min(len(got["wire"]), len(want["wire"]))):
+        assert got["wire"][i] == want["wire"][i], "wire frame %d differs" % i
+    assert len(got["wire"]) == len(want["wire"])
+    assert got["got"] == want["got"]
+    assert got["host"] == want["host"], got["host"]
+    assert got["dev"] == want["dev"], got["dev"]
+    assert got["peer_info"] == want["peer_info"]
+    assert want["host"]["alarms"] == 2 and want["host"]["unacked"] == 0
+
+
+def test_session_keys_not_in_repr():
+    s = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO)
+    text = repr(s) + repr(s.stats())
+    assert h(KEY) not in text and "\\x00\\x01\\x02" not in text
+
+
+if __name__ == "__main__":
+    mptest.main(globals())
