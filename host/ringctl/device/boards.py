@@ -9,12 +9,16 @@ PID_MICROPYTHON = 0x0005
 # Boot ROMs show up as USB mass storage (not a serial port) when BOOTSEL is held.
 BOOTSEL_LABELS = ("RPI-RP2", "RP2350")
 
-NONE_FOUND_HINTS = (
-    "no ring board found (USB 2E8A:0005). Check: the USB cable carries data (not a "
-    "charge-only cable); the board has MicroPython (a board in BOOTSEL mode appears as a "
-    "drive named RPI-RP2 or RP2350 instead: copy the UF2 from hardware/MICROPYTHON.md); "
-    "`dmesg | tail` shows a ttyACM device; your user is in the 'dialout' group; "
-    "the udev rule hardware/99-ring-board.rules is installed")
+NONE_FOUND = "no ring board found (USB 2E8A:0005)"
+CHECKS = (
+    "the USB cable carries data (not a charge-only cable)",
+    "the board has MicroPython (a board in BOOTSEL mode appears as a drive named RPI-RP2 "
+    "or RP2350 instead: copy the UF2 from hardware/MICROPYTHON.md)",
+    "`dmesg | tail` shows a ttyACM device when you plug it in",
+    "your user is in the 'dialout' group",
+    "the udev rule hardware/99-ring-board.rules is installed",
+)
+NONE_FOUND_HINTS = NONE_FOUND + ". Check: " + "; ".join(CHECKS)
 
 
 def comports():

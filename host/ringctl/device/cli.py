@@ -58,7 +58,9 @@ def register(subparsers):
 def cmd_list(args):
     found = boards.find_boards()
     if not found:
-        print(boards.NONE_FOUND_HINTS)
+        print(boards.NONE_FOUND + ". Check:")
+        for c in boards.CHECKS:
+            print("  - " + c)
         for label in boards.bootsel_drives():
             print("found a board in BOOTSEL mode (drive %s): flash MicroPython, see "
                   "hardware/MICROPYTHON.md" % label)
@@ -108,6 +110,8 @@ def cmd_deploy(args):
         bdir = default_build_dir()
     files, image, manifest_bytes = deploy.load_build(bdir)
     target = _target(args)
+    # Before the reset: the board's USB serial (its device id) to find it again afterwards.
+    usb_serial = None if args.flash_dir else boards.serial_for_port(target.port)
     p = deploy.plan(files, target.read(deploy.MANIFEST))
     print(deploy.format_plan(p, bdir, files, image, target.name))
     if args.dry_run:
@@ -122,7 +126,8 @@ def cmd_deploy(args):
                   "`ring doctor --port <pty>` confirms the image hash")
         return 0
     from . import devlink
-    ok, msg = deploy.confirm_image(image, devlink.hello_once(target.port))
+    ok, msg = deploy.confirm_image(image, devlink.hello_once(target.port, usb_serial,
+                                                            usb_serial=usb_serial))
     print(msg)
     return 0 if ok else 1
 

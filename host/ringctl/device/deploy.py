@@ -107,7 +107,10 @@ def apply(p, build_dir, target, manifest_bytes):
 
 def confirm_image(expected, hello):
     """Compare the image hash the board reported in HELLO with the build's -> message."""
-    got = (hello or {}).get("image_hash") or (hello or {}).get("image") or ""
+    hello = hello or {}
+    if hello.get("error"):
+        return False, "copied, but the new image is not confirmed: " + hello["error"]
+    got = hello.get("image_hash") or hello.get("image") or ""
     if not expected:
         return True, "build manifest has no image hash; nothing to confirm"
     if got == expected or (got and expected.startswith(got)):

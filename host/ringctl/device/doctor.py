@@ -36,7 +36,8 @@ class Report:
     def text(self):
         lines = ["ring doctor report"]
         for i in self.items:
-            lines.append("  %-4s  %-22s %s" % (i["status"], i["check"], i["detail"]))
+            detail = i["detail"].replace(". Check: ", ".\n        %-22s check: " % "")
+            lines.append("  %-4s  %-22s %s" % (i["status"], i["check"], detail))
             if i["fix"] and i["status"] != OK:
                 lines.append("        %-22s check: %s" % ("", i["fix"]))
         n = {s: sum(1 for i in self.items if i["status"] == s) for s in (OK, WARN, FAIL, SKIP)}
@@ -89,8 +90,12 @@ def sensor_lines(pm, fault_mask, details=""):
     return out
 
 
+def ringmsg_name(code):
+    return M.EVENT_NAMES.get(code, "ev%d" % code)
+
+
 def _wait(link, pred, timeout):
-    """Next event satisfying pred within timeout, collecting EV_FAULT texts on the way."""
+    """Next event satisfying pred within timeout (others are passed over), or None."""
     end = time.monotonic() + timeout
     while True:
         left = end - time.monotonic()
@@ -114,12 +119,14 @@ def check_link(report, link, pm):
         report.add(WARN, "last reset", "watchdog reset: the firmware hung or crashed",
                    "`ring link dump` around the last boot; report the firmware version")
     want = getattr(link, "host_protocol", None)
-    got = hello.get("protocol")
-    if want is not None and got != want:
-        report.add(FAIL, "protocol version", "board speaks %s, host %s" % (got, want),
-                   "deploy the firmware built from this host's checkout (`ring device deploy`)")
+    got = str(hello.get("protocol"))
+    fix = "deploy the firmware built from this host's checkout (`ring device deploy`)"
+    if want is not None and got.split(".")[0] != str(want).split(".")[0]:
+        report.add(FAIL, "protocol version", "board speaks %s, host %s" % (got, want), fix)
+    elif want is not None and got != str(want):
+        report.add(WARN, "protocol version", "board %s, host %s (compatible)" % (got, want), fix)
     else:
-        report.add(OK, "protocol version", str(got))
+        report.add(OK, "protocol version", got)
     interp = hello.get("interpreter", "")
     pinned = pm.get("micropython", {}).get("version", "")
     fw = "firmware %s on %s" % (hello.get("firmware", "?"), interp or "?")
@@ -249,10 +256,19 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
     try:
         link = open_link()
     except (UserError, OSError, TimeoutError) as exc:
-        report.add(FAIL, "link + handshake", str(exc),
+        msg = str(exc)
+        report.add(FAIL, "link + handshake", msg, "" if "Check:" in msg else
                    "USB cable and port (`ring device list`), no other program holding the "
                    "port, the key (`ring device provision`), the board powered and running "
                    "the firmware (LED heartbeat)")
+    play = link.take_backlog() if link is not None and hasattr(link, "take_backlog") else []
+    if play:
+        report.add(FAIL, "unrecorded play events",
+                   "the board holds %d event(s) from play (first: %s); the doctor leaves "
+                   "them for the audit log" % (len(play), ringmsg_name(play[0].code)),
+                   "start `ring run` so they are recorded, stop it, then re-run `ring doctor`")
+        link.close()
+        link = None
     if link is not None:
         try:
             check_link(report, link, pm)
@@ -274,6 +290,7 @@ def register(subparsers):
                               "camera and disk", description=__doc__.splitlines()[0])
     p.add_argument("--port", help="serial port or simulated board pty (default: the only "
                    "board found)")
+    p.add_argument("--device-id", help="board's device id when the port cannot tell it")
     p.add_argument("--camera", help="camera index, video file or URL")
     p.add_argument("--zone", default="3000",
                    help="layout this camera covers in mm, AxB (default 3000: a whole 3 m ring;"
@@ -297,18 +314,17 @@ def run(args):
     except UserError:
         if args.build_dir:
             raise
-    port = None
+    port, device_id, err = None, args.device_id, None
     try:
         port = boards.pick_port(args.port)
+        device_id = device_id or devlink.device_id_for(port)
     except UserError as exc:
         err = exc
 
-        def opener():
+    def opener():
+        if err is not None:
             raise err
-    else:
-        def opener():
-            return devlink.open_link(port)
-    device_id = boards.serial_for_port(port) if port else None
+        return devlink.open_link(port, device_id)
     report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
                       device_id=device_id)

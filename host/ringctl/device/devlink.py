@@ -1,0 +1,148 @@
+"""The doctor's and deploy's view of a board link: HELLO facts, send a command, take the next event.
+
+Wraps helper A's ringctl.link.LinkClient (authenticated session over pyserial or the
+simulated board's pty). The key comes from $RING_HOME/keys/<device-id>.key; the device id
+is the USB serial number, or for the simulated board the one it stores in its flash dir.
+"""
+import json
+import time
+from pathlib import Path
+
+from ..errors import UserError
+from ..fw import ringlink, ringmsg
+from . import boards, keys
+
+# Events that belong to play and must reach the audit log: the doctor never acks them away.
+PLAY_EVENTS = {ringmsg.EV_BEAM, ringmsg.EV_WALL, ringmsg.EV_IMPACT, ringmsg.EV_REST,
+               ringmsg.EV_BARRED, ringmsg.EV_BUTTON, ringmsg.EV_OVERFLOW}
+BACKLOG_S = 0.3
+
+
+class BoardLink:
+    """Adapter: hello (dict), command(code, text) -> cmd id, next_event(timeout), close()."""
+
+    host_protocol = "%d.%d" % (ringlink.PROTO_MAJOR, ringlink.PROTO_MINOR)
+
+    def __init__(self, client):
+        self.client = client
+        info = client.peer_info or {}
+        self.hello = {
+            "device_id": info.get("device_id", ""),
+            "protocol": "%s.%s" % (info.get("proto_major", "?"), info.get("proto_minor", "?")),
+            "firmware": info.get("fw", ""),
+            "image_hash": info.get("image", ""),
+            "reset_cause": info.get("reset"),
+            "interpreter": info.get("interp", ""),
+            "boot_id": "?",
+        }
+        self.backlog = []
+
+    def take_backlog(self, wait_s=BACKLOG_S):
+        """Events the board had queued before we asked anything. Play events among them
+        stay unacknowledged (the board keeps them for `ring run` to record)."""
+        end = time.monotonic() + wait_s
+        while time.monotonic() < end:
+            ev = self.client.get_event(max(0.0, end - time.monotonic()))
+            if ev is None:
+                break
+            self.backlog.append(ev)
+        if self.backlog:
+            self.hello["boot_id"] = "%08x" % self.backlog[-1].boot_id
+        play = [ev for ev in self.backlog if ev.code in PLAY_EVENTS]
+        if not play:
+            for ev in self.backlog:
+                self.client.ack(ev)
+        return play
+
+    def command(self, code, text=""):
+        return self.client.send_cmd(code, text)
+
+    def next_event(self, timeout):
+        ev = self.client.get_event(timeout)
+        if ev is None:
+            return None
+        self.client.ack(ev)     # doctor's own answers: nothing to record
+        if self.hello["boot_id"] == "?":
+            self.hello["boot_id"] = "%08x" % ev.boot_id
+        return (ev.boot_id, ev.event_id, ev.code, ev.t_us, ev.a, ev.b, ev.text)
+
+    def close(self):
+        self.client.close()
+
+
+def sim_device_id(flash_dir):
+    """Device id the simulated board uses for this flash dir (SIM...), or None."""
+    d = Path(flash_dir)
+    try:
+        from ..board import simboard
+        fn = getattr(simboard, "device_id", None)
+        if fn is not None:
+            return fn(d)
+    except ImportError:
+        pass
+    for name in ("device_id", "device_id.txt"):
+        if (d / name).is_file():
+            return (d / name).read_text().strip()
+    cfg = d / "config.json"
+    if cfg.is_file():
+        try:
+            return json.loads(cfg.read_text()).get("device_id")
+        except ValueError:
+            return None
+    return None
+
+
+def device_id_for(port):
+    """Device id for a port: USB serial number, or a simulated board's id."""
+    dev = boards.serial_for_port(port)
+    if dev:
+        return dev
+    try:
+        from ..board import simboard
+        fn = getattr(simboard, "device_id_for_port", None)
+        if fn is not None:
+            return fn(port)
+    except ImportError:
+        pass
+    return None
+
+
+def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
+    """Authenticated link to the board on `port` -> BoardLink. UserError says what to check."""
+    from ..link import LinkClient
+    device_id = device_id or device_id_for(port)
+    if not device_id:
+        raise UserError(f"cannot tell which board is on {port} (no USB serial number); "
+                        "pass --device-id", code=1)
+    key = keys.load_key(device_id)
+    # A USB board may come back under another ttyACM number after a reset: follow its serial.
+    usb = boards.serial_for_port(port) == device_id or usb_serial == device_id
+    client = LinkClient("auto" if usb else port, key, name="ring-doctor",
+                        serial_number=device_id if usb else None)
+    try:
+        up = client.wait_up(timeout)
+    except UserError:
+        client.close()
+        raise
+    if not up:
+        why = ("the board is at the MicroPython REPL, not running the controller: "
+               "`ring device deploy`" if client.at_repl else
+               "no authenticated handshake: wrong key (`ring device provision`), firmware "
+               "not running, or another program holds the port")
+        last = client.last_error
+        client.close()
+        raise UserError(f"link to {port} not up within {timeout:.0f} s: {why}"
+                        + (f" ({last})" if last else ""), code=1)
+    return BoardLink(client)
+
+
+def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):
+    """After a deploy's reset: the board's HELLO facts, or {} with the reason in 'error'."""
+    try:
+        link = open_link(port, device_id, timeout, usb_serial=usb_serial)
+    except UserError as exc:
+        return {"error": str(exc)}
+    try:
+        return dict(link.hello)
+    finally:
+        link.close()

@@ -1,0 +1,157 @@
+"""`ring doctor` report logic against a scripted fake link: faults named per sensor with what to check."""
+import collections
+
+import pytest
+
+from ringctl.device import doctor, pinmap
+from ringctl.fw import ringmsg as M
+
+Ev = collections.namedtuple("Ev", "boot_id event_id code t_us a b text")
+
+
+class FakeLink:
+    """Answers like the firmware: self-test, status, light; `fault` is the self-test mask."""
+
+    host_protocol = "1.0"
+
+    def __init__(self, fault=0, image="1122334455667788", protocol="1.0", dead_light=None,
+                 backlog=()):
+        self.hello = {"device_id": "SIMFAKE1", "protocol": protocol, "firmware": "0.1.0",
+                      "image_hash": image, "reset_cause": M.RESET_POWER_ON,
+                      "interpreter": "micropython 1.29.0 linux", "boot_id": "0000b007"}
+        self.fault, self.dead_light = fault, dead_light
+        self.q = collections.deque(backlog)
+        self.sent, self.acked, self.closed, self.n = [], 0, False, 0
+
+    def take_backlog(self):
+        return [e for e in self.q if e.code in (M.EV_BEAM, M.EV_IMPACT)]
+
+    def _ev(self, code, a=0, b=0, text=""):
+        self.n += 1
+        self.q.append(Ev(0xB007, self.n, code, self.n * 1000, a, b, text))
+
+    def command(self, code, text=""):
+        self.sent.append((code, text))
+        cmd_id = len(self.sent)
+        if code == M.CMD_SELFTEST:
+            self._ev(M.EV_HEAP, 100000, 2000)          # unrelated event in between
+            self._ev(M.EV_SELFTEST, 1 if self.fault else 0, self.fault,
+                     "beam 3 blocked" if self.fault else "")
+        elif code == M.CMD_STATUS:
+            self._ev(M.EV_PHASE, M.PH_IDLE, M.PH_IDLE)
+            self._ev(M.EV_MAT, 0)
+        elif code == M.CMD_LIGHT:
+            if int(text) == self.dead_light:
+                self._ev(M.EV_RESULT, cmd_id, 5, "light driver fault")
+            else:
+                self._ev(M.EV_LIGHT, int(text), -1)
+        return cmd_id
+
+    def next_event(self, timeout):
+        return tuple(self.q.popleft()) if self.q else None
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def pm():
+    return pinmap.load()
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
+
+
+def _by(report):
+    return {i["check"]: i for i in report.items}
+
+
+def test_healthy_board_is_ready(pm):
+    link = FakeLink()
+    r = doctor.diagnose(lambda: link, pm, build_image="1122334455667788aabb")
+    items = _by(r)
+    assert not r.failed and link.closed
+    assert all(items["beam sector %d" % n]["status"] == "OK" for n in range(8))
+    assert items["image vs build"]["status"] == "OK"
+    assert items["light test"]["status"] == "OK"
+    lights = [int(t) for c, t in link.sent if c == M.CMD_LIGHT]
+    assert lights == list(doctor.LIGHT_SEQUENCE) and lights[-1] == M.LIGHT_IDLE
+    assert items["camera"]["status"] == "SKIP"
+    assert "summary: " in r.text() and "-> ready" in r.text()
+
+
+def test_one_faulted_beam_fails_with_where_to_look(pm):
+    r = doctor.diagnose(lambda: FakeLink(fault=1 << 3), pm, build_image="1122334455667788")
+    items = _by(r)
+    assert r.failed
+    bad = [i for i in r.items if i["status"] == "FAIL"]
+    assert [i["check"] for i in bad] == ["beam sector 3"]
+    assert "GP5" in bad[0]["fix"] and "header pin 7" in bad[0]["fix"]
+    assert "7.3.1" in bad[0]["detail"]
+    assert items["beam sector 2"]["status"] == "OK"
+    text = r.text()
+    assert "FAIL  beam sector 3" in text and "check: beam alignment" in text
+    assert "NOT ready" in text
+
+
+def test_piezo_wall_button_bits(pm):
+    mask = (1 << 9) | M.FAULT_WALL | (1 << 13)
+    bad = {i["check"]: i for i in doctor.diagnose(lambda: FakeLink(fault=mask), pm).items
+           if i["status"] == "FAIL"}
+    assert set(bad) == {"piezo 1", "wall piezo", "arm button"}
+    assert "GP27" in bad["piezo 1"]["fix"] and "GP11" in bad["arm button"]["fix"]
+
+
+def test_link_down_still_reports_camera_and_disk(pm, tmp_path):
+    def opener():
+        raise OSError("[Errno 2] could not open port /dev/ttyACM9")
+    r = doctor.diagnose(opener, pm, device_id="E6614103E7452D2F")
+    items = _by(r)
+    assert items["link + handshake"]["status"] == "FAIL"
+    assert "ring device list" in items["link + handshake"]["fix"]
+    assert items["host key"]["status"] == "FAIL" and "provision" in items["host key"]["detail"]
+    assert items["self-test"]["status"] == "SKIP"
+    assert items["audit log disk"]["status"] in ("OK", "WARN", "FAIL")
+    assert "MB free" in items["audit log disk"]["detail"]
+
+
+def test_stale_image_protocol_and_light(pm):
+    link = FakeLink(image="deadbeefdeadbeef", protocol="2.0", dead_light=M.LIGHT_HEADS)
+    items = _by(doctor.diagnose(lambda: link, pm, build_image="1122334455667788"))
+    assert items["image vs build"]["status"] == "FAIL"
+    assert "ring device deploy" in items["image vs build"]["fix"]
+    assert items["protocol version"]["status"] == "FAIL"
+    assert items["light test"]["status"] == "FAIL" and "heads" in items["light test"]["detail"]
+
+
+def test_backlog_of_play_events_is_left_for_the_audit_log(pm):
+    link = FakeLink(backlog=[Ev(1, 7, M.EV_BEAM, 0, 2, 900, "")])
+    r = doctor.diagnose(lambda: link, pm)
+    items = _by(r)
+    assert items["unrecorded play events"]["status"] == "FAIL"
+    assert link.sent == [] and link.closed     # no command sent, nothing acknowledged
+    assert items["self-test"]["status"] == "SKIP"
+
+
+def test_camera_from_a_video_file(pm, tmp_path):
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+    path = str(tmp_path / "cam.avi")
+    w = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
+    for i in range(5):
+        w.write(np.full((240, 320, 3), i * 20, np.uint8))
+    w.release()
+    items = _by(doctor.diagnose(lambda: FakeLink(), pm, camera_spec=path, zone=(3000, 3000)))
+    assert items["camera"]["detail"].startswith("320x240")
+    assert items["coin size"]["status"] == "FAIL"          # 240 px over 3 m: 2.5 px per coin
+    assert "2 px" in items["coin size"]["detail"] or "3 px" in items["coin size"]["detail"]
+    assert "more cameras" in items["coin size"]["fix"]
+
+
+def test_zone_parsing():
+    assert doctor.parse_zone("3000") == (3000, 3000)
+    assert doctor.parse_zone("3000x1600") == (3000, 1600)
+    with pytest.raises(Exception, match="--zone"):
+        doctor.parse_zone("big")
