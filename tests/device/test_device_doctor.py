@@ -87,9 +87,10 @@ def test_one_faulted_beam_fails_with_where_to_look(pm):
     items = _by(r)
     assert r.failed
     bad = [i for i in r.items if i["status"] == "FAIL"]
-    assert [i["check"] for i in bad] == ["beam sector 3"]
-    assert "GP5" in bad[0]["fix"] and "header pin 7" in bad[0]["fix"]
-    assert "7.3.1" in bad[0]["detail"]
+    assert [i["check"] for i in bad] == ["self-test", "beam sector 3"]
+    assert "1 fault(s), mask 0x8" in bad[0]["detail"]
+    assert "GP5" in bad[1]["fix"] and "header pin 7" in bad[1]["fix"]
+    assert "7.3.1" in bad[1]["detail"]
     assert items["beam sector 2"]["status"] == "OK"
     text = r.text()
     assert "FAIL  beam sector 3" in text and "check: beam alignment" in text
@@ -100,7 +101,7 @@ def test_piezo_wall_button_bits(pm):
     mask = (1 << 9) | M.FAULT_WALL | (1 << 13)
     bad = {i["check"]: i for i in doctor.diagnose(lambda: FakeLink(fault=mask), pm).items
            if i["status"] == "FAIL"}
-    assert set(bad) == {"piezo 1", "wall piezo", "arm button"}
+    assert set(bad) == {"self-test", "piezo 1", "wall piezo", "arm button"}
     assert "GP27" in bad["piezo 1"]["fix"] and "GP11" in bad["arm button"]["fix"]
 
 
@@ -155,3 +156,37 @@ def test_zone_parsing():
     assert doctor.parse_zone("3000x1600") == (3000, 1600)
     with pytest.raises(Exception, match="--zone"):
         doctor.parse_zone("big")
+
+
+def test_doctor_cli_over_the_real_link_client(tmp_path, capsys):
+    # The whole path: `ring doctor` -> devlink -> LinkClient (pyserial on a pty) -> a device
+    # ringlink Session that answers like the firmware, with beam sector 5 blocked.
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from pty_board import PtyBoard
+    from ringctl import cli
+    from ringctl.device import keys
+    key = os.urandom(32)
+    keys.write_private(keys.key_path("SIMPTY01"), key)
+    board = PtyBoard(key, fault=1 << 5)
+    try:
+        rc = cli.main(["doctor", "--port", board.path, "--device-id", "SIMPTY01",
+                       "--light-hold", "0", "--build-dir", str(_fake_build(tmp_path))])
+    finally:
+        board.close()
+    out = capsys.readouterr().out
+    assert rc == 1, out
+    fails = [l for l in out.splitlines() if l.startswith("  FAIL")]
+    assert len(fails) == 2 and "self-test" in fails[0] and "beam sector 5" in fails[1], out
+    assert "GP7" in out and "OK    link + handshake       device SIMPTY01" in out
+    assert "OK    image vs build" in out and "OK    spinner mat" in out
+    assert board.lights == list(doctor.LIGHT_SEQUENCE)
+
+
+def _fake_build(tmp_path):
+    import json
+    d = tmp_path / "build"
+    d.mkdir()
+    (d / "manifest.json").write_text(json.dumps({"files": {}, "image": "1122334455667788ff"}))
+    return d

@@ -56,15 +56,16 @@ def _pin_where(pm, name):
     return name
 
 
-def sensor_lines(pm, fault_mask, details=""):
+def sensor_lines(pm, fault_mask):
     """Fault bitmask from EV_SELFTEST -> [(status, what, detail, fix)] one per sensor."""
     out = []
     for n in range(8):
         bad = fault_mask & (1 << n)
         out.append((FAIL if bad else OK, "beam sector %d" % n,
                     "broken at idle (7.3.1 boundary unguarded)" if bad else "clear",
-                    "beam alignment and lens cleanliness of %s; receiver cable and 5 V supply; "
-                    "nothing lying across the ring edge" % _pin_where(pm, "BEAM%d" % n)))
+                    "beam alignment and lens cleanliness of %s; receiver cable, 24 V supply "
+                    "and optocoupler; nothing lying across the ring edge"
+                    % _pin_where(pm, "BEAM%d" % n)))
     piezos = [p["name"] for p in pinmap.group(pm, "piezo")]
     for n, name in enumerate(piezos):
         bad = fault_mask & (1 << (8 + n))
@@ -85,8 +86,6 @@ def sensor_lines(pm, fault_mask, details=""):
     out.append((FAIL if bad else OK, "firmware integrity",
                 "files differ from /manifest.json" if bad else "files match manifest",
                 "re-deploy: `ring device deploy`"))
-    if details and fault_mask:
-        out.append((WARN, "self-test details", details, "see the lines above"))
     return out
 
 
@@ -112,8 +111,8 @@ def _result_error(cmd_id):
 
 def check_link(report, link, pm):
     hello = link.hello or {}
-    report.add(OK, "link + handshake", "device %s, boot %s, reset cause %s" % (
-        hello.get("device_id", "?"), hello.get("boot_id", "?"),
+    report.add(OK, "link + handshake", "device %s, last reset: %s" % (
+        hello.get("device_id", "?"),
         M.RESET_NAMES.get(hello.get("reset_cause"), hello.get("reset_cause", "?"))))
     if hello.get("reset_cause") == M.RESET_WATCHDOG:
         report.add(WARN, "last reset", "watchdog reset: the firmware hung or crashed",
@@ -163,7 +162,12 @@ def check_selftest(report, link, pm, timeout):
         report.add(FAIL, "self-test", "refused: %s" % ev[6],
                    "disarm first (the board only self-tests when idle)")
         return
-    for status, what, detail, fix in sensor_lines(pm, ev[5], ev[6]):
+    bad = sum(1 for line in sensor_lines(pm, ev[5]) if line[0] == FAIL)
+    report.add(FAIL if (ev[4] or ev[5]) else OK, "self-test",
+               ("%d fault(s), mask 0x%x%s" % (bad, ev[5], ": " + ev[6] if ev[6] else ""))
+               if (ev[4] or ev[5]) else "passed (boot %08x)" % ev[0],
+               "the per-sensor lines below")
+    for status, what, detail, fix in sensor_lines(pm, ev[5]):
         report.add(status, what, detail, fix)
     # Mat state: informative only (an empty mat is normal between spins).
     link.command(M.CMD_STATUS)
