@@ -1,0 +1,122 @@
+"""Judge one still frame: which objects are coins, are they inside and flat (rule 7.3), what faces.
+
+Never guesses: anything that could change the call but cannot be measured with margin makes
+the result "unsure" (the boxer looks), never heads/tails/odds.
+"""
+import math
+import time
+
+import numpy as np
+
+from . import detect, faceid
+
+COLOUR_TOL = 0.12     # L1 distance of normalised (b, g, r) from the trained coin colour
+SIZE_TOL = 0.13       # coin radius within +-13% of the expected
+FLAT_RATIO = 0.95     # axis ratio of a flat coin (>= ; cos 18 deg)
+TILT_RATIO = 0.90     # clearly tilted below this (cos 26 deg)
+
+
+def _tol(r):
+    """Measurement tolerance for edge positions, px (outline fits are ~0.3 px; margin for blur)."""
+    return max(2.0, 0.06 * r)
+
+
+def classify(img, ring, model):
+    """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}."""
+    t0 = time.perf_counter()
+    ring.check_frame(img)
+    blobs = detect.find_blobs(img, ring)
+    r_exp = ring.coin_radius_px * model.radius_ratio
+    R = ring.radius
+    c_ring = np.array(ring.center)
+    coins, nospin, unsure = [], [], []
+    for b in blobs:
+        if b.axes is None or b.plane_center is None:
+            pc = ring.plane_points([b.center])[0]
+            if np.hypot(*(pc - c_ring)) < R:
+                unsure.append("unsure: unexplained object in the ring")
+            continue
+        pc = np.array(b.plane_center)
+        dist = float(np.hypot(*(pc - c_ring)))
+        a, bb = b.axes
+        colour = float(np.abs(np.subtract(b.chroma, model.chroma)).sum())
+        size = a / r_exp
+        in_ring = dist < R
+        entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(a, 1),
+                 "face": None, "flat": False, "inside": False, "confidence": 0.0}
+        if colour > COLOUR_TOL * 1.6:
+            if in_ring:   # a chip or something else in the ring: it may hide or push a coin
+                unsure.append("unsure: object in the ring that is not a coin")
+            continue      # chips, tokens and other round things outside the ring are not coins
+        if colour > COLOUR_TOL:
+            unsure.append("unsure: coin-coloured object that may or may not be a coin")
+            continue
+        pair = 1.6 < b.area_coins < 3.0 and (a > 1.4 * r_exp or b.fit_err > 0.8)
+        if pair:   # two coins merged into one outline: on top of or touching each other
+            entry["radius"] = round(r_exp, 1)
+            entry["inside"] = dist + a < R - _tol(a)
+            entry["confidence"] = 0.9
+            coins += [entry, dict(entry)]
+            nospin.append("7.3.4 coin lying on or touching the other coin")
+            continue
+        if abs(size - 1) > SIZE_TOL:
+            if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
+                if in_ring:
+                    unsure.append("unsure: object in the ring that is not a coin")
+                continue
+            unsure.append("unsure: coin-coloured object of the wrong size")
+            continue
+        ratio = bb / a
+        # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)
+        clear = R - (dist + a)
+        tol = _tol(a)
+        entry["inside"] = bool(clear > tol)
+        if clear < -tol:
+            nospin.append("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim")
+        elif clear <= tol:
+            unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
+        if ratio < TILT_RATIO:
+            near_wall = clear < 0.5 * a
+            nospin.append("7.3.4 coin not lying flat" + (" (leaning on the ring wall)" if near_wall else " (tilted)"))
+            entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
+        elif ratio < FLAT_RATIO or b.fit_err > 1.0:
+            unsure.append("unsure: cannot tell whether a coin lies flat")
+        else:
+            entry["flat"] = True
+            if entry["inside"]:
+                face, conf, h, t = model.read(faceid.features(faceid.coin_patch(img, ring, b)))
+                entry["face"], entry["confidence"] = face, round(conf, 3)
+            else:
+                entry["confidence"] = 1.0
+        entry["_pc"], entry["_a"] = pc, a
+        coins.append(entry)
+    # two flat coins must not touch (7.3.4)
+    flat = [c for c in coins if "_pc" in c]
+    for i in range(len(flat)):
+        for j in range(i + 1, len(flat)):
+            gap = float(np.hypot(*(flat[i]["_pc"] - flat[j]["_pc"]))) - flat[i]["_a"] - flat[j]["_a"]
+            tol = _tol(flat[i]["_a"])
+            if gap < tol:
+                nospin.append("7.3.4 coin lying on or touching the other coin")
+                flat[i]["flat"] = flat[j]["flat"] = False
+            elif gap < 2 * tol:
+                unsure.append("unsure: coins nearly touching")
+    for c in coins:
+        c.pop("_pc", None)
+        c.pop("_a", None)
+    if nospin:
+        result, reasons = "no-spin", sorted(set(nospin))
+    elif unsure:
+        result, reasons = "unsure", sorted(set(unsure))
+    elif len(coins) < 2:
+        result, reasons = "no-spin", ["7.3.1 fewer than two coins in view"]
+    elif len(coins) > 2:
+        result, reasons = "unsure", ["unsure: more than two coins in view"]
+    elif any(c["face"] is None for c in coins):
+        result, reasons = "unsure", ["unsure: cannot read a coin's face"]
+    else:
+        faces = {c["face"] for c in coins}
+        result = faces.pop() if len(faces) == 1 else "odds"
+        reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
+    return {"result": result, "reasons": reasons, "coins": coins,
+            "ms": round((time.perf_counter() - t0) * 1000, 2)}
