@@ -1,5 +1,6 @@
 """`ring doctor` report logic against a scripted fake link: faults named per sensor with what to check."""
 import collections
+import time
 
 import pytest
 
@@ -48,7 +49,10 @@ class FakeLink:
         return cmd_id
 
     def next_event(self, timeout):
-        return tuple(self.q.popleft()) if self.q else None
+        if not self.q:
+            time.sleep(min(timeout, 0.01))     # a real link blocks until the timeout
+            return None
+        return tuple(self.q.popleft())
 
     def close(self):
         self.closed = True
@@ -190,3 +194,19 @@ def _fake_build(tmp_path):
     d.mkdir()
     (d / "manifest.json").write_text(json.dumps({"files": {}, "image": "1122334455667788ff"}))
     return d
+
+
+def test_walk_test_names_the_silent_sector(pm):
+    link = FakeLink()
+    said = []
+
+    def say(msg):
+        said.append(msg)
+        if msg.startswith("walk test"):           # the technician walks round the ring now;
+            for n in (0, 1, 2, 3, 4, 6, 7):        # sector 5's receiver cable is cut
+                link.q.append(Ev(0xB007, 100 + n, M.EV_BEAM, 0, n, 20000, ""))
+    items = _by(doctor.diagnose(lambda: link, pm, walk_s=1, say=say))
+    assert items["beam walk test"]["status"] == "FAIL"
+    assert "sector(s) 5 " in items["beam walk test"]["detail"]
+    assert "BEAM5 (GP7" in items["beam walk test"]["fix"]
+    assert "  sector 7 seen (7/8)" in said

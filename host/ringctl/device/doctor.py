@@ -6,6 +6,7 @@ runs against a real board, the simulated board, and the tests' fake link.
 """
 import json
 import shutil
+import sys
 import time
 
 from ..errors import UserError
@@ -214,6 +215,30 @@ def parse_zone(text):
     return tuple(parts)
 
 
+def check_walk(report, link, pm, walk_s, say=print):
+    """Beam walk test: the technician breaks every beam in turn; each sector must report.
+    With LOW = broken wiring a cut receiver cable reads "clear" forever: only this catches it."""
+    say("walk test: break each of the 8 beams in turn with a coin on edge (%d s)" % walk_s)
+    seen = set()
+    end = time.monotonic() + walk_s
+    while len(seen) < 8:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        ev = link.next_event(left)
+        if ev is not None and ev[2] == M.EV_BEAM and 0 <= ev[4] < 8 and ev[4] not in seen:
+            seen.add(ev[4])
+            say("  sector %d seen (%d/8)" % (ev[4], len(seen)))
+    missing = [n for n in range(8) if n not in seen]
+    if missing:
+        report.add(FAIL, "beam walk test", "no break seen on sector(s) %s in %d s" % (
+            ", ".join(map(str, missing)), walk_s),
+            "; ".join("%s: receiver cable and optocoupler, selector on D (dark-ON)"
+                      % _pin_where(pm, "BEAM%d" % n) for n in missing))
+    else:
+        report.add(OK, "beam walk test", "every sector reported a break")
+
+
 def check_camera(report, spec, zone):
     if spec is None:
         report.add(SKIP, "camera", "no --camera given", "pass --camera 0 (or a file/URL)")
@@ -248,7 +273,7 @@ def check_disk(report, path):
 
 def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image="",
              selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
-             log_dir=None):
+             log_dir=None, walk_s=0, say=print):
     """Run every check -> Report. open_link() returns a link (hello, command, next_event,
     close) or raises UserError/OSError with the reason."""
     report = Report()
@@ -279,6 +304,8 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
             check_image(report, link, build_image)
             check_selftest(report, link, pm, selftest_timeout)
             check_light(report, link, light_hold, light_timeout)
+            if walk_s:
+                check_walk(report, link, pm, walk_s, say)
         finally:
             link.close()
     else:
@@ -302,6 +329,8 @@ def register(subparsers):
     p.add_argument("--build-dir", help="firmware build to compare the image hash with")
     p.add_argument("--light-hold", type=float, default=0.7,
                    help="seconds each light state stays on for the technician to see")
+    p.add_argument("--walk-test", type=int, default=0, metavar="SECONDS",
+                   help="also wait this long for the technician to break every beam")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 
@@ -331,6 +360,7 @@ def run(args):
         return devlink.open_link(port, device_id)
     report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
-                      device_id=device_id)
+                      device_id=device_id, walk_s=args.walk_test,
+                      say=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report.items, indent=1) if args.json else report.text())
     return 1 if report.failed else 0
