@@ -48,16 +48,18 @@ def classify(img, ring, model):
             if in_ring:   # a chip or something else in the ring: it may hide or push a coin
                 unsure.append("unsure: object in the ring that is not a coin")
             continue      # chips, tokens and other round things outside the ring are not coins
-        if colour > COLOUR_TOL:
-            unsure.append("unsure: coin-coloured object that may or may not be a coin")
-            continue
-        pair = 1.6 < b.area_coins < 3.0 and (a > 1.4 * r_exp or b.fit_err > 0.8)
-        if pair:   # two coins merged into one outline: on top of or touching each other
+        # two coins merged into one outline: one on top of or touching the other (7.3.4)
+        pair = colour <= COLOUR_TOL * 1.6 and b.area_coins > 1.05 and 1.13 < size < 2.2 and \
+            (b.area_coins > 1.6 or size > 1.13)
+        if pair:
             entry["radius"] = round(r_exp, 1)
-            entry["inside"] = dist + a < R - _tol(a)
+            entry["inside"] = bool(dist + a < R - _tol(a))
             entry["confidence"] = 0.9
             coins += [entry, dict(entry)]
             nospin.append("7.3.4 coin lying on or touching the other coin")
+            continue
+        if colour > COLOUR_TOL:
+            unsure.append("unsure: coin-coloured object that may or may not be a coin")
             continue
         if abs(size - 1) > SIZE_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
