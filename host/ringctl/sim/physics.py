@@ -16,11 +16,13 @@ G = 9.81
 FORCES = (None, "outside", "wall", "stack", "lean", "low", "mat")
 FLAT_TILT_DEG = 5.0          # 7.3.4: a coin tilted more than this does not lie flat
 MIN_CLEARANCE_M = 0.3        # 7.1.2: the coins must rise this far above the spinner's head
-REST_V = 0.005               # m/s   } both coins below these for REST_HOLD_S = at rest
-REST_W = 0.05                # rad/s }
+REST_V = 0.01                # m/s   } both coins this slow, then within REST_POS_M and
+REST_W = 1.0                 # rad/s } REST_ANG_DEG of that pose for REST_HOLD_S = at rest
+REST_POS_M = 0.0005
+REST_ANG_DEG = 1.0
 REST_HOLD_S = 0.25
 IMPACT_MIN_SPEED = 0.02      # m/s: slower contact onsets are not recorded
-STRIKE_MIN_SPEED = 0.05      # m/s: a coin settling against the wall is not a "hit" (7.3.2)
+STRIKE_MIN_SPEED = 0.1       # m/s: slower is a coin settling, not a "hit" (7.3.2); = wall sensor threshold
 
 
 @dataclass
@@ -34,6 +36,8 @@ class Toss:
     t: np.ndarray                 # (N,) sample times, s
     pos: np.ndarray               # (N, 2, 3) coin centres, m
     quat: np.ndarray              # (N, 2, 4)
+    vel: np.ndarray               # (N, 2, 3) linear velocity, m/s
+    angvel: np.ndarray            # (N, 2, 3) angular velocity, rad/s
     curtain_t: np.ndarray         # (M,) every physics step
     curtain_mask: np.ndarray      # (M, 2) beam sectors each coin breaks (bit k = sector k)
     contacts: list                # dicts: t, coin, other, xyz, speed, above_layout
@@ -41,6 +45,7 @@ class Toss:
     launch: dict
     truth: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
+    final_vel: list = None        # [(v, w)] per coin at the end, as reported by the engine
 
     @property
     def duration_s(self):
@@ -60,6 +65,16 @@ class Toss:
     def sensor_timeline(self):
         from .sensors import timeline
         return timeline(self)
+
+
+def _same_pose(anchor, P, Q):
+    P0, Q0 = anchor
+    for i in range(2):
+        d = sum((a - b) ** 2 for a, b in zip(P0[i], P[i])) ** 0.5
+        dot = abs(sum(a * b for a, b in zip(Q0[i], Q[i])))
+        if d > REST_POS_M or 2 * np.degrees(np.arccos(min(1.0, dot))) > REST_ANG_DEG:
+            return False
+    return True
 
 
 def _quat_about(axis, angle):
@@ -237,12 +252,14 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
             p.resetBasePositionAndOrientation(b, launch["pos"][i], launch["quat"][i], physicsClientId=c)
             p.resetBaseVelocity(b, launch["v"][i], launch["w"][i], physicsClientId=c)
         every = max(1, int(round(1 / (dt * sample_hz))))
-        ts, poss, quats, ct, cm, contacts = [], [], [], [], [], []
+        ts, poss, quats, vels, avels, ct, cm, contacts = [], [], [], [], [], [], [], []
         in_contact = set()
         prev_v = [tuple(v) for v in launch["v"]]
         prev_w = [tuple(w) for w in launch["w"]]
         still_since = None
+        anchor = None
         rest_t = None
+        cur_sub = 8
         nsteps = int(max_s / dt)
         for k in range(nsteps + 1):
             t = k * dt
@@ -265,6 +282,8 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
                 ts.append(t)
                 poss.append(P)
                 quats.append(Q)
+                vels.append(V)
+                avels.append(W)
             # contact onsets = impacts (piezo pulses, wall strikes, coin on coin)
             now = set()
             for i, b in enumerate(world.coins):
@@ -290,17 +309,29 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
                                          "above_layout": bool(xyz[2] > 0.0005)})
             in_contact = now
             prev_v, prev_w = V, W
-            still = all(vx * vx + vy * vy + vz * vz < REST_V ** 2 for vx, vy, vz in V) and \
+            # At rest = slow, and the pose has stayed put for REST_HOLD_S. The pose test
+            # ignores the engine's contact jitter (a flat coin "rocking" at 0.4 rad/s in
+            # place) that never moves the coin.
+            slow = all(vx * vx + vy * vy + vz * vz < REST_V ** 2 for vx, vy, vz in V) and \
                 all(wx * wx + wy * wy + wz * wz < REST_W ** 2 for wx, wy, wz in W)
-            if still:
-                still_since = t if still_since is None else still_since
-                if rest_t is None and t - still_since >= REST_HOLD_S:
-                    rest_t = still_since
-            else:
+            if still_since is not None and not _same_pose(anchor, P, Q):
                 still_since = None
+            if still_since is None and slow:
+                still_since, anchor = t, (P, Q)
+            if still_since is not None and rest_t is None and t - still_since >= REST_HOLD_S:
+                rest_t = still_since
+            if still_since is None:
                 rest_t = None
             if rest_t is not None and t >= rest_t + max(tail_s, REST_HOLD_S):
                 break
+            # Substeps only where they matter: a fast coin near a surface (no tunnelling,
+            # <= ~1.5 mm per substep); high in the air or nearly still, one step will do.
+            low = min(P[0][2], P[1][2]) < 0.3 or force == "lean"
+            vmax = max(vx * vx + vy * vy + vz * vz for vx, vy, vz in V) ** 0.5
+            sub = int(np.clip(np.ceil(vmax * dt / 0.0015), 2, 8)) if low else 1
+            if sub != cur_sub:
+                p.setPhysicsEngineParameter(numSubSteps=sub, physicsClientId=c)
+                cur_sub = sub
             p.stepSimulation(physicsClientId=c)
     finally:
         world.close()
@@ -308,10 +339,11 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
     if launch["mat_off_t"] is not None:
         mat.append((launch["mat_off_t"], False))
     toss = Toss(seed=seed, ring=ring, coin=coin, force=force, dt=dt, t=np.array(ts),
-                pos=np.array(poss), quat=np.array(quats), curtain_t=np.array(ct),
+                pos=np.array(poss), quat=np.array(quats), vel=np.array(vels),
+                angvel=np.array(avels), curtain_t=np.array(ct),
                 curtain_mask=np.array(cm, dtype=np.int64), contacts=contacts, mat=mat,
                 launch={k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in launch.items()},
-                wall_time_s=0.0)
+                wall_time_s=0.0, final_vel=[(V[i], W[i]) for i in range(2)])
     toss.truth = ground_truth(toss, rest_t)
     toss.wall_time_s = time.perf_counter() - wall0
     return toss

@@ -1,0 +1,211 @@
+"""The simulated overhead camera: coin poses -> pinhole projection -> scene spec -> rendered frame.
+
+`CameraSource(toss, ...)` is a frame source like the vision package's (`read() -> (frame or
+None, t_s)`, `size`, `fps`, `close()`), replaying a toss in real time (a live camera) or as
+fast as asked (a recording). Frames are drawn by `ringctl.vision.render.render_scene` from a
+plain-dict spec; `scene_spec()` is the one place that maps physics to that spec.
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import RingGeometry, quat_to_matrix
+
+RENDER_FLAT_DEG = 2.0   # rest tilt below this is contact-margin noise in the engine: draw flat
+
+
+def _render_fn():
+    try:
+        from ringctl.vision.render import render_scene
+        return render_scene
+    except ImportError:      # vision not installed: a plain drawing with the same signature
+        return placeholder_render
+
+
+def placeholder_render(spec, rng=None):
+    """Minimal stand-in for vision.render.render_scene: green disc, copper coins, H/T letter."""
+    import cv2
+    w, h = spec.get("size", [960, 720])
+    img = np.full((h, w, 3), (100, 100, 100), np.uint8)
+    ring = spec.get("ring", {})
+    c = tuple(int(v) for v in ring.get("center", [w / 2, h / 2]))
+    cv2.circle(img, c, int(ring.get("radius", 0.42 * min(w, h))), (35, 105, 40), -1)
+    for coin in spec.get("coins", []):
+        x, y = coin["center_px"]
+        r = coin["radius_px"]
+        ax = (int(r), max(1, int(r * np.cos(np.deg2rad(coin.get("tilt_deg", 0))))))
+        cv2.ellipse(img, (int(x), int(y)), ax, coin.get("tilt_axis_deg", 0), 0, 360, (70, 120, 190), -1)
+        cv2.putText(img, "H" if coin.get("face") == "heads" else "T", (int(x - r / 3), int(y + r / 3)),
+                    cv2.FONT_HERSHEY_SIMPLEX, max(0.3, r / 25), (20, 40, 60), 2)
+    return img, {"coins": spec.get("coins", [])}
+
+
+@dataclass
+class PinholeCamera:
+    """A camera looking straight down from `height_m` above the ring centre (+x right, +y up)."""
+    ring: RingGeometry
+    size: tuple = (1280, 1280)
+    px_per_m: float = None       # at the layout surface; None: fit the ring and wall in view
+    height_m: float = 4.0        # above the coins' highest apex, as a ceiling mount would be
+
+    def __post_init__(self):
+        w, h = self.size
+        if self.px_per_m is None:
+            outer = self.ring.wall_radius_m + self.ring.wall_thickness_m
+            self.px_per_m = 0.48 * min(w, h) / outer
+        self.f = self.px_per_m * self.height_m
+        self.cx, self.cy = w / 2, h / 2
+
+    @classmethod
+    def for_coin_px(cls, ring, coin_px=40, coin_diameter_m=0.0308, **kw):
+        """The smallest square image showing the whole ring with coins `coin_px` across."""
+        ppm = coin_px / coin_diameter_m
+        outer = ring.wall_radius_m + ring.wall_thickness_m
+        side = int(np.ceil(2 * outer * ppm / 0.96 / 16) * 16)
+        return cls(ring, size=(side, side), px_per_m=ppm, **kw)
+
+    def project(self, xyz):
+        """World point -> (u, v, px per metre at its depth)."""
+        x, y, z = xyz
+        depth = max(self.height_m - z, 0.05)
+        s = self.f / depth
+        return self.cx + s * x, self.cy - s * y, s
+
+    def to_world(self, u, v):
+        """Image px -> the point of the layout surface (z = 0) it shows."""
+        return (u - self.cx) / self.px_per_m, -(v - self.cy) / self.px_per_m
+
+
+def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
+    """Render spec (see vision.render.SPEC_DOC) for both coins at poses pos (2,3), quat (2,4)."""
+    ring = cam.ring
+    rot = quat_to_matrix(np.asarray(quat)) if len(pos) else []
+    coins, zs = [], []
+    for i in range(len(pos)):
+        u, v, s = cam.project(pos[i])
+        R = rot[i]
+        n = R[:, 2]                                   # heads normal
+        to_cam = np.array([0, 0, cam.height_m]) - pos[i]
+        heads = float(np.dot(n, to_cam)) > 0
+        nv = n if heads else -n                       # normal of the face the camera sees
+        tilt = float(np.degrees(np.arccos(np.clip(nv[2], -1, 1))))
+        if tilt < RENDER_FLAT_DEG:
+            tilt = 0.0
+        xa = R[:, 0] if heads else -R[:, 0]           # the visible face's own x axis, mirrored
+        rotation = float(np.degrees(np.arctan2(-xa[1], xa[0])))
+        axis = float(np.degrees(np.arctan2(-nv[1], nv[0]))) + 90.0
+        coins.append({"center_px": [float(u), float(v)], "radius_px": float(s * coin.radius_m),
+                      "face": "heads" if heads else "tails", "rotation_deg": rotation % 360,
+                      "tilt_deg": min(tilt, 89.0), "tilt_axis_deg": axis % 360})
+        zs.append(float(pos[i][2]))
+    # a coin above and overlapping the other is drawn over it
+    if len(coins) == 2:
+        d = np.hypot(*np.subtract(coins[0]["center_px"], coins[1]["center_px"]))
+        if d < coins[0]["radius_px"] + coins[1]["radius_px"]:
+            top = 0 if zs[0] > zs[1] else 1
+            coins[top]["on_top_of"] = 1 - top
+            coins[top]["tilt_deg"] = max(coins[top]["tilt_deg"], 0.5)
+    wall_px = (ring.gutter_m + ring.wall_thickness_m) * cam.px_per_m
+    spec = {"size": [int(cam.size[0]), int(cam.size[1])],
+            "ring": {"center": [cam.cx, cam.cy], "radius": ring.layout_radius_m * cam.px_per_m,
+                     "wall_px": wall_px},
+            "noise": noise, "jpeg": jpeg, "coins": coins}
+    if extra:
+        spec.update(extra)
+    return spec
+
+
+class CameraSource:
+    """Frames of a simulated toss. Real time: `read()` paces to `fps` and shows the pose at
+    (now - release); after the toss the coins stay where they rested. Not real time: frame
+    k shows t = start_s + k / fps and the source ends `still_s` after the toss ends.
+
+    `play(toss, t0)` switches to the next toss (t0 = time.monotonic() of its release).
+    With no toss yet, the ring is empty. t_s of a real-time frame is seconds since open.
+    """
+
+    def __init__(self, toss=None, ring=None, size=None, coin_px=None, fps=30.0, realtime=True,
+                 noise=2.0, jpeg=None, seed=0, t0=None, start_s=0.0, still_s=1.0, extra=None,
+                 render=None):
+        ring = toss.ring if toss is not None else (ring or RingGeometry())
+        if coin_px:
+            self.cam = PinholeCamera.for_coin_px(ring, coin_px)
+        else:
+            self.cam = PinholeCamera(ring, size=tuple(size) if size else (1280, 1280))
+        self.size = tuple(self.cam.size)
+        self.fps = float(fps)
+        self.realtime = realtime
+        self.noise, self.jpeg, self.extra = noise, jpeg, extra
+        self.rng = np.random.default_rng(seed)
+        self.render = render or _render_fn()
+        self.still_s = still_s
+        self._clock0 = time.monotonic()
+        self._next = self._clock0
+        self._k = 0
+        self._start_s = start_s
+        self.last_spec = None
+        self.last_truth = None
+        self.toss = None
+        self.t0 = None
+        if toss is not None:
+            self.play(toss, t0)
+
+    @property
+    def coin_px(self):
+        """Diameter of a coin lying on the layout, in px (vision needs about 40)."""
+        coin = self.toss.coin if self.toss is not None else None
+        return 2 * (coin.radius_m if coin else 0.0154) * self.cam.px_per_m
+
+    def play(self, toss, t0=None):
+        self.toss = toss
+        self.t0 = time.monotonic() if t0 is None else t0
+        self._k = 0
+
+    def frame_at(self, t):
+        """Render the scene at toss time t (s after release); None toss: the empty ring."""
+        if self.toss is None:
+            spec = scene_spec(self.cam, [], [], None, self.noise, self.jpeg, self.extra)
+        else:
+            pos, quat = self.toss.pose_at(t)
+            spec = scene_spec(self.cam, pos, quat, self.toss.coin, self.noise, self.jpeg, self.extra)
+        self.last_spec = spec
+        img, self.last_truth = self.render(spec, self.rng)
+        return img
+
+    def read(self):
+        if not self.realtime:
+            t = self._start_s + self._k / self.fps
+            if self.toss is not None and t > self.toss.duration_s + self.still_s:
+                return None, None
+            self._k += 1
+            return self.frame_at(t), t
+        now = time.monotonic()
+        if self._next > now:
+            time.sleep(self._next - now)
+            now = self._next
+        # a slow reader gets the current frame, not a backlog (as a live camera drops frames)
+        self._next = max(self._next + 1 / self.fps, now)
+        t = (now - self.t0) if self.t0 is not None else 0.0
+        return self.frame_at(t), now - self._clock0
+
+    def still_frames(self, n=3):
+        """n frames of the coins at rest (fresh sensor noise each)."""
+        t = self.toss.duration_s if self.toss is not None else 0.0
+        return [self.frame_at(t) for _ in range(n)]
+
+    def close(self):
+        self.toss = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __iter__(self):
+        while True:
+            frame, t = self.read()
+            if frame is None:
+                return
+            yield frame, t

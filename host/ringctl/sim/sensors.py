@@ -1,0 +1,186 @@
+"""Ring sensors synthesised from a simulated toss, and a feeder that plays them to the board.
+
+`timeline(toss)` -> sorted [(t_s, kind, channel, value)], t = 0 at the release:
+- ("beam", sector, 1|0): boundary curtain sector broken / clear again (7.3.1). Only where a
+  coin's body passes through the curtain (r = R, 0..curtain height above the layout): a coin
+  flying high over the edge breaks nothing, as on the real ring.
+- ("impact", channel, level): a coin-layout or coin-coin contact onset as seen by layout piezo
+  `channel`: envelope peak in adc_u16 counts, from the impact speed, fading with distance;
+  also the rumble of a coin rolling or wobbling on the layout (50 Hz, weaker: it keeps the
+  envelope above the rest threshold while a coin still rolls fast, as a real piezo would).
+- ("wall", 0, level): wall piezo peak from a coin hitting the wall above the layout (7.3.2).
+- ("mat", 0, 1|0): spinner on / off the mat (7.3.3); on from t = -1 s.
+Levels use the firmware's units (ringctl.fw.pins.DEFAULTS thresholds: impact 6000, rest
+1500, wall 8000).
+
+`SensorFeeder(socket_path).play(timeline, t0)` sends it in real time to the simulated
+board's sensor socket; `encode()` is the one function that knows that wire format.
+"""
+import json
+import socket
+import threading
+import time
+
+import numpy as np
+
+ADC_MAX = 65535
+IMPACT_GAIN = 20000.0      # counts per m/s of impact speed at the piezo
+WALL_GAIN = 100000.0       # counts per m/s: a 0.1 m/s touch reaches the 8000 strike threshold
+RUMBLE_GAIN = 4000.0       # counts per m/s of a rolling coin's speed (rest threshold: 1500)
+RUMBLE_HZ = 50
+GUTTER_GAIN = 0.2          # a coin in the gutter shakes the layout a little
+MIN_LEVEL = 200            # quieter pulses are lost in the noise floor: not emitted
+MAT_ON_T = -1.0
+
+
+def _falloff(d, ring):
+    # amplitude decays with distance through the layout board; length ~ half the radius
+    return float(np.exp(-d / (0.5 * ring.layout_radius_m)))
+
+
+def impact_levels(speed, xyz, ring):
+    """Peak level on each layout piezo for a contact at xyz with normal speed `speed` (m/s)."""
+    out = []
+    for px, py in ring.piezos():
+        d = float(np.hypot(xyz[0] - px, xyz[1] - py))
+        out.append(int(min(ADC_MAX, IMPACT_GAIN * speed * _falloff(d, ring))))
+    return out
+
+
+def rumble(toss):
+    """[(t, "impact", ch, level)] while a coin rolls or wobbles on the layout."""
+    ring, coin = toss.ring, toss.coin
+    step = max(1, int(round((len(toss.t) / max(toss.duration_s, 1e-9)) / RUMBLE_HZ)))
+    out = []
+    for k in range(0, len(toss.t), step):
+        for i in range(2):
+            p = toss.pos[k, i]
+            if p[2] > coin.radius_m + 0.002 or p[2] < -0.002:
+                continue                       # in the air, or off the layout
+            if np.hypot(p[0], p[1]) > ring.layout_radius_m:
+                continue
+            speed = np.linalg.norm(toss.vel[k, i]) + coin.radius_m * np.linalg.norm(toss.angvel[k, i])
+            for ch, (px, py) in enumerate(ring.piezos()):
+                lvl = int(min(ADC_MAX, RUMBLE_GAIN * speed *
+                              _falloff(np.hypot(p[0] - px, p[1] - py), ring)))
+                if lvl >= MIN_LEVEL:
+                    out.append((float(toss.t[k]), "impact", ch, lvl))
+    return out
+
+
+def beam_edges(toss):
+    """[(t, sector, 1|0)] from the per-step curtain masks of both coins."""
+    mask = np.bitwise_or(toss.curtain_mask[:, 0], toss.curtain_mask[:, 1])
+    out = []
+    prev = 0
+    for t, m in zip(toss.curtain_t, mask):
+        m = int(m)
+        if m != prev:
+            for s in range(toss.ring.sectors):
+                was, now = prev >> s & 1, m >> s & 1
+                if was != now:
+                    out.append((float(t), "beam", s, now))
+            prev = m
+    return out
+
+
+def timeline(toss):
+    """All sensor events of a toss, sorted by time (see module doc)."""
+    ring = toss.ring
+    ev = [(t, "mat", 0, 1 if on else 0) for t, on in toss.mat]
+    ev += beam_edges(toss)
+    for c in toss.contacts:
+        other = c["other"]
+        if other in ("layout", "coin", "gutter"):
+            gain = GUTTER_GAIN if other == "gutter" else 1.0
+            for ch, lvl in enumerate(impact_levels(c["speed"] * gain, c["xyz"], ring)):
+                if lvl >= MIN_LEVEL:
+                    ev.append((c["t"], "impact", ch, lvl))
+        elif other == "wall" and c["above_layout"]:
+            lvl = int(min(ADC_MAX, WALL_GAIN * c["speed"]))
+            if lvl >= MIN_LEVEL:
+                ev.append((c["t"], "wall", 0, lvl))
+    ev += rumble(toss)
+    order = {"mat": 0, "beam": 1, "wall": 2, "impact": 3}
+    ev.sort(key=lambda e: (e[0], order[e[1]], e[2]))
+    return [(round(float(t), 6), k, int(ch), int(v)) for t, k, ch, v in ev]
+
+
+def summary(tl):
+    """Counts and first times per kind, for printing and tests."""
+    out = {}
+    for t, kind, ch, v in tl:
+        s = out.setdefault(kind, {"n": 0, "first_t": t, "last_t": t})
+        s["n"] += 1
+        s["last_t"] = t
+    return out
+
+
+# ---- the wire: the one function that knows the board's sensor-socket format ---------------
+
+def encode(event):
+    """One timeline event -> bytes for the simulated board's sensor socket (firmware/SIM.md)."""
+    t, kind, ch, value = event
+    return (json.dumps({"kind": kind, "ch": ch, "value": value}) + "\n").encode()
+
+
+class SensorFeeder:
+    """Plays a timeline into the simulated board's AF_UNIX sensor socket at the right times."""
+
+    def __init__(self, socket_path, connect_timeout_s=5.0):
+        self.path = str(socket_path)
+        self.sock = None
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = None
+        deadline = time.monotonic() + connect_timeout_s
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(self.path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def send(self, event):
+        self.sock.sendall(encode(event))
+        self.sent += 1
+
+    def play(self, tl, t0=None, speed=1.0):
+        """Send each event at t0 + t/speed (time.monotonic clock). Returns lateness stats (ms)."""
+        t0 = time.monotonic() if t0 is None else t0
+        late = []
+        for ev in tl:
+            if self._stop.is_set():
+                break
+            due = t0 + ev[0] / speed
+            now = time.monotonic()
+            if due > now:
+                self._stop.wait(due - now)
+            late.append((time.monotonic() - due) * 1000)
+            self.send(ev)
+        return {"sent": len(late), "late_ms_max": max(late) if late else 0.0}
+
+    def start(self, tl, t0=None, speed=1.0):
+        """play() on a background thread; join with wait()."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.play, args=(tl, t0, speed), daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def wait(self, timeout=None):
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def stop(self):
+        self._stop.set()
+        self.wait(1.0)
+
+    def close(self):
+        self.stop()
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None

@@ -1,0 +1,18 @@
+"""Shared simulated tosses for the simulator tests: each is simulated once per test session."""
+import functools
+
+import pytest
+
+pytest.importorskip("pybullet")
+
+from ringctl.sim.physics import simulate_toss  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def toss(seed, force=None, angle=None):
+    return simulate_toss(seed, force=force, force_angle_deg=angle)
+
+
+@pytest.fixture
+def get_toss():
+    return toss
