@@ -1,0 +1,63 @@
+"""`ring game replay`: the JSON-lines format in and out, and one-line errors for bad input."""
+import json
+
+import pytest
+
+from ringctl.cli import main
+from ringctl.errors import UserError
+from ringctl.game.script import replay
+
+SCRIPT = """\
+{"op": "chips", "values": [1, 5, 25]}
+{"op": "spinner", "calls": "heads"}
+{"op": "bets-open"}
+{"op": "bet", "id": "s", "on": "spinner", "amount": 10}
+
+# a comment and a blank line above are skipped but still counted
+{"op": "bet", "id": "b1", "on": "tails", "amount": 5}
+{"op": "bets-closed"}
+{"op": "withdraw", "id": "b1"}
+{"op": "spin", "result": "heads"}
+{"op": "bets-open"}
+{"op": "bets-closed"}
+{"op": "spin", "result": "heads"}
+{"op": "bets-open"}
+{"op": "bets-closed"}
+{"op": "spin", "result": "heads"}
+"""
+
+
+def test_replay_prints_settled_and_rejected_lines(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text(SCRIPT)
+    assert main(["game", "replay", str(path)]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rejected = [e for e in out if e["event"] == "rejected"]
+    assert [(e["line"], e["rule"]) for e in rejected] == [(9, "4.6")]
+    assert rejected[0]["reason"]
+    settled = [e for e in out if e["event"] == "settled"]
+    assert [(e["bet"], e["outcome"], e["pays"]) for e in settled] == [("b1", "lose", 0), ("s", "win", 75)]
+
+
+@pytest.mark.parametrize("line, needle", [
+    ('{"op": "spin"', "not valid JSON"),
+    ('{"op": "dance"}', "unknown op"),
+    ('{"op": "spin", "result": "edge"}', "'result' must be one of"),
+    ('{"op": "bet", "id": "x", "on": "heads"}', "needs field 'amount'"),
+    ('{"op": "bet", "id": "x", "on": "heads", "amount": "10"}', "wrong type"),
+    ('[1, 2]', "expected a JSON object"),
+])
+def test_malformed_line_is_one_line_error_naming_the_line(line, needle):
+    with pytest.raises(UserError) as exc:
+        list(replay(['{"op": "bets-open"}', line], source="g.jsonl"))
+    assert str(exc.value).startswith("g.jsonl line 2: ")
+    assert needle in str(exc.value)
+
+
+def test_cli_malformed_script_exits_2_without_traceback(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"op": "bets-open"}\n{"op": "spin", "result": 3}\n')
+    assert main(["game", "replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2" in err and "Traceback" not in err
+    assert main(["game", "replay", str(tmp_path / "missing.jsonl")]) == 1
