@@ -10,7 +10,7 @@ import numpy as np
 
 from . import detect, faceid
 
-COLOUR_TOL = 0.12     # L1 distance of normalised (b, g, r) from the trained coin colour
+COLOUR_TOL = 0.18     # L1 distance of normalised (b, g, r) from the trained coin colour (highlights clip red)
 SIZE_TOL = 0.13       # coin radius within +-13% of the expected
 FLAT_RATIO = 0.95     # axis ratio of a flat coin (>= ; cos 18 deg)
 TILT_RATIO = 0.90     # clearly tilted below this (cos 26 deg)
@@ -44,12 +44,12 @@ def classify(img, ring, model):
         in_ring = dist < R
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(a, 1),
                  "face": None, "flat": False, "inside": False, "confidence": 0.0}
-        if colour > COLOUR_TOL * 1.6:
+        if colour > COLOUR_TOL * 1.55:
             if in_ring:   # a chip or something else in the ring: it may hide or push a coin
                 unsure.append("unsure: object in the ring that is not a coin")
             continue      # chips, tokens and other round things outside the ring are not coins
         # two coins merged into one outline: one on top of or touching the other (7.3.4)
-        pair = colour <= COLOUR_TOL * 1.6 and b.area_coins > 1.05 and 1.13 < size < 2.2 and \
+        pair = colour <= COLOUR_TOL * 1.55 and b.area_coins > 1.05 and 1.13 < size < 2.2 and \
             (b.area_coins > 1.6 or size > 1.13)
         if pair:
             entry["radius"] = round(r_exp, 1)
@@ -59,6 +59,8 @@ def classify(img, ring, model):
             nospin.append("7.3.4 coin lying on or touching the other coin")
             continue
         if colour > COLOUR_TOL:
+            if abs(size - 1) > 2 * SIZE_TOL and not in_ring:
+                continue   # neither the colour nor the size of a coin: a token or chip
             unsure.append("unsure: coin-coloured object that may or may not be a coin")
             continue
         if abs(size - 1) > SIZE_TOL:
