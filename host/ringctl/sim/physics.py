@@ -4,6 +4,10 @@
 boundary-curtain samples and `truth` (faces, flat, inside, rest time, outcome with the
 casino rule numbers that decide it). Seeded and deterministic; t = 0 is the release.
 """
+import contextlib
+import ctypes
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -172,13 +176,44 @@ def plan_launch(rng, ring, coin, force=None, force_angle_deg=None):
             "vz": vz}
 
 
+_QUIETED = False
+
+
+@contextlib.contextmanager
+def _quiet():
+    """pybullet prints its build date (C stdio) on import/connect: keep it off our output."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            os.dup2(null.fileno(), 2)
+            try:
+                yield
+            finally:
+                try:                   # flush the C library's buffer while it still goes nowhere
+                    ctypes.CDLL(None).fflush(None)
+                except (OSError, AttributeError):
+                    pass
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+
+
 class _World:
     """The pybullet scene: layout disc, gutter/outside floor, ring wall, optional spinner."""
 
     def __init__(self, ring, coin, dt, substeps=8):
-        import pybullet as p
+        global _QUIETED
+        # only the first connect prints; later ones must not touch fds other threads write to
+        with (_quiet() if not _QUIETED else contextlib.nullcontext()):
+            import pybullet as p
+            self.cid = p.connect(p.DIRECT)
+        _QUIETED = True
         self.p = p
-        self.cid = p.connect(p.DIRECT)
         c = self.cid
         p.setGravity(0, 0, -G, physicsClientId=c)
         # 8 substeps (1/3840 s): a 1.5 mm coin landing at 7 m/s must not tunnel the layout.

@@ -1,0 +1,124 @@
+"""`ring sim`: the simulated board, one simulated toss, rendered camera frames, speed figures."""
+import json
+from pathlib import Path
+
+from ..cliutil import group_parser
+from ..errors import UserError
+
+
+def register(subparsers):
+    p, sub = group_parser(subparsers, "sim", "simulated board and ring")
+    # prefix_chars no option uses: every argument, --help included, goes to the board's parser
+    b = sub.add_parser("board", help="run the firmware under micropython as a simulated board",
+                       add_help=False, prefix_chars="\x01")
+    b.add_argument("rest", nargs="...", help="options for the board (see 'ring sim board --help')")
+    b.set_defaults(func=run_board)
+
+    t = sub.add_parser("toss", help="simulate one spin: ground truth and sensor timeline")
+    _toss_args(t)
+    t.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    t.add_argument("--timeline", action="store_true", help="also list every sensor event")
+    t.set_defaults(func=run_toss)
+
+    f = sub.add_parser("frames", help="write rendered camera frames of a toss to a folder")
+    _toss_args(f)
+    f.add_argument("folder", help="output folder (created)")
+    f.add_argument("--fps", type=float, default=10.0, help="frames per simulated second")
+    f.add_argument("--coin-px", type=float, default=None,
+                   help="coin diameter px on the layout (sizes the image); default: --size")
+    f.add_argument("--size", default="960x960", help="WxH px when --coin-px is not given")
+    f.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma, grey levels")
+    f.add_argument("--still", type=float, default=1.0, help="seconds of frames after rest")
+    f.set_defaults(func=run_frames)
+
+    bn = sub.add_parser("bench", help="simulation speed and rest times as JSON",
+                        add_help=False, prefix_chars="\x01")
+    bn.add_argument("rest", nargs="...", help="--seeds N --ring-diameter M")
+    bn.set_defaults(func=lambda a: __import__("ringctl.sim.bench", fromlist=["main"]).main(a.rest))
+    return p
+
+
+def _toss_args(p):
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--force", default=None,
+                   choices=["outside", "wall", "stack", "lean", "low", "mat"],
+                   help="provoke a case: coin out (7.3.1), wall strike (7.3.2), stacked or "
+                        "leaning coin (7.3.4), low toss (7.1.2), spinner off the mat (7.3.3)")
+    p.add_argument("--angle", type=float, default=None, help="direction of a forced coin, deg")
+    p.add_argument("--ring-diameter", type=float, default=1.2, help="layout diameter, m")
+
+
+def _simulate(args):
+    from .geometry import RingGeometry
+    from .physics import simulate_toss
+    if not 0.4 <= args.ring_diameter <= 6:
+        raise UserError("--ring-diameter must be between 0.4 and 6 m (the layout's inner diameter)")
+    return simulate_toss(args.seed, ring=RingGeometry(layout_radius_m=args.ring_diameter / 2),
+                         force=args.force, force_angle_deg=args.angle)
+
+
+def run_board(args):
+    try:
+        from ..board import simboard
+    except ImportError as exc:
+        raise UserError(f"the simulated board is not available ({exc})", code=1)
+    return simboard.main(list(args.rest))
+
+
+def run_toss(args):
+    from .sensors import summary
+    toss = _simulate(args)
+    tl = toss.sensor_timeline
+    tr = toss.truth
+    if args.json:
+        out = {"truth": tr, "sim_s": round(toss.duration_s, 3),
+               "x_realtime": round(toss.speedup, 1), "sensors": summary(tl)}
+        if args.timeline:
+            out["timeline"] = tl
+        print(json.dumps(out))
+        return 0
+    print(f"seed {args.seed}{' force ' + args.force if args.force else ''}: {tr['outcome']}"
+          f"  rest {tr['rest_t']} s  first impact {tr['first_impact_t']} s"
+          f"  ({toss.duration_s:.2f} s simulated, x{toss.speedup:.0f} real time)")
+    for r in tr["reasons"]:
+        print("  " + r)
+    for i, c in enumerate(tr["coins"]):
+        pos = ", ".join(f"{v:+.3f}" for v in c["xyz"])
+        print(f"  coin {i}: {c['up_side']:5s} up  tilt {c['tilt_deg']:5.1f} deg  "
+              f"{'flat' if c['flat'] else 'NOT flat'}  {'inside' if c['inside'] else 'OUTSIDE'}"
+              f"  at ({pos}) m  apex {c['apex_m']:.2f} m"
+              + (f"  on coin {c['on_top_of']}" if c["on_top_of"] is not None else ""))
+    for kind, s in summary(tl).items():
+        print(f"  sensor {kind:6s} {s['n']:4d} events  {s['first_t']:+.3f} .. {s['last_t']:+.3f} s")
+    if args.timeline:
+        for e in tl:
+            print(f"    {e[0]:+9.4f} {e[1]:6s} ch{e[2]} {e[3]}")
+    return 0
+
+
+def run_frames(args):
+    import cv2
+    from .camera import CameraSource
+    try:
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        assert len(size) == 2 and min(size) >= 64
+    except (ValueError, AssertionError):
+        raise UserError("--size must look like 960x960 (each side at least 64 px)")
+    if args.fps <= 0:
+        raise UserError("--fps must be positive")
+    toss = _simulate(args)
+    out = Path(args.folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create folder {out}: {exc.strerror}", code=1)
+    src = CameraSource(toss, size=size, coin_px=args.coin_px, fps=args.fps, realtime=False,
+                       noise=args.noise, seed=args.seed, still_s=args.still)
+    n = 0
+    for frame, t in src:
+        cv2.imwrite(str(out / f"frame_{n:05d}_{t:07.3f}s.png"), frame)
+        n += 1
+    (out / "truth.json").write_text(json.dumps(toss.truth, indent=1))
+    print(f"{n} frames {src.size[0]}x{src.size[1]} (coin {src.coin_px:.0f} px) in {out}; "
+          f"outcome {toss.truth['outcome']}, rest at {toss.truth['rest_t']} s; truth.json beside them")
+    return 0

@@ -1,0 +1,62 @@
+"""The simulated camera draws the coins where the physics put them."""
+import time
+
+import cv2
+import numpy as np
+
+from ringctl.sim.camera import CameraSource, PinholeCamera, placeholder_render
+from ringctl.sim.geometry import RingGeometry
+
+
+def test_projection_of_the_ring():
+    ring = RingGeometry()
+    cam = PinholeCamera(ring, size=(800, 600))
+    u, v, s = cam.project((0, 0, 0))
+    assert (u, v) == (400, 300) and abs(s - cam.px_per_m) < 1e-9
+    u, v, _ = cam.project((ring.layout_radius_m, 0, 0))
+    assert abs(u - 400 - ring.layout_radius_m * cam.px_per_m) < 1e-6
+    _, v, _ = cam.project((0, 0.1, 0))
+    assert v < 300                                   # world +y is image up
+    _, _, s_high = cam.project((0, 0, 2.0))
+    assert s_high > cam.px_per_m                     # nearer the camera = bigger
+    side = PinholeCamera.for_coin_px(ring, 40).size[0]
+    assert side * 0.45 > (ring.wall_radius_m * 40 / 0.0308)
+
+
+def _blobs(img, empty):
+    diff = cv2.absdiff(img, empty).max(axis=2)
+    n, lab, stats, cent = cv2.connectedComponentsWithStats((diff > 40).astype(np.uint8))
+    return [cent[i] for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 30]
+
+
+def test_coins_are_drawn_where_the_physics_says(get_toss):
+    t = get_toss(3)
+    cam = CameraSource(t, size=(640, 640), realtime=False, noise=0.0)
+    img = cam.still_frames(1)[0]
+    empty = CameraSource(None, ring=t.ring, size=(640, 640), realtime=False, noise=0.0).frame_at(0)
+    found = _blobs(img, empty)
+    want = [cam.cam.project(t.pos[-1, i])[:2] for i in range(2)]
+    assert len(found) == 2
+    for w in want:
+        assert min(np.hypot(*(np.array(f) - w)) for f in found) < 2.0
+    faces = [c["face"] for c in cam.last_spec["coins"]]
+    assert faces == [c["up_side"] for c in t.truth["coins"]]
+
+
+def test_recorded_replay_ends_and_live_replay_paces():
+    ring = RingGeometry()
+    src = CameraSource(None, ring=ring, size=(160, 160), fps=50, realtime=True, render=placeholder_render)
+    t0 = time.monotonic()
+    for _ in range(4):
+        frame, ts = src.read()
+        assert frame.shape == (160, 160, 3)
+    assert time.monotonic() - t0 >= 0.05               # 3 frame periods at 50 fps
+    assert src.size == (160, 160) and src.fps == 50
+
+
+def test_replay_as_fast_as_asked_ends_after_rest(get_toss):
+    t = get_toss(1)
+    src = CameraSource(t, size=(160, 160), fps=5, realtime=False, still_s=0.5, render=placeholder_render)
+    times = [ts for _, ts in src]
+    assert times[0] == 0 and abs(times[-1] - (t.duration_s + 0.5)) <= 0.2
+    assert src.read() == (None, None)
