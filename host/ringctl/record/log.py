@@ -83,7 +83,10 @@ class AuditLog:
         self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")  # durable on commit, also across power loss
-        if create:
+        fresh = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='records'").fetchone() is None
+        if create and fresh:
+            # Only a new log gets the schema: re-creating guards on an existing file would
+            # hide that someone dropped them (verify reports "triggers-missing" instead).
             self.db.executescript(_SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
