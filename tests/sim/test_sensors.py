@@ -103,3 +103,28 @@ def test_feeder_sends_events_in_order_at_their_times(tmp_path):
     for (when, _), ev in zip(got, tl):
         assert when - t0 >= ev[0] - 0.002
     assert stats["sent"] == 4 and stats["late_ms_max"] < 50
+
+
+def test_simring_plays_a_spin_to_the_socket_and_the_camera(tmp_path):
+    from ringctl.sim.camera import placeholder_render
+    from ringctl.sim.play import SimRing
+    path = str(tmp_path / "r.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+    ring = SimRing(sensor_socket=path, camera={"size": (160, 160), "render": placeholder_render})
+    conn, _ = srv.accept()
+    toss = ring.spin(2, force="outside", force_angle_deg=10, t0=time.monotonic() - 5.0)
+    ring.wait(5)                      # released 5 s ago: everything is due at once
+    frame, _ = ring.camera.read()
+    ring.close()
+    conn.settimeout(2)
+    data = b""
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    srv.close()
+    assert data == b"".join(sensors.encode(e) for e in toss.sensor_timeline)
+    assert frame.shape == (160, 160, 3) and ring.camera.last_spec["coins"]

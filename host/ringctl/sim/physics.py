@@ -50,6 +50,7 @@ class Toss:
     truth: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
     final_vel: list = None        # [(v, w)] per coin at the end, as reported by the engine
+    t0: float = None              # time.monotonic() of the release when played live (SimRing)
 
     @property
     def duration_s(self):
