@@ -150,3 +150,26 @@ def test_verify_detects_an_inserted_record(log):
            "'{\"pays\":500}', '%s', '%s')" % (r2.hash, h))
     report = AuditLog(log.path).verify()
     assert [(p["seq"], p["problem"]) for p in report["problems"] if p["seq"]] == [(3, "inserted")]
+
+
+def test_host_records_event_spin_frames_light(tmp_path):
+    from ringctl.fw import ringmsg as rm
+    from ringctl.game.adjudicate import SpinAdjudicator
+    from ringctl.record.spins import record_event, record_light, record_spin
+    lg = AuditLog(tmp_path / "h.db")
+    adj = SpinAdjudicator(spin_id=1)
+    for n, (code, a) in enumerate([(rm.EV_IMPACT, 0), (rm.EV_IMPACT, 1), (rm.EV_REST, 600)], 1):
+        payload = rm.pack_event(42, n, code, n * 1000, a, 0)
+        assert record_event(lg, payload)[1] is True
+        assert record_event(lg, payload)[1] is False        # resend after reconnect: once
+        adj.feed(payload)
+    adj.decide(None)
+    adj.resolve("boxer", "heads", "read by eye")
+    seq = record_spin(lg, 1, adj, frames=[(JPEG, {"result": "unsure"})])
+    record_light(lg, rm.LIGHT_HEADS, "boxer's call", spin_id=1)
+    spin = list(lg.records(kind="spin"))[0]
+    assert spin.seq == seq and spin.data["outcome"]["result"] == "heads"
+    assert spin.data["outcome"]["override"]["actor"] == "boxer"
+    assert lg.records(since=spin.data["frames"][0] - 1).__next__().blob == JPEG
+    assert [r.kind for r in lg.records()] == ["event"] * 3 + ["frame", "spin", "light"]
+    assert lg.verify()["ok"]

@@ -255,7 +255,8 @@ class SpinAdjudicator:
     def _sensor_bars(ev):
         out = []
         for beam in ev["beams"]:
-            out.append("7.3.1 coin crossed the ring boundary (beam sector %d, %d us)" % (beam["sector"], beam["us"]))
+            out.append("7.3.1 coin crossed the ring boundary (beam sector %d, %d us)"
+                       % (beam["sector"], beam["us"]))
         for wall in ev["walls"]:
             out.append("7.3.2 coin hit the ring wall above the layout (level %d)" % wall["level"])
         first = ev["first_impact_us"]
@@ -300,7 +301,8 @@ class SpinAdjudicator:
             return "camera unsure (%s): boxer to call" % why
         coins = v.get("coins")
         if not isinstance(coins, list) or len(coins) != 2:
-            return "camera saw %s coins, not 2: boxer to call" % (len(coins) if isinstance(coins, list) else "no")
+            seen = len(coins) if isinstance(coins, list) else "no"
+            return "camera saw %s coins, not 2: boxer to call" % seen
         faces = sorted(c.get("face") or "?" for c in coins)
         if any(not c.get("flat", False) or not c.get("inside", False) for c in coins):
             return "camera says %s but a coin is not flat or not inside: boxer to call" % result

@@ -27,6 +27,10 @@ class Chips:
         # Work in integer units of the finest common fraction so the DP below is exact.
         self._unit = Fraction(1, lcm(*[v.denominator for v in vals]))
         self._ints = [int(v / self._unit) for v in vals]
+        if self._ints[0] > 100_000:
+            # The rounding works over residues modulo the smallest chip: keep that small.
+            raise ValueError("chip values %s are too fine-grained relative to each other"
+                             % [str(v) for v in vals])
         self._cache = None
 
     def payable(self, amount):

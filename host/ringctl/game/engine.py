@@ -20,6 +20,8 @@ How the rules are read where they leave room (issue 5, readings 1-9):
  9. 6.5, 6.6, 6.7-6.8: the boxer or a dealer ("house") spins until the spinner's wager is
     determined.
 """
+import math
+
 from .chips import Chips, to_fraction, to_json_number
 
 SIDES = ("heads", "tails")
@@ -66,9 +68,13 @@ def check_op(op):
 
     if name == "chips":
         need("values", list)
-        if not op["values"] or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0
-                                   for v in op["values"]):
+        if not op["values"] or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                   or not math.isfinite(v) or v <= 0 for v in op["values"]):
             raise MalformedOp("op 'chips': values must be a non-empty list of positive numbers")
+        try:
+            Chips(op["values"])
+        except ValueError as exc:
+            raise MalformedOp("op 'chips': %s" % exc)
     elif name == "spinner":
         if "calls" in op:
             need("calls", str, SIDES)
@@ -84,6 +90,8 @@ def check_op(op):
             need("on", str, BET_ON)
         if name != "withdraw":
             need("amount", (int, float))
+            if not math.isfinite(op["amount"]):
+                raise MalformedOp("op %r: amount must be a finite number" % name)
     elif name == "spin":
         need("result", str, RESULTS)
     return name

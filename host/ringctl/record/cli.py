@@ -38,7 +38,8 @@ def _open(args):
     from .log import AuditLog, default_path
     path = args.db or default_path()
     if not os.path.exists(path):
-        raise UserError("no audit log at %s; pass --db PATH (the host creates it on 'ring run')" % path, code=1)
+        raise UserError("no audit log at %s; pass --db PATH (the host creates it on 'ring run')"
+                        % path, code=1)
     try:
         return AuditLog(path, create=False)
     except Exception as exc:  # sqlite3.DatabaseError: not a database, locked, ...
@@ -55,7 +56,8 @@ def _verify(args):
     print(json.dumps(report, indent=1))
     if not report["ok"]:
         for p in report["problems"]:
-            print("ring log verify: %s %s: %s" % ("log" if p["seq"] is None else "seq %d" % p["seq"], p["problem"], p["detail"]), file=sys.stderr)
+            where = "log" if p["seq"] is None else "seq %d" % p["seq"]
+            print("ring log verify: %s %s: %s" % (where, p["problem"], p["detail"]), file=sys.stderr)
     return 0 if report["ok"] else 1
 
 
