@@ -99,10 +99,19 @@ def test_feeder_sends_events_in_order_at_their_times(tmp_path):
     feeder.close()
     th.join(2)
     srv.close()
-    assert [line for _, line in got] == [sensors.encode(e).rstrip(b"\n") for e in tl]
-    for (when, _), ev in zip(got, tl):
-        assert when - t0 >= ev[0] - 0.002
-    assert stats["sent"] == 4 and stats["late_ms_max"] < 50
+    assert [line.decode() for _, line in got] == ["mat 1", "beam 3 pulse 10000", "piezo 1 9000"]
+    for (when, _), t in zip(got, (0.0, 0.05, 0.12)):
+        assert when - t0 >= t - 0.002
+    assert stats["sent"] == 3 and stats["late_ms_max"] < 50
+
+
+def test_wire_lines_follow_sim_md():
+    tl = [(-1.0, "mat", 0, 1), (0.5, "beam", 2, 1), (0.504, "beam", 2, 0), (0.6, "beam", 5, 1),
+          (0.7, "wall", 0, 9000), (0.8, "beam", 5, 0), (0.9, "beam", 6, 1), (1.0, "impact", 0, 7000)]
+    assert sensors.wire_lines(tl) == [
+        (-1.0, "mat 1"), (0.5, "beam 2 pulse 4000"), (0.6, "beam 5 1"), (0.7, "wall 9000"),
+        (0.8, "beam 5 0"), (0.9, "beam 6 1"), (1.0, "piezo 0 7000")]
+    assert sensors.still_broken(tl) == [6]
 
 
 def test_simring_plays_a_spin_to_the_socket_and_the_camera(tmp_path):
@@ -126,5 +135,5 @@ def test_simring_plays_a_spin_to_the_socket_and_the_camera(tmp_path):
             break
         data += chunk
     srv.close()
-    assert data == b"".join(sensors.encode(e) for e in toss.sensor_timeline)
+    assert data.decode() == "".join(line + "\n" for _, line in sensors.wire_lines(toss.sensor_timeline))
     assert frame.shape == (160, 160, 3) and ring.camera.last_spec["coins"]

@@ -1,6 +1,7 @@
 """A simulated ring for `ring demo`: each spin's physics, played live to the board and the camera.
 
     ring = SimRing(sensor_socket=path, camera={"coin_px": 40, "fps": 15})
+        # (or sensor_socket=simboard.send_sensor: any callable taking one SIM.md line)
     host_camera = ring.camera            # a frame source: read() -> (frame, t_s)
     ring.mat(True)                       # spinner steps in (7.3.3)
     toss = ring.spin(seed)               # simulates (~0.2 s), then plays from toss.t0
@@ -12,7 +13,7 @@ import time
 from .camera import CameraSource
 from .geometry import RingGeometry
 from .physics import simulate_toss
-from .sensors import SensorFeeder
+from .sensors import SensorFeeder, still_broken
 
 
 class SimRing:
@@ -23,7 +24,7 @@ class SimRing:
         kw = {"fps": 15.0, "noise": 2.0}
         kw.update(camera or {})
         self.camera = CameraSource(None, ring=self.ring, realtime=True, seed=seed, **kw)
-        self.feeder = SensorFeeder(sensor_socket) if sensor_socket else None
+        self.feeder = SensorFeeder(sensor_socket) if sensor_socket is not None else None
         self.lead_s = lead_s
         self.toss = None
 
@@ -54,8 +55,13 @@ class SimRing:
             self.feeder.wait(timeout)
 
     def clear(self):
-        """The coins are picked up: the camera shows the empty ring."""
+        """The coins are picked up: the camera shows the empty ring and a coin that lay on
+        the boundary no longer blocks its beam."""
         self.camera.play(None)
+        if self.feeder and self.toss is not None:
+            self.feeder.stop()
+            for s in still_broken(self.toss.sensor_timeline):
+                self.feeder.send_line(f"beam {s} 0")
 
     def close(self):
         if self.feeder:

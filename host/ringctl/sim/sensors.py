@@ -14,9 +14,9 @@ Levels use the firmware's units (ringctl.fw.pins.DEFAULTS thresholds: impact 600
 1500, wall 8000).
 
 `SensorFeeder(socket_path).play(timeline, t0)` sends it in real time to the simulated
-board's sensor socket; `encode()` is the one function that knows that wire format.
+board's sensor socket; `encode()` / `wire_lines()` are all that know its line format
+(firmware/SIM.md).
 """
-import json
 import socket
 import threading
 import time
@@ -116,27 +116,79 @@ def summary(tl):
     return out
 
 
-# ---- the wire: the one function that knows the board's sensor-socket format ---------------
+# ---- the wire: the board's sensor socket (firmware/SIM.md) ---------------------------------
+PULSE_MAX_S = 0.05         # shorter beam breaks go as one `beam s pulse us` line, timed by the board
+
 
 def encode(event):
-    """One timeline event -> bytes for the simulated board's sensor socket (firmware/SIM.md)."""
+    """One timeline event -> the SIM.md line (no newline)."""
     t, kind, ch, value = event
-    return (json.dumps({"kind": kind, "ch": ch, "value": value}) + "\n").encode()
+    if kind == "beam":
+        return f"beam {ch} {1 if value else 0}"
+    if kind == "impact":
+        return f"piezo {ch} {value}"
+    if kind == "wall":
+        return f"wall {value}"
+    if kind == "mat":
+        return f"mat {1 if value else 0}"
+    raise ValueError(f"unknown sensor event kind {kind!r}")
+
+
+def wire_lines(tl):
+    """Timeline -> [(t, line)]. A beam break cleared within PULSE_MAX_S becomes one `pulse`
+    line, so its length does not depend on how promptly this process wakes up."""
+    out = []
+    skip = set()
+    for i, ev in enumerate(tl):
+        if i in skip:
+            continue
+        t, kind, ch, value = ev
+        if kind == "beam" and value:
+            j = next((j for j in range(i + 1, len(tl))
+                      if tl[j][1] == "beam" and tl[j][2] == ch), None)
+            if j is not None and tl[j][3] == 0 and tl[j][0] - t <= PULSE_MAX_S:
+                us = max(1, int(round((tl[j][0] - t) * 1e6)))
+                out.append((t, f"beam {ch} pulse {us}"))
+                skip.add(j)
+                continue
+        out.append((t, encode(ev)))
+    return out
+
+
+def still_broken(tl):
+    """Sectors a coin still blocks at the end (lying on the boundary)."""
+    state = {}
+    for t, kind, ch, value in tl:
+        if kind == "beam":
+            state[ch] = value
+    return sorted(s for s, v in state.items() if v)
 
 
 class SensorFeeder:
-    """Plays a timeline into the simulated board's AF_UNIX sensor socket at the right times."""
+    """Plays a timeline to the simulated board's sensors, in real time.
 
-    def __init__(self, socket_path, connect_timeout_s=5.0):
-        self.path = str(socket_path)
+    `target`: the AF_UNIX socket path (own connection; the board's reply lines are read on
+    a thread into `.replies`, `.light`, `.phase`), or a callable taking one line (e.g.
+    `SimBoard.send_sensor`) when someone else holds the connection.
+    """
+
+    def __init__(self, target, connect_timeout_s=5.0):
         self.sock = None
         self.sent = 0
+        self.replies = []
+        self.light = None
+        self.phase = None
         self._stop = threading.Event()
         self._thread = None
+        self._lock = threading.Lock()
+        if callable(target):
+            self._send = target
+            return
+        self.path = str(target)
         deadline = time.monotonic() + connect_timeout_s
         while True:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 self.sock.connect(self.path)
                 break
             except OSError:
@@ -144,28 +196,62 @@ class SensorFeeder:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
+        self._send = lambda line: self.sock.sendall(line.encode() + b"\n")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buf = b""
+        sock = self.sock
+        while True:
+            try:
+                data = sock.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                text = line.decode(errors="replace")
+                self.replies.append(text)
+                if len(self.replies) > 1000:
+                    del self.replies[:500]
+                parts = text.split()
+                if parts and parts[0] == "light" and len(parts) >= 2:
+                    self.light = parts[1]
+                elif parts and parts[0] == "phase" and len(parts) >= 2:
+                    self.phase = parts[1]
+
+    def send_line(self, line):
+        with self._lock:
+            self._send(line)
+            self.sent += 1
 
     def send(self, event):
-        self.sock.sendall(encode(event))
-        self.sent += 1
+        self.send_line(encode(event))
 
     def play(self, tl, t0=None, speed=1.0):
-        """Send each event at t0 + t/speed (time.monotonic clock). Returns lateness stats (ms)."""
+        """Send each event at t0 + t/speed (time.monotonic clock); ones already due go at
+        once. Returns {"sent", "late_ms_max"} (lateness of the due ones)."""
         t0 = time.monotonic() if t0 is None else t0
         late = []
-        for ev in tl:
+        for t, line in wire_lines(tl):
             if self._stop.is_set():
                 break
-            due = t0 + ev[0] / speed
+            due = t0 + t / speed
             now = time.monotonic()
             if due > now:
                 self._stop.wait(due - now)
-            late.append((time.monotonic() - due) * 1000)
-            self.send(ev)
+                if self._stop.is_set():
+                    break
+            if t >= 0:
+                late.append((time.monotonic() - due) * 1000)
+            self.send_line(line)
         return {"sent": len(late), "late_ms_max": max(late) if late else 0.0}
 
     def start(self, tl, t0=None, speed=1.0):
         """play() on a background thread; join with wait()."""
+        self.stop()
         self._stop.clear()
         self._thread = threading.Thread(target=self.play, args=(tl, t0, speed), daemon=True)
         self._thread.start()
@@ -182,5 +268,12 @@ class SensorFeeder:
     def close(self):
         self.stop()
         if self.sock is not None:
-            self.sock.close()
+            try:                       # shutdown first: it also wakes the reader thread
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            try:
+                self.sock.close()
+            except OSError:
+                pass
             self.sock = None
