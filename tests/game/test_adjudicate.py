@@ -219,3 +219,10 @@ def test_decide_only_once_and_feed_accepts_tuples_and_dicts():
     with pytest.raises(AdjudicationError):
         adj.decide(verdict("odds"))
     assert adj.outcome.as_json()["light"] == "odds"
+
+
+def test_7_2_late_call_still_final_and_noted():
+    r = Ring().landed()
+    r.ev(rm.EV_BUTTON, 9_000_000, rm.BTN_NOSPIN, 1)     # after the at-rest report
+    out = r.adj.decide(verdict("heads"))
+    assert out.result == "no-spin" and "after the coins came to rest" in out.reasons[0]

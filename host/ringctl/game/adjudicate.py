@@ -153,8 +153,12 @@ class SpinAdjudicator:
         ev["frames"] = len(verdicts)
         no_spin = []                          # (rule-cited reason) strings
         final_calls = [c for c in self.calls]
+        rest_t = ev["rest"]["t_us"] if ev["rest"] else None
         for c in final_calls:
-            no_spin.append("%s %s (%s)" % (c["rule"], c["reason"], c["actor"]))
+            late = c["t_us"] is not None and rest_t is not None and c["t_us"] > rest_t
+            no_spin.append("%s %s (%s)%s" % (c["rule"], c["reason"], c["actor"],
+                                             ", called after the coins came to rest (7.2: where "
+                                             "possible before)" if late else ""))
         if final_calls:
             no_spin.append("7.6 a called no spin is invalid regardless of how the coins come to rest")
         no_spin += self._sensor_bars(ev)
