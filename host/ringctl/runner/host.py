@@ -69,6 +69,8 @@ class RingHost:
         self.boot_id = None
         self.edge_to_light_us = []
         self.events_seen = 0
+        self.watcher = None
+        self.camera_fault = False
 
     # ---- table ops -----------------------------------------------------------------------
     def apply(self, op):
@@ -137,6 +139,10 @@ class RingHost:
         """'No more bets, come in spinner' (6.3): arm the board for the next spin."""
         self.spins += 1
         self.spin = Spin(self.spins, self.boot_id)
+        if self.camera is not None and self.ring_model is not None:
+            if self.watcher is None:
+                self.watcher = CameraWatcher(self.camera, self.ring_model)
+            self.watcher.reset()
         self.link.send_cmd(rm.CMD_ARM, "")
         self.log.append("arm", {"spin": self.spins})
         return self.spin
@@ -160,28 +166,21 @@ class RingHost:
         return False
 
     def still_frames(self):
-        """Frames after rest that the camera's motion check calls still; [] if the camera stalls."""
-        if self.camera is None or self.ring_model is None:
+        """The newest still frames (camera motion check) once the board says "at rest".
+
+        The watcher has been looking since the arm, so normally they are already there;
+        otherwise wait for them up to `still_timeout_s`. [] when the camera stalls."""
+        watcher = self.watcher
+        if watcher is None:
             return []
-        from ..vision import MotionCheck
-        motion = MotionCheck(self.ring_model)
-        stills = []
         deadline = time.monotonic() + self.still_timeout_s
-        last_frame_t = time.monotonic()
-        while time.monotonic() < deadline and len(stills) < self.stills:
-            frame, t_s = self.camera.read()
-            now = time.monotonic()
-            if frame is None:
-                if now - last_frame_t > self.camera_stale_s:
-                    return []                        # stalled camera: manual call
-                time.sleep(0.005)
-                continue
-            last_frame_t = now
-            state = motion.update(frame, t_s)
-            if state.get("still"):
-                stills.append(frame)
-            self.pump(0.0)
-        return stills
+        while True:
+            frames = watcher.stills(self.stills)
+            if len(frames) >= self.stills:
+                return frames
+            if watcher.stalled(self.camera_stale_s) or time.monotonic() > deadline:
+                return frames if frames and not watcher.stalled(self.camera_stale_s) else []
+            self.pump(0.01)
 
     def adjudicate(self):
         """Decide the spin from the board's events and the still frames; set the light."""
@@ -191,11 +190,14 @@ class RingHost:
             spin.adj.call_no_spin("boxer", "7.1.1", "ring board restarted during the spin: "
                                   "no reliable record of it")
         frames = [] if spin.adj.calls else self.still_frames()
+        self.camera_fault = not spin.adj.calls and not frames
         spin.verdicts = [classify(f, self.ring_model, self.face_model) for f in frames]
         outcome = spin.adj.decide(spin.verdicts if frames else None)
         spin.outcome = outcome
         spin.t_result = time.monotonic()
-        self.link.send_cmd(rm.CMD_LIGHT, str(RESULT_LIGHT[outcome.result]))
+        # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
+        light = rm.LIGHT_FAULT if self.camera_fault else RESULT_LIGHT[outcome.result]
+        self.link.send_cmd(rm.CMD_LIGHT, str(light))
         if frames:
             ok, jpg = cv2.imencode(".jpg", frames[-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
             spin.frame_jpeg = jpg.tobytes() if ok else None
@@ -228,3 +230,57 @@ class RingHost:
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
             events = self.apply({"op": "spin", "result": spin.outcome.result})
         return events
+
+    def close(self):
+        if self.watcher is not None:
+            self.watcher.stop()
+
+
+class CameraWatcher:
+    """Reads the camera on its own thread and runs the per-frame motion check (issue 4)."""
+
+    def __init__(self, camera, ring_model, keep=8):
+        import threading
+        from ..vision import MotionCheck
+        self.camera = camera
+        self.motion = MotionCheck(ring_model)
+        self.keep = keep
+        self.lock = threading.Lock()
+        self.frames = []            # (host time, frame, still)
+        self.last_frame_t = time.monotonic()
+        self.errors = 0
+        self._stop = False
+        self.thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self.thread.start()
+
+    def reset(self):
+        with self.lock:
+            self.frames = []
+
+    def _run(self):
+        while not self._stop:
+            try:
+                frame, t_s = self.camera.read()
+            except Exception:           # a camera that throws is a stalled camera
+                self.errors += 1
+                frame = None
+            if frame is None:
+                time.sleep(0.01)
+                continue
+            now = time.monotonic()
+            state = self.motion.update(frame, now)
+            with self.lock:
+                self.last_frame_t = now
+                self.frames.append((now, frame, bool(state.get("still"))))
+                del self.frames[:-self.keep]
+
+    def stills(self, n):
+        with self.lock:
+            return [f for (_, f, still) in self.frames if still][-n:]
+
+    def stalled(self, stale_s):
+        return time.monotonic() - self.last_frame_t > stale_s
+
+    def stop(self):
+        self._stop = True
+        self.thread.join(2.0)

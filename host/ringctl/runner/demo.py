@@ -1,0 +1,104 @@
+"""`ring demo`: a whole game on one machine — simulated board, ring physics, camera, and the host.
+
+The board is the real firmware under the `micropython` binary behind a pseudo-terminal; the
+host talks to it through pyserial exactly as to a Pico. Each spin: the table (scripted boxer
+and players) bets under the rules engine, the host arms the board ("no more bets, come in
+spinner", 6.3), a seeded pybullet toss is played in real time into the board's sensor socket
+and the simulated camera, the host adjudicates and sets the light, the rules engine settles.
+Every outcome is compared with the simulator's ground truth.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from ..errors import UserError
+
+# Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
+SCENARIOS = [None] * 9 + ["outside", "wall", "stack", "lean", "mat", "low"]
+QUIET_S = 1.0          # the board's configured quiet time before "at rest" (issue 3 default)
+
+
+def register(subparsers):
+    p = subparsers.add_parser("demo", help="play a simulated game end to end",
+                              description=__doc__.split("\n")[0])
+    p.add_argument("--spins", type=int, default=12, help="number of spins (default 12)")
+    p.add_argument("--seed", type=int, default=1, help="seed for the whole game (default 1)")
+    p.add_argument("--json", action="store_true", help="every line is one JSON object")
+    p.add_argument("--workdir", default=None,
+                   help="keep the audit log, board flash and frames here (default: a temp dir)")
+    p.add_argument("--coin-px", type=float, default=44.0,
+                   help="coin diameter in camera pixels (default 44; vision needs >= 40)")
+    p.add_argument("--fps", type=float, default=15.0, help="simulated camera frame rate")
+    p.set_defaults(func=run)
+    return p
+
+
+def percentile(values, q):
+    return float(np.percentile(values, q)) if values else None
+
+
+def run(args):
+    if args.spins < 1 or args.spins > 10000:
+        raise UserError("--spins must be between 1 and 10000")
+    from .session import DemoSession
+    work = args.workdir or tempfile.mkdtemp(prefix="ring-demo-")
+    os.makedirs(work, exist_ok=True)
+    out = Printer(args.json)
+    with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps,
+                     quiet_s=QUIET_S, say=out.note) as demo:
+        out.note("ring demo: board %s (%s), audit log %s"
+                 % (demo.board_tty, demo.firmware, demo.log_path))
+        rng = np.random.default_rng(args.seed)
+        for n in range(args.spins):
+            force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+            rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
+            out.spin(rec)
+        summary = demo.summary()
+    out.summary(summary)
+    return 1 if summary["wrong"] else 0
+
+
+class Printer:
+    """One readable line per spin (or one JSON object per line with --json)."""
+
+    def __init__(self, as_json):
+        self.as_json = as_json
+
+    def note(self, text):
+        if self.as_json:
+            print(json.dumps({"note": text}), flush=True)
+        else:
+            print(text, flush=True)
+
+    def spin(self, rec):
+        if self.as_json:
+            print(json.dumps(rec), flush=True)
+            return
+        t = rec["timings_s"]
+        phases = "land %s rest %s result %s" % tuple(
+            ("%.2fs" % t[k]) if t.get(k) is not None else "-" for k in ("landed", "rest", "result"))
+        light = rec["light"]
+        if rec.get("edge_to_light_ms") is not None:
+            light += " (edge->light %.2f ms)" % rec["edge_to_light_ms"]
+        mark = {"agree": "ok", "wrong": "WRONG", "unsure": "unsure->boxer"}[rec["check"]]
+        line = "spin %2d %-8s %-34s light %-26s %-7s %s | truth %s [%s]" % (
+            rec["spin"], rec["scenario"] or "clean", phases, light, rec["outcome"].upper(),
+            "; ".join(rec["reasons"][:2]), rec["truth"], mark)
+        print(line, flush=True)
+        for s in rec["table"]:
+            print("        " + s, flush=True)
+
+    def summary(self, summary):
+        if not self.as_json:
+            print("summary:", flush=True)
+        print(json.dumps(summary), flush=True)
+
+
+def main(argv=None):
+    from ..cli import main as cli_main
+    return cli_main(["demo"] + list(argv if argv is not None else sys.argv[1:]))

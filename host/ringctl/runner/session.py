@@ -1,0 +1,229 @@
+"""DemoSession: wires the simulated board, the simulated ring and camera, and the live host."""
+import json
+import os
+import time
+
+import numpy as np
+
+from ..errors import UserError
+from ..fw import ringmsg as rm
+from .host import RingHost
+from .table import Table
+
+BOARD_UP_S = 15.0
+
+
+class DemoSession:
+    def __init__(self, work, seed=1, coin_px=44.0, fps=15.0, quiet_s=1.0, say=print):
+        self.work = work
+        self.seed = seed
+        self.coin_px = coin_px
+        self.fps = fps
+        self.quiet_s = quiet_s
+        self.say = say
+        self.records = []
+        self.rest_to_result_ms = []
+        self.board = self.link = self.log = self.host = self.camera = None
+
+    # ---- set-up and tear-down ----------------------------------------------------------------
+    def __enter__(self):
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _start(self):
+        from ..board.simboard import SimBoard
+        from ..game.engine import Engine
+        from ..link.client import LinkClient
+        from ..record.log import AuditLog
+        from ..sim.camera import CameraSource
+        from ..sim.geometry import RingGeometry
+
+        flash = os.path.join(self.work, "flash")
+        os.makedirs(flash, exist_ok=True)
+        key_path = os.path.join(flash, "key.bin")
+        if not os.path.exists(key_path):
+            with open(key_path, "wb") as f:          # the demo's own per-device key
+                f.write(os.urandom(32))
+            os.chmod(key_path, 0o600)
+        with open(key_path, "rb") as f:
+            key = f.read()
+        self.board = SimBoard(flash, key=key)
+        self.board.start()
+        self.link = LinkClient(self.board.tty, key)
+        if not self.link.wait_up(BOARD_UP_S):
+            raise UserError("the simulated board did not complete the handshake within %d s "
+                            "(is micropython installed? run 'make venv')" % BOARD_UP_S, code=1)
+        info = self.link.peer_info or {}
+        self.firmware = info.get("impl") or info.get("interpreter") or "?"
+        self.log_path = os.path.join(self.work, "audit.db")
+        self.log = AuditLog(self.log_path)
+        self.ring = RingGeometry()
+        self.camera = CameraSource(ring=self.ring, coin_px=self.coin_px, fps=self.fps,
+                                   realtime=True, seed=self.seed)
+        ring_model, face_model = self._commission_vision()
+        self.host = RingHost(self.link, self.log, Engine(), camera=self.camera,
+                             ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
+                             say=self.say)
+        self.table = Table(self.host.engine, np.random.default_rng(self.seed))
+        self.host.pump(0.3)                          # boot, self-test and light events
+
+    @property
+    def board_tty(self):
+        return self.board.tty if self.board else "?"
+
+    def close(self):
+        if self.host is not None:
+            self.host.close()
+        if getattr(self, "_sensor_feeder", None) is not None:
+            self._sensor_feeder.close()
+        for part in (self.link, self.board, self.log):
+            if part is not None:
+                try:
+                    part.close() if hasattr(part, "close") else part.stop()
+                except Exception:
+                    pass
+
+    # ---- on-site vision set-up, as the technician does it --------------------------------
+    def _commission_vision(self):
+        """Calibrate on the empty ring, then learn the casino's coin faces from 10 photos each."""
+        from ..vision import calibrate, train
+        from ..sim.camera import scene_spec
+        empty = self.camera.frame_at(0.0)
+        ring_model = calibrate(empty, coin_mm=30.8, ring_mm=2000 * self.ring.layout_radius_m)
+        rng = np.random.default_rng(self.seed + 7)
+        photos = {"heads": [], "tails": []}
+        coin = _coin_spec()
+        for face in photos:
+            for _ in range(10):
+                r = rng.uniform(0, 0.6 * self.ring.layout_radius_m)
+                a = rng.uniform(0, 2 * np.pi)
+                pos = np.array([[r * np.cos(a), r * np.sin(a), coin.thickness_m / 2]])
+                quat = np.array([_flat_quat(face, rng.uniform(0, 2 * np.pi))])
+                spec = scene_spec(self.camera.cam, pos, quat, coin, noise=2.0)
+                img, _ = self.camera.render(spec, rng)
+                photos[face].append(img)
+        face_model = train(photos["heads"], photos["tails"], ring_model)
+        return ring_model, face_model
+
+    # ---- one spin ----------------------------------------------------------------------------
+    def play_spin(self, seed, force=None):
+        from ..sim.physics import simulate_toss
+        from ..sim.sensors import timeline
+        host = self.host
+        table_lines = []
+        while True:                                   # bets and calls until the spin is on
+            op = self.table.next_op()
+            if op is None:
+                break
+            for ev in host.apply(op):
+                table_lines.append(_table_line(op, ev))
+        toss = simulate_toss(seed, ring=self.ring, force=force)
+        tl = timeline(toss)
+        spin = host.arm()
+        host.wait_armed(3.0)
+        t0 = time.monotonic() + 0.05                  # release of the coins
+        self.camera.play(toss, t0)
+        feeder = self._feeder()
+        feeder.start(tl, t0)
+        host.wait_rest(timeout=toss.duration_s + self.quiet_s + 3.0)
+        outcome = host.adjudicate()
+        truth = toss.truth["outcome"]
+        check = "agree" if outcome.result == truth else "unsure" if outcome.result == "unsure" \
+            else "wrong"
+        if outcome.result == "unsure":
+            # The boxer looks at the coins and calls it (recorded with the reason).
+            outcome = host.boxer_call(truth, "boxer read the coins on the layout")
+        for ev in host.finish():
+            table_lines.append(_table_line({"op": "spin"}, ev))
+        feeder.wait(2.0)
+        host.pump(0.05)
+        t_release = t0
+        rest_wall = t_release + toss.truth["rest_t"] if toss.truth.get("rest_t") else None
+        net_ms = None
+        if rest_wall is not None and spin.t_result is not None and outcome.result != "no-spin":
+            net_ms = (spin.t_result - rest_wall - self.quiet_s) * 1000.0
+            self.rest_to_result_ms.append(net_ms)
+        e2l = [b / 1000.0 for (name, b) in spin.lights if b is not None and b >= 0]
+        rec = {"spin": spin.number, "scenario": force, "seed": seed,
+               "outcome": outcome.result, "reasons": outcome.reasons, "truth": truth,
+               "truth_reasons": toss.truth.get("reasons", []), "check": check,
+               "light": host.light, "edge_to_light_ms": max(e2l) if e2l else None,
+               "rest_to_result_ms": net_ms,
+               "timings_s": {k: (None if v is None else round(v - t_release, 3)) for k, v in (
+                   ("landed", spin.t_first_impact), ("rest", spin.t_rest),
+                   ("result", spin.t_result))},
+               "table": [s for s in table_lines if s]}
+        self.records.append(rec)
+        return rec
+
+    def _feeder(self):
+        from ..sim.sensors import SensorFeeder
+        if getattr(self, "_sensor_feeder", None) is None:
+            self._sensor_feeder = SensorFeeder(self.board.sensor_socket)
+        return self._sensor_feeder
+
+    def summary(self):
+        recs = self.records
+        e2l = [b / 1000.0 for b in self.host.edge_to_light_us] if self.host else []
+        return {"spins": len(recs),
+                "agree": sum(r["check"] == "agree" for r in recs),
+                "wrong": sum(r["check"] == "wrong" for r in recs),
+                "unsure": sum(r["check"] == "unsure" for r in recs),
+                "no_spin": sum(r["outcome"] == "no-spin" for r in recs),
+                "rest_to_result_ms_p50": _pct(self.rest_to_result_ms, 50),
+                "rest_to_result_ms_p99": _pct(self.rest_to_result_ms, 99),
+                "edge_to_light_ms_p99": _pct(e2l, 99),
+                "firmware": self.firmware,
+                "audit_log": self.log_path,
+                "chain_ok": self.log.verify().get("ok") if hasattr(self.log.verify(), "get")
+                else bool(self.log.verify())}
+
+
+def _pct(values, q):
+    return round(float(np.percentile(values, q)), 2) if values else None
+
+
+def _coin_spec():
+    from ..sim.geometry import CoinSpec
+    return CoinSpec()
+
+
+def _flat_quat(face, yaw):
+    """Quaternion (x, y, z, w) of a coin lying flat, `face` up, turned by yaw about vertical."""
+    qz = np.array([0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)])
+    if face == "heads":
+        return qz
+    # flip about x by 180 deg, then yaw: q = qz * qx
+    return _qmul(qz, np.array([1.0, 0.0, 0.0, 0.0]))
+
+
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz])
+
+
+def _table_line(op, ev):
+    kind = ev.get("event")
+    if kind == "settled":
+        return "settled %s (%s) %s, pays %s [%s]" % (ev["bet"], ev.get("on", ""), ev["outcome"],
+                                                  ev.get("pays", 0), ev.get("rule", "8.1"))
+    if kind == "rejected":
+        return "refused %s: %s [%s]" % (op.get("op"), ev["reason"], ev["rule"])
+    if kind in ("spinner", "game-over", "spinner-retires", "substitute", "excluded", "void",
+                "election"):
+        rest = {k: v for k, v in ev.items() if k not in ("event", "line")}
+        return "%s %s" % (kind, json.dumps(rest, sort_keys=True))
+    if kind == "placed":
+        return None
+    return None
