@@ -137,3 +137,16 @@ def test_simring_plays_a_spin_to_the_socket_and_the_camera(tmp_path):
     srv.close()
     assert data.decode() == "".join(line + "\n" for _, line in sensors.wire_lines(toss.sensor_timeline))
     assert frame.shape == (160, 160, 3) and ring.camera.last_spec["coins"]
+
+
+@pytest.mark.parametrize("case", [(1, "wall", 100), (0, "outside", 100), (2, None, None),
+                                  (0, "lean", 200)])
+def test_truth_and_sensors_agree_on_boundary_and_wall(get_toss, case):
+    """The firmware bars on these sensors; ground truth must call the same rule (7.3.1, 7.3.2)."""
+    t = get_toss(*case)
+    tl = t.sensor_timeline
+    reasons = t.truth["reasons"]
+    crossed = any(r.startswith("7.3.1") and "crossed" in r for r in reasons)
+    assert crossed == any(e[1] == "beam" for e in tl)
+    struck = any(r.startswith("7.3.2") and "wall" in r for r in reasons)
+    assert struck == any(e[1] == "wall" and e[3] >= 8000 for e in tl)

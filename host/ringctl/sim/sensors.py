@@ -25,11 +25,11 @@ import numpy as np
 
 ADC_MAX = 65535
 IMPACT_GAIN = 20000.0      # counts per m/s of impact speed at the piezo
-WALL_GAIN = 100000.0       # counts per m/s: a 0.1 m/s touch reaches the 8000 strike threshold
+WALL_GAIN = 100000.0       # counts per m/s: physics.STRIKE_MIN_SPEED (0.08) x this = the 8000 threshold
 RUMBLE_GAIN = 4000.0       # counts per m/s of a rolling coin's speed (rest threshold: 1500)
 RUMBLE_HZ = 50
 GUTTER_GAIN = 0.2          # a coin in the gutter shakes the layout a little
-MIN_LEVEL = 200            # quieter pulses are lost in the noise floor: not emitted
+MIN_LEVEL = 1300           # below the board's default noise floor (1200 ± 40, SIM.md): not emitted
 MAT_ON_T = -1.0
 
 
