@@ -42,8 +42,8 @@ class DemoSession:
         from ..game.engine import Engine
         from ..link.client import LinkClient
         from ..record.log import AuditLog
-        from ..sim.camera import CameraSource
         from ..sim.geometry import RingGeometry
+        from ..sim.play import SimRing
 
         flash = os.path.join(self.work, "flash")
         os.makedirs(flash, exist_ok=True)
@@ -65,8 +65,9 @@ class DemoSession:
         self.log_path = os.path.join(self.work, "audit.db")
         self.log = AuditLog(self.log_path)
         self.ring = RingGeometry()
-        self.camera = CameraSource(ring=self.ring, coin_px=self.coin_px, fps=self.fps,
-                                   realtime=True, seed=self.seed)
+        self.simring = SimRing(self.ring, sensor_socket=self.board.sensor_socket,
+                               camera={"coin_px": self.coin_px, "fps": self.fps}, seed=self.seed)
+        self.camera = self.simring.camera
         ring_model, face_model = self._commission_vision()
         self.host = RingHost(self.link, self.log, Engine(), camera=self.camera,
                              ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
@@ -81,8 +82,8 @@ class DemoSession:
     def close(self):
         if self.host is not None:
             self.host.close()
-        if getattr(self, "_sensor_feeder", None) is not None:
-            self._sensor_feeder.close()
+        if getattr(self, "simring", None) is not None:
+            self.simring.close()
         for part in (self.link, self.board, self.log):
             if part is not None:
                 try:
@@ -114,8 +115,6 @@ class DemoSession:
 
     # ---- one spin ----------------------------------------------------------------------------
     def play_spin(self, seed, force=None):
-        from ..sim.physics import simulate_toss
-        from ..sim.sensors import timeline
         host = self.host
         table_lines = []
         while True:                                   # bets and calls until the spin is on
@@ -124,14 +123,15 @@ class DemoSession:
                 break
             for ev in host.apply(op):
                 table_lines.append(_table_line(op, ev))
-        toss = simulate_toss(seed, ring=self.ring, force=force)
-        tl = timeline(toss)
+        self.simring.clear()                          # coins picked up, the ring is empty
         spin = host.arm()
         host.wait_armed(3.0)
-        t0 = time.monotonic() + 0.05                  # release of the coins
-        self.camera.play(toss, t0)
-        feeder = self._feeder()
-        feeder.start(tl, t0)
+        toss = self.simring.spin(seed, force=force)
+        t0 = toss.t0                                  # release of the coins (host clock)
+        if force == "low":
+            # 7.1.2: the boxer sees the coins not spun above the spinner's head and presses
+            # "no spin" before they come to rest (7.2).
+            self._press_nospin(t0 + 0.4)
         host.wait_rest(timeout=toss.duration_s + self.quiet_s + 3.0)
         outcome = host.adjudicate()
         truth = toss.truth["outcome"]
@@ -142,7 +142,7 @@ class DemoSession:
             outcome = host.boxer_call(truth, "boxer read the coins on the layout")
         for ev in host.finish():
             table_lines.append(_table_line({"op": "spin"}, ev))
-        feeder.wait(2.0)
+        self.simring.wait(2.0)
         host.pump(0.05)
         t_release = t0
         rest_wall = t_release + toss.truth["rest_t"] if toss.truth.get("rest_t") else None
@@ -163,11 +163,15 @@ class DemoSession:
         self.records.append(rec)
         return rec
 
-    def _feeder(self):
-        from ..sim.sensors import SensorFeeder
-        if getattr(self, "_sensor_feeder", None) is None:
-            self._sensor_feeder = SensorFeeder(self.board.sensor_socket)
-        return self._sensor_feeder
+    def _press_nospin(self, at):
+        import threading
+
+        def press():
+            time.sleep(max(0.0, at - time.monotonic()))
+            self.simring.feeder.send_line("button nospin 1")
+            time.sleep(0.08)
+            self.simring.feeder.send_line("button nospin 0")
+        threading.Thread(target=press, daemon=True).start()
 
     def summary(self):
         recs = self.records
