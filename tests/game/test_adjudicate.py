@@ -226,3 +226,12 @@ def test_7_2_late_call_still_final_and_noted():
     r.ev(rm.EV_BUTTON, 9_000_000, rm.BTN_NOSPIN, 1)     # after the at-rest report
     out = r.adj.decide(verdict("heads"))
     assert out.result == "no-spin" and "after the coins came to rest" in out.reasons[0]
+
+
+def test_6_1_kip_call():
+    r = Ring().landed()
+    r.adj.call_no_spin("boxer", "6.1")
+    out = r.adj.decide(verdict("odds"))
+    assert out.result == "no-spin" and out.reasons[0].startswith("6.1 ")
+    with pytest.raises(AdjudicationError):
+        Ring().adj.call_no_spin("boxer", "9.9")

@@ -1,5 +1,5 @@
-"""Property tests: random game scripts never pay twice, never settle a withdrawn wager, and
-agree with the independent series model (series_model.py)."""
+"""Property tests: random game scripts never pay twice, never settle a withdrawn wager, never
+let a refused op change the table, and agree with the independent series model (series_model.py)."""
 import random
 from fractions import Fraction
 
@@ -68,9 +68,13 @@ def run(ops):
     eng = Engine()
     accepted, events = [], []
     for i, op in enumerate(ops):
+        before = eng.state()
         evs = eng.apply(op, line=i)
         events += evs
-        if not (len(evs) == 1 and evs[0]["event"] == "rejected"):
+        if len(evs) == 1 and evs[0]["event"] == "rejected":
+            assert eng.state() == before, "a refused op changed the table: %r" % (op,)
+            assert evs[0]["rule"] and evs[0]["reason"]
+        else:
             accepted.append((i, op))
     return eng, accepted, events
 

@@ -23,7 +23,8 @@ RESULTS = ("heads", "tails", "odds", "no-spin", "unsure")
 ENTITLED = ("boxer", "supervisor")  # 7.1: the boxer or a game supervisor; 7.5: never a player
 LIGHT_FOR = {"heads": rm.LIGHT_HEADS, "tails": rm.LIGHT_TAILS, "odds": rm.LIGHT_ODDS,
              "no-spin": rm.LIGHT_BARRED, "unsure": rm.LIGHT_UNSURE}
-CALL_RULES = {"7.1.1": "the spinner has not spun the coins",
+CALL_RULES = {"6.1": "the coins were not on the kip one head up and one tail up when spun",
+              "7.1.1": "the spinner has not spun the coins",
               "7.1.2": "the coins were not spun to a reasonable height above the spinner's head",
               "7.3.1": "a coin landed or came to rest outside the ring",
               "7.3.2": "a coin hit something other than the other coin or the ring side below the layout",
