@@ -60,3 +60,11 @@ def test_replay_as_fast_as_asked_ends_after_rest(get_toss):
     times = [ts for _, ts in src]
     assert times[0] == 0 and abs(times[-1] - (t.duration_s + 0.5)) <= 0.2
     assert src.read() == (None, None)
+
+
+def test_stalled_camera_gives_no_frames_until_it_recovers():
+    src = CameraSource(None, ring=RingGeometry(), size=(96, 96), fps=100, render=placeholder_render)
+    src.stall()
+    assert src.read()[0] is None
+    src.stall(False)
+    assert src.read()[0].shape == (96, 96, 3)

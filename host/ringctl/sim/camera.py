@@ -148,6 +148,7 @@ class CameraSource:
         self.last_truth = None
         self.toss = None
         self.t0 = None
+        self.stalled = False
         if toss is not None:
             self.play(toss, t0)
 
@@ -173,7 +174,14 @@ class CameraSource:
         img, self.last_truth = self.render(spec, self.rng)
         return img
 
+    def stall(self, on=True):
+        """Fault drill: a stalled camera delivers no frames (read() -> (None, t) each period)."""
+        self.stalled = on
+
     def read(self):
+        if self.stalled:
+            time.sleep(1 / self.fps)
+            return None, time.monotonic() - self._clock0
         if not self.realtime:
             t = self._start_s + self._k / self.fps
             if self.toss is not None and t > self.toss.duration_s + self.still_s:
