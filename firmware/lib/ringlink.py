@@ -87,6 +87,7 @@ ADVERT_MS = const(500)
 RTO_INIT = const(200)
 RTO_MIN = const(30)
 RTO_MAX = const(2000)
+OLD_KEYS = const(2)            # recent sessions whose late frames count as stale, not alarms
 
 _TMASK = const(0x3FFFFFFF)     # time.ticks_ms() period on MicroPython
 _THALF = const(0x20000000)
@@ -437,7 +438,7 @@ class Session:
         self.state = ST_IDLE
         self._tx = None
         self._rx = None
-        self._prev_rx = None
+        self._old_rx = []     # rx keys of the last OLD_KEYS sessions (stale, not alarms)
         self._new_tx = None   # device in PENDING: keys waiting for the host's first frame
         self._new_rx = None
         self._nh = None
@@ -545,9 +546,15 @@ class Session:
             self._advert_at = now_ms
         self._last_tx = now_ms
 
+    def _retire(self, kp):
+        if kp is not None:
+            self._old_rx.append(kp)
+            if len(self._old_rx) > OLD_KEYS:
+                self._old_rx.pop(0)
+
     def _drop_session(self):
-        if self._rx is not None:
-            self._prev_rx = self._rx
+        self._retire(self._rx)
+        self._retire(self._new_rx)    # the host may already use keys we never confirmed
         self._tx = None
         self._rx = None
         self._new_tx = None
@@ -611,19 +618,21 @@ class Session:
             return
         if self._new_rx is not None and verify(self._new_rx, fr):
             # device: the host's first sealed frame confirms the new session
-            if self._rx is not None:
-                self._prev_rx = self._rx
+            self._retire(self._rx)
             self._tx, self._rx = self._new_tx, self._new_rx
             self._new_tx = self._new_rx = None
             self._reply = None
             self.state = ST_UP
             self.handshakes += 1
         elif not verify(self._rx, fr):
-            if verify(self._prev_rx, fr) or (self._rx is None and self._prev_rx is None
-                                             and self._new_rx is None):
-                self.stale += 1      # leftover of the previous session (or no session yet)
-            else:
-                self.alarms += 1     # good CRC, bad tag: forged, replayed or reflected
+            if self._rx is None and not self._old_rx and self._new_rx is None:
+                self.stale += 1      # no session yet: nothing to check it against
+                return
+            for kp in self._old_rx:
+                if verify(kp, fr):
+                    self.stale += 1  # authentic leftover of a recent session
+                    return
+            self.alarms += 1         # good CRC, bad tag: forged, replayed or reflected
             return
         if self.state != ST_UP:
             self.stale += 1

@@ -12,16 +12,18 @@ import ringlink
 import ringmsg
 
 
-def open_line(path):
+def open_line(path, setup=True):
     f = open(path, "r+b")
     fd = f.fileno()
+    p = select.poll()
+    p.register(f, select.POLLIN)
+    if not setup:       # the tty keeps its settings while the other end holds it open
+        return f, p
     termios.setraw(fd)
     a = termios.tcgetattr(fd)
     a[6][6] = 0   # VMIN=0, VTIME=0: readinto returns what is there instead of blocking
     a[6][5] = 0
     termios.tcsetattr(fd, termios.TCSANOW, a)
-    p = select.poll()
-    p.register(f, select.POLLIN)
     return f, p
 
 
@@ -51,6 +53,7 @@ def main():
     quit_at = None
     reopens = 0
     rnd = seed
+    pending = []     # EV_RESULT answers waiting for room in the ring (never dropped)
     deadline = time.ticks_add(t0, 60000)
     while True:
         now = time.ticks_ms()
@@ -60,7 +63,7 @@ def main():
             f.close()                       # cut: the device end closes and reopens
             rnd = (rnd * 1103515245 + 12345) & 0x7FFFFFFF
             time.sleep_ms(20 + rnd % 150)
-            f, p = open_line(path)
+            f, p = open_line(path, setup=False)
             now = time.ticks_ms()
             opened = now
             s.start(now)
@@ -70,7 +73,9 @@ def main():
             if n:
                 s.feed(mv[:n], time.ticks_ms())
         now = time.ticks_ms()
-        while sent < n_events and (not rate or sent < time.ticks_diff(now, t0) * rate // 1000):
+        while pending and s.send(ringlink.MT_EVENT, pending[0], now) >= 0:
+            pending.pop(0)
+        while not pending and sent < n_events and (not rate or sent < time.ticks_diff(now, t0) * rate // 1000):
             pl = ringmsg.pack_event(boot_id, sent + 1, ringmsg.EV_IMPACT, now * 1000,
                                     sent % 4, sent)
             if s.send(ringlink.MT_EVENT, pl, now) < 0:
@@ -89,8 +94,8 @@ def main():
             if code == ringmsg.CMD_RESET:
                 quit_at = now
             elif code != ringmsg.CMD_STATUS:
-                s.send(ringlink.MT_EVENT, ringmsg.pack_event(
-                    boot_id, 0x40000000 + cmds, ringmsg.EV_RESULT, now * 1000, cmd_id, 0), now)
+                pending.append(ringmsg.pack_event(
+                    boot_id, 0x40000000 + cmds, ringmsg.EV_RESULT, now * 1000, cmd_id, 0))
         while True:
             out = s.poll(time.ticks_ms())
             if out is None:

@@ -81,21 +81,21 @@ def test_reflected_forged_and_old_session_frames_are_alarms():
     dev.send(rl.MT_EVENT, b"second", 0)
     _talk(host, dev, 0, 10, h2d=h2d, d2h=d2h)
     session1 = [f for f in d2h if rl.Deframer().feed(f)[0][0] != rl.MT_HELLO]
-    for t in (100, 200):                  # two more sessions (line reopened twice)
+    for t in (100, 200, 300):             # three more sessions (line reopened 3 times)
         host.start(t)
         dev.start(t)
         _talk(host, dev, t, t + 10)
-    assert host.handshakes == 3 and host.connected
+    assert host.handshakes == 4 and host.connected
     assert [host.recv()[1], host.recv()[1], host.recv()] == [b"first", b"second", None]
     a0, s0 = host.alarms, host.stale
     assert len(session1) == 2
-    for fr in session1:                   # replay from two sessions ago
-        host.feed(fr, 300)
+    for fr in session1:                   # replay from 3 sessions ago (older than OLD_KEYS)
+        host.feed(fr, 400)
     assert host.alarms == a0 + 2
-    host.feed(h2d[-1], 300)               # reflected: the host's own frame comes back
+    host.feed(h2d[-1], 400)               # reflected: the host's own frame comes back
     assert host.alarms == a0 + 3
     dev_alarms = dev.alarms
-    dev.feed(d2h[-1], 300)                # reflected toward the device
+    dev.feed(d2h[-1], 400)                # reflected toward the device
     assert dev.alarms == dev_alarms + 1
     assert host.recv() is None and host.stale == s0
 

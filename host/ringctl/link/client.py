@@ -109,7 +109,7 @@ class LinkClient:
 
     @property
     def link_up(self):
-        return self.session.connected
+        return self.session.connected and self._ser is not None
 
     @property
     def peer_info(self):
@@ -256,6 +256,8 @@ class LinkClient:
                 self.last_error = str(exc)
                 log.warning("ring link: line %s lost (%s); reopening", self.port, exc)
                 self._close_line()
+                with self._lock:
+                    self.session.start(now_ms())   # session over; re-handshake on reopen
                 self._note_state()
                 self._sleep(self.reopen_ms / 1000)
 
