@@ -112,6 +112,13 @@ class RingHost:
         elif code == rm.EV_PHASE and 0 <= ev.a < len(rm.PHASE_NAMES):
             self.phase = rm.PHASE_NAMES[ev.a]
         spin = self.spin
+        if code == rm.EV_PHASE and ev.a == rm.PH_ARMED and (spin is None or spin.outcome is not None):
+            # Armed from the boxer's "come in spinner" button on the board itself.
+            self.spins += 1
+            spin = self.spin = Spin(self.spins, ev.boot_id)
+            self.log.append("arm", {"spin": self.spins, "by": "board button"})
+            if self.watcher is not None:
+                self.watcher.reset()
         if spin is None or spin.outcome is not None:
             return
         spin.adj.feed((ev.boot_id, ev.event_id, code, ev.t_us, ev.a, ev.b, ev.text))
