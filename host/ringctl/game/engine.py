@@ -245,13 +245,14 @@ class Engine:
         if on == "spinner":
             game = self.game
             if game is None:
-                if self.spinning in HOUSE or self.spinning == "house":
+                if self.spinning in HOUSE:
                     raise Rejected("4.3", "the boxer or a dealer is spinning: there is no spinner's wager")
                 raise Rejected("4.2", "no spinner has declared heads or tails")
             if game.wager is not None and self.wagers[game.wager].status == "open":
                 raise Rejected("4.2", "the spinner's wager is already placed (%s); use change" % game.wager)
             if game.valid:
                 raise Rejected("4.2", "the spinner's wager can only be placed before the first spin")
+        # 4.4: heads/tails wagers are open to everyone, the spinner included; 4.5: chips only.
         w = Wager(wid, on, amount)
         self.wagers[wid] = w
         ev = {"event": "placed", "bet": wid, "on": on, "amount": to_json_number(amount),
