@@ -7,7 +7,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-PINMAP_SHA256 = '5b6b7f2628463ca785812046c304e9c4cb1bcd6513371a1fbda335cb3dc699fe'
+PINMAP_SHA256 = '51fc979de135afdafd701b3969fbb592d8fb4b2b2dc741324e95fa7b2902c141'
 BOARDS = ('RPI_PICO', 'RPI_PICO2')
 MICROPYTHON = '1.28.0'
 
@@ -80,14 +80,18 @@ PINS = {
 
 # firmware configuration defaults (board /config.json overrides them)
 DEFAULTS = {
-    'adc_period_us': 500,  # us: piezo envelope sampling period
+    'adc_period_us': 1000,  # us: piezo envelope sampling period
+    'blocked_ms': 2000,  # ms: beam broken this long at idle = blocked or misaligned (fault)
     'debounce_ms': 20,  # ms: button and mat contact debounce
     'glitch_us': 300,  # us: beam breaks shorter than this are electrical glitches, not coins
+    'heap_report_s': 30,  # s: seconds between EV_HEAP reports
     'host_timeout_ms': 2000,  # ms: host silent this long: disarm, light LINK_LOST (FAULT_HOST)
     'impact_threshold': 6000,  # adc_u16: piezo envelope above this is a coin impact
-    'light_type': 'stacklight',  # what the LIGHT_* outputs drive
+    'light_type': 'stacklight',  # what the LIGHT_* outputs drive (the firmware has no NeoPixel driver)
+    'mat_settle_ms': 200,  # ms: spinner on the mat this long while armed = in flight
     'noise_floor_min': 16,  # adc_u16: self-test: a piezo channel quieter than this is disconnected
     'quiet_ms': 1000,  # ms: coins are at rest after this long without an impact
     'rest_threshold': 1500,  # adc_u16: envelope below this counts as quiet when timing rest
+    'use_mat': 1,  # flag: 1: the mat gates in-flight and bars 7.3.3; 0: no mat fitted
     'wall_threshold': 8000,  # adc_u16: wall envelope peak above this is a strike (7.3.2)
 }

@@ -152,3 +152,17 @@ def test_cli_runs_as_a_process():
     proc = subprocess.run([sys.executable, "-m", "ringctl.cli", "device", "pinmap", "check"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_defaults_agree_with_the_firmware_config(pm):
+    # The firmware validates /config.json with its own table; the pin map's defaults must
+    # fit inside it (same key names, same ranges), or the board would refuse its defaults.
+    config = pytest.importorskip("ringctl.fw.config")
+    for key, d in pm["defaults"].items():
+        assert config.check(key, d["value"]) == d["value"], key
+        if key in config.SPEC:
+            assert (d["min"], d["max"]) == tuple(config.SPEC[key][1:3]), key
+        else:
+            assert tuple(d["choices"]) == tuple(config.CHOICES[key]), key
+    assert set(config.defaults()) == set(pm["defaults"])
+    assert config.defaults() == {k: d["value"] for k, d in pm["defaults"].items()}
