@@ -53,12 +53,15 @@ class LinkClient:
     """Background-thread link to one board. Thread-safe; callbacks run in the link thread."""
 
     def __init__(self, port, key, on_event=None, serial_number=None, name="ringctl",
-                 on_state=None, reopen_ms=250, ring_slots=64, window=8, start=True):
+                 on_state=None, reopen_ms=250, ring_slots=64, window=8, start=True,
+                 capture=None):
         self.port_spec = port
         self.serial_number = serial_number
         self.on_event = on_event
         self.on_state = on_state
         self.reopen_ms = reopen_ms
+        self.capture = capture        # binary file: every byte read and written (ring link dump)
+        self._cap_rx = bytearray()
         self.session = ringlink.Session(key, ringlink.ROLE_HOST, {"name": name},
                                         ring_slots=ring_slots, window=window)
         self._lock = threading.RLock()
@@ -278,6 +281,13 @@ class LinkClient:
             except OSError:
                 pass
         data = ser.read(4096) if fd in r else b""
+        if data and self.capture is not None:
+            # write whole received frames only, so frames we send never split them
+            self._cap_rx += data
+            k = self._cap_rx.rfind(b"\x00")
+            if k >= 0:
+                self.capture.write(self._cap_rx[:k + 1])
+                del self._cap_rx[:k + 1]
         with self._lock:
             now = now_ms()
             if data:
@@ -290,7 +300,10 @@ class LinkClient:
                     break
                 out.append(b)
         if out:
-            ser.write(b"".join(out))
+            out = b"".join(out)
+            ser.write(out)
+            if self.capture is not None:
+                self.capture.write(out)
         self._note_state()
 
     def _note_state(self):

@@ -1,0 +1,230 @@
+"""`ring link ...`: dump a capture, list boards, check a board's link, watch events, send a command."""
+import json
+import sys
+import time
+
+from ..cliutil import group_parser
+from ..errors import UserError
+
+
+def register(subparsers):
+    p, sub = group_parser(subparsers, "link",
+                          "ring link: dump captured traffic, talk to a board")
+
+    d = sub.add_parser("dump", help="decode a captured byte stream into readable messages",
+                       description="Decode raw ring-link bytes (as seen on the wire, either "
+                       "direction or both). With --key every frame is authenticated; without "
+                       "it only framing and CRC are checked and payloads stay sealed.")
+    d.add_argument("file", help="capture file ('-' for stdin)")
+    d.add_argument("--key", metavar="KEYFILE", help="the board's key file "
+                   "($RING_HOME/keys/<device-id>.key)")
+    d.add_argument("--unverified", action="store_true",
+                   help="also show payloads that could not be authenticated (marked UNVERIFIED)")
+    d.set_defaults(func=cmd_dump)
+
+    ps = sub.add_parser("ports", help="list ring boards on USB (2E8A:0005)")
+    ps.add_argument("--json", action="store_true", help="print JSON")
+    ps.set_defaults(func=cmd_ports)
+
+    for name, helptext, fn in (
+            ("status", "connect, print the board's HELLO and the link counters", cmd_status),
+            ("monitor", "connect and print events as they arrive (acknowledges them: not "
+                        "for use while `ring run` records)", cmd_monitor),
+            ("send", "send one command and wait for the board's answer", cmd_send)):
+        q = sub.add_parser(name, help=helptext, description=helptext)
+        _conn_args(q)
+        if name == "send":
+            from ..fw import ringmsg
+            q.add_argument("command", choices=sorted(ringmsg.CMD_NAMES.values()),
+                           help="command name")
+            q.add_argument("text", nargs="?", default="", help="command argument")
+        if name == "monitor":
+            q.add_argument("--seconds", type=float, default=0,
+                           help="stop after this long (default: until Ctrl-C)")
+            q.add_argument("--count", type=int, default=0, help="stop after N events")
+            q.add_argument("--capture", metavar="FILE",
+                           help="also write the raw bytes both ways to FILE (for `ring link dump`)")
+        if name == "status":
+            q.add_argument("--json", action="store_true", help="print JSON")
+        q.set_defaults(func=fn)
+    return p
+
+
+def _conn_args(q):
+    q.add_argument("--port", default="auto",
+                   help="serial device path, or 'auto' to find the board by USB id (default)")
+    q.add_argument("--serial", help="with --port auto: the board's USB serial number")
+    q.add_argument("--key", help="key file, or device id (uses $RING_HOME/keys/<id>.key); "
+                   "default: the key of the board found by --port auto")
+    q.add_argument("--timeout", type=float, default=5.0,
+                   help="seconds to wait for the link (default 5)")
+
+
+# ---- dump ----------------------------------------------------------------------------
+def cmd_dump(args):
+    from .dump import Dumper
+    from .keys import key_is_private, load_key_file
+    key = None
+    if args.key:
+        key = load_key_file(args.key)
+        if not key_is_private(args.key):
+            print("ring: warning: key file %s is readable by others; chmod 600 it" % args.key,
+                  file=sys.stderr)
+    try:
+        f = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+    except OSError as exc:
+        raise UserError(f"cannot read capture {args.file}: {exc.strerror}") from None
+    dumper = Dumper(key, unverified=args.unverified)
+    with f:
+        while True:
+            chunk = f.read(65536)
+            if not chunk:
+                break
+            for line in dumper.feed(chunk):
+                print(line)
+    print("== " + dumper.summary())
+    return 0
+
+
+# ---- ports ---------------------------------------------------------------------------
+def cmd_ports(args):
+    from .ports import boards
+    found = boards()
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    if not found:
+        from ..device.boards import NONE_FOUND_HINTS
+        print(NONE_FOUND_HINTS)
+        return 1
+    for b in found:
+        print("%s  serial=%s  %s" % (b["port"], b["serial"] or "?", b["description"]))
+    return 0
+
+
+# ---- talking to a board --------------------------------------------------------------
+def _key_for(args):
+    from .keys import load_key
+    from .ports import resolve_port
+    if args.key:
+        return load_key(args.key)
+    if args.port != "auto" and not args.serial:
+        raise UserError("--key KEYFILE (or a device id) is needed with an explicit --port")
+    port = resolve_port(args.port, args.serial)
+    from ..device.boards import serial_for_port
+    serial = args.serial or serial_for_port(port)
+    if not serial:
+        raise UserError(f"cannot tell which board is on {port}; pass --key")
+    return load_key(serial)
+
+
+def _connect(args, **kw):
+    from .client import LinkClient
+    key = _key_for(args)
+    client = LinkClient(args.port, key, serial_number=args.serial, name="ring link", **kw)
+    try:
+        up = client.wait_up(args.timeout)
+    except UserError:
+        client.close()
+        raise
+    if not up:
+        why = client.last_error
+        repl = client.at_repl
+        client.close()
+        if repl:
+            raise UserError("the board is at the MicroPython REPL, not running the controller "
+                            "(a crash in main.py?): redeploy with `ring device deploy` or reset "
+                            "it", code=1)
+        if client.opens == 0:
+            raise UserError(f"cannot open {args.port}: {why}", code=1)
+        raise UserError(f"no answer from a ring controller on {client.port} within "
+                        f"{args.timeout:g} s (wrong key, or not our firmware?); see "
+                        "`ring link status` counters and `ring doctor`", code=1)
+    return client
+
+
+def _info_line(pi):
+    from ..fw import ringmsg
+    return ("board %s: fw %s image %s, link protocol %s, boot %08x (%s reset), %s" % (
+        pi.get("device_id") or "?", pi.get("fw"), pi.get("image"), pi.get("proto"),
+        pi.get("boot_id", 0), ringmsg.RESET_NAMES.get(pi.get("reset"), "?"), pi.get("interp")))
+
+
+def cmd_status(args):
+    client = _connect(args)
+    try:
+        time.sleep(0.3)               # a few heartbeats for the counters
+        st = client.stats()
+        pi = client.peer_info
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps({"peer": pi, "stats": st}, indent=1))
+        return 0
+    print(_info_line(pi))
+    print("link up on %s; rtt %d ms; counters: %s" % (
+        st["port"], st["rtt_ms"], ", ".join("%s=%s" % (k, v) for k, v in st.items()
+                                            if k not in ("port", "state", "link_up")
+                                            and isinstance(v, int) and v)))
+    if st["alarms"]:
+        print("SECURITY: %d frame(s) failed authentication" % st["alarms"])
+        return 1
+    return 0
+
+
+def cmd_monitor(args):
+    from ..fw import ringmsg
+    cap = open(args.capture, "wb") if args.capture else None
+    try:
+        client = _connect(args, capture=cap)
+    except BaseException:
+        if cap:
+            cap.close()
+        raise
+    n = 0
+    end = time.monotonic() + args.seconds if args.seconds else None
+    try:
+        print(_info_line(client.peer_info), flush=True)
+        while end is None or time.monotonic() < end:
+            ev = client.get_event(timeout=0.2)
+            if ev is None:
+                continue
+            print(ringmsg.describe_event(ev.payload), flush=True)
+            client.ack(ev)
+            n += 1
+            if args.count and n >= args.count:
+                break
+    finally:
+        st = client.stats()
+        client.close()
+        if cap:
+            cap.close()
+    print("== %d events; alarms=%d crc_errors=%d retransmits=%d link_losses=%d" % (
+        n, st["alarms"], st["crc_errors"], st["retransmits"], st["link_losses"]))
+    return 0
+
+
+def cmd_send(args):
+    from ..fw import ringmsg
+    code = {v: k for k, v in ringmsg.CMD_NAMES.items()}[args.command]
+    client = _connect(args)
+    try:
+        cmd_id = client.send_cmd(code, args.text)
+        end = time.monotonic() + args.timeout
+        while time.monotonic() < end:
+            ev = client.get_event(timeout=0.1)
+            if ev is None:
+                continue
+            print(ringmsg.describe_event(ev.payload))
+            client.ack(ev)
+            if ev.code == ringmsg.EV_RESULT and ev.a == cmd_id:
+                if ev.b:
+                    raise UserError(f"board refused {args.command}: {ev.text or ev.b}", code=1)
+                return 0
+        if client.cmds_unacked:
+            raise UserError(f"the board did not acknowledge {args.command} within "
+                            f"{args.timeout:g} s", code=1)
+        print(f"{args.command}: delivered (no result event within {args.timeout:g} s)")
+        return 0
+    finally:
+        client.close()
