@@ -235,5 +235,24 @@ def test_session_keys_not_in_repr():
     assert h(KEY) not in text and "\\x00\\x01\\x02" not in text
 
 
+def test_device_send_is_allocation_free():
+    """The unacked ring is preallocated: send() (also when full) allocates nothing."""
+    try:
+        import micropython
+        micropython.heap_lock
+    except (ImportError, AttributeError):
+        raise mptest.Skip("needs micropython.heap_lock")
+    s = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO, ring_slots=16)
+    pl = bytearray(40)
+    res = bytearray(20)
+    micropython.heap_lock()
+    try:
+        for i in range(20):
+            res[i] = s.send(rl.MT_EVENT, pl, i) & 0xFF
+    finally:
+        micropython.heap_unlock()
+    assert list(res[:16]) == list(range(1, 17)) and res[16] == 0xFF and s.unacked == 16
+
+
 if __name__ == "__main__":
     mptest.main(globals())

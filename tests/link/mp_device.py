@@ -1,5 +1,6 @@
 # Device end for link tests and `ring bench link`: runs under `micropython`, ringlink over a pty.
 # usage: micropython mp_device.py PTY KEYHEX N_EVENTS BOOT_ID [REOPEN_MS] [SEED] [RATE_PER_S]
+#   PTY is a tty path, or an inherited non-blocking fd number (a pty master; no reopen then).
 #   sends N_EVENTS events (ringmsg, event_id 1..N), answers every command with EV_RESULT,
 #   closes and reopens its end of the line every REOPEN_MS (0: never), quits on CMD_RESET
 #   once everything is acknowledged, and prints one JSON line of counters on exit.
@@ -13,6 +14,11 @@ import ringmsg
 
 
 def open_line(path, setup=True):
+    if path.isdigit():  # inherited pty master fd, already non-blocking
+        f = open(int(path), "r+b")
+        p = select.poll()
+        p.register(f, select.POLLIN)
+        return f, p
     f = open(path, "r+b")
     fd = f.fileno()
     p = select.poll()
@@ -69,7 +75,7 @@ def main():
             s.start(now)
             reopens += 1
         for _ in p.poll(2):
-            n = f.readinto(buf)
+            n = f.readinto(buf)     # None: nothing there (non-blocking fd)
             if n:
                 s.feed(mv[:n], time.ticks_ms())
         now = time.ticks_ms()

@@ -65,6 +65,7 @@ class LinkClient:
         self.session = ringlink.Session(key, ringlink.ROLE_HOST, {"name": name},
                                         ring_slots=ring_slots, window=window)
         self._lock = threading.RLock()
+        self._acked = threading.Condition(self._lock)
         self._events = queue.Queue()
         self._seen = collections.OrderedDict()
         self._done = set()            # seqs the app acked, waiting for earlier ones
@@ -159,6 +160,11 @@ class LinkClient:
     @property
     def cmds_unacked(self):
         return self.session.unacked
+
+    def wait_cmds_acked(self, timeout):
+        """Block until the board has acknowledged every command sent; False on timeout."""
+        with self._acked:
+            return self._acked.wait_for(lambda: self.session.unacked == 0, timeout)
 
     def events(self, timeout=None):
         """Iterate over received events; stops after `timeout` s without one (None: forever)."""
@@ -293,6 +299,8 @@ class LinkClient:
             if data:
                 self.session.feed(data, now)
                 self._deliver()
+                if self.session.unacked == 0:
+                    self._acked.notify_all()
             out = []
             while True:
                 b = self.session.poll(now)
