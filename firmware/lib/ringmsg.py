@@ -33,13 +33,14 @@ EV_OVERFLOW = const(14)   # a=number of events that could not be queued (never s
 EV_HEAP = const(15)       # a=free heap bytes, b=peak used bytes
 EV_RESULT = const(16)     # a=command id, b=0 ok / error code, text=error message
 EV_HOST = const(17)       # a=1 host link up, 0 host silent (device disarmed, light LINK_LOST)
+EV_STATS = const(18)      # a=loop_us p99, b=heap peak bytes, text="k=v ..." (answer to CMD_STATUS)
 
 EVENT_NAMES = {
     EV_BOOT: "boot", EV_SELFTEST: "selftest", EV_FAULT: "fault", EV_PHASE: "phase",
     EV_BEAM: "beam", EV_WALL: "wall", EV_MAT: "mat", EV_BUTTON: "button",
     EV_IMPACT: "impact", EV_REST: "rest", EV_LIGHT: "light", EV_BARRED: "barred",
     EV_CONFIG: "config", EV_OVERFLOW: "overflow", EV_HEAP: "heap", EV_RESULT: "result",
-    EV_HOST: "host",
+    EV_HOST: "host", EV_STATS: "stats",
 }
 
 # ---- host -> device commands -----------------------------------------------------------

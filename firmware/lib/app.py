@@ -1,0 +1,502 @@
+# The ring controller: asyncio tasks (fast IRQ hand-off, timers, piezo sampling, link, supervisor) wired around the board it is given.
+# Only board modules touch `machine`; the board object is injected (board_pico / board_sim).
+import gc
+import sys
+import time
+import asyncio
+import micropython
+from micropython import const
+
+import ringmsg as M
+import ringlink
+from config import Config
+from light import Light
+from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN, SRC_ARM,
+                     SRC_MAT, SRC_WALL)
+from spin import Spin
+from events import Clock, EventQueue
+import integrity
+
+FW_VERSION = "0.3.0"
+
+# supervisor check-in bits: the watchdog is fed only when every task checked in (issue 3)
+T_FAST = const(1)
+T_TICK = const(2)
+T_ADC = const(4)
+T_LINK = const(8)
+T_ALL = const(15)
+WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
+SUPERVISE_MS = const(500)
+TICK_MS = const(2)
+SELFTEST_MS = const(300)
+HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
+
+# EV_RESULT codes (b)
+R_OK = const(0)
+R_REFUSED = const(1)
+R_INVALID = const(2)
+R_UNKNOWN = const(3)
+
+
+class Hist:
+    """Preallocated latency histogram (10 us buckets) with p99 and max."""
+
+    def __init__(self):
+        from array import array
+        self.b = array("I", [0] * (HIST_N + 1))
+        self.n = 0
+        self.max = 0
+
+    def add(self, us):
+        i = us // 10
+        if i > HIST_N:
+            i = HIST_N
+        elif i < 0:
+            i = 0
+        self.b[i] += 1
+        self.n += 1
+        if us > self.max:
+            self.max = us
+
+    def pct(self, p):
+        """p in percent (int). -> upper edge of the bucket holding that quantile, us."""
+        if not self.n:
+            return -1
+        need = (self.n * p + 99) // 100
+        acc = 0
+        for i in range(HIST_N + 1):
+            acc += self.b[i]
+            if acc >= need:
+                return (i + 1) * 10 if i < HIST_N else self.max
+        return self.max
+
+
+class App:
+    def __init__(self, board):
+        self.board = board
+        self.clock = Clock()
+        self.boot_id = int.from_bytes(board.urandom(4), "little")
+        self.events = EventQueue(self.boot_id, self.clock)
+        self.cfg = Config(board.path("config.json")).load()
+        v = self.cfg.v
+        self.wake = asyncio.ThreadSafeFlag()
+        self.edges = EdgeQueue(self.wake)
+        self.light = Light(board.lamps, time.ticks_ms, v["light_type"] != "none")
+        self.light.on_lamps = board.on_lamps
+        self.spin = Spin(v, self)
+        self.beams = BeamFilter(v["glitch_us"], self._beam_break, self.spin.beam_clear)
+        self.btn = [Debouncer(v["debounce_ms"], True), Debouncer(v["debounce_ms"], True)]
+        self.matdb = Debouncer(v["debounce_ms"], False)
+        self.piezo = [Piezo(0, v), Piezo(1, v), Piezo(2, v)]   # 2 = wall envelope
+        self.wall_loud = False
+        self.alive = 0
+        self.testing = False
+        self.h_light = Hist()
+        self.h_loop = Hist()
+        self.heap_peak = 0
+        self.heap_live = 0
+        self.session = None
+        self.link_r = None
+        self.link_w = None
+        self.integrity = "?"
+        self.image = None
+        self.pending_reset = None
+        self.last_heap_ms = 0
+
+    # ---- outputs used by Spin ------------------------------------------------------------
+    def emit(self, code, t_us, a=0, b=0, text=None):
+        self.events.put(code, t_us, a, b, text)
+        if code == M.EV_PHASE:
+            self.board.on_phase(a)
+
+    def show(self, state, t_edge_us):
+        """Set the light now; measure edge -> outputs when a sensor edge caused it."""
+        self.light.show(state)
+        edge_us = -1
+        if t_edge_us is not None:
+            edge_us = tdiff(time.ticks_us(), t_edge_us)
+            self.h_light.add(edge_us)
+        self.light.edge_us = edge_us
+        self.light.changed = False
+        self.board.on_light(state, self.light.bits, edge_us)
+        self.events.put(M.EV_LIGHT, None, state, edge_us)
+
+    # ---- sensor hand-off (fast task) -----------------------------------------------------
+    def _beam_break(self, s, t0):
+        self.spin.beam_break(s, t0, time.ticks_ms())
+
+    def process_edges(self):
+        """Drain the IRQ edge queue: beams through the glitch filter, contacts debounced."""
+        q = self.edges
+        now_ms = time.ticks_ms()
+        while True:
+            i = q.pop()
+            if i < 0:
+                break
+            src = q.src[i]
+            lvl = q.lvl[i]
+            t = q.t[i]
+            q.done()
+            if src < 8:
+                self.beams.edge(src, lvl, t)
+            elif src == SRC_WALL:
+                if lvl:
+                    self.spin.wall(t, self._wall_level())
+            elif src == SRC_MAT:
+                if self.matdb.update(lvl, now_ms, t):
+                    self.spin.mat(self.matdb.stable, t, now_ms)
+            else:
+                k = src - SRC_NOSPIN
+                db = self.btn[k]
+                if db.update(lvl, now_ms, t):
+                    self.spin.button(M.BTN_NOSPIN if k == 0 else M.BTN_ARM, db.stable, t, now_ms)
+                    self._button_refused()
+        self.beams.poll(time.ticks_us())
+
+    def _button_refused(self):
+        if self.spin.refused:
+            self.events.put(M.EV_RESULT, None, 0, R_REFUSED, "arm button: " + self.spin.refused)
+            self.spin.refused = None
+
+    def _wall_level(self):
+        p = self.piezo[2]
+        v = self.board.adc[2].read_u16()
+        return v - p.floor()
+
+    async def fast_task(self):
+        while True:
+            self.alive |= T_FAST
+            await self.wake.wait()
+            t = time.ticks_us()
+            self.process_edges()
+            while self.beams.pending:      # glitch filter: re-check until confirmed or gone
+                await asyncio.sleep_ms(0)
+                self.process_edges()
+            self.pump_link()               # the event leaves at once, not at the next poll
+            self.h_loop.add(tdiff(time.ticks_us(), t))
+
+    # ---- timers ------------------------------------------------------------------------------
+    async def tick_task(self):
+        b = self.board
+        while True:
+            self.alive |= T_TICK | T_FAST   # fast task waits on IRQs: idle is healthy
+            t = time.ticks_us()
+            now = time.ticks_ms()
+            # contacts: resolve settle time and any edge an IRQ missed
+            for k in range(2):
+                db = self.btn[k]
+                if db.update(b.button_active(k), now, t):
+                    self.spin.button(M.BTN_NOSPIN if k == 0 else M.BTN_ARM, db.stable, t, now)
+                    self._button_refused()
+            if self.matdb.update(b.mat_active(), now, t):
+                self.spin.mat(self.matdb.stable, t, now)
+            if self.beams.pending:
+                self.beams.poll(t)
+            quiet = self.piezo[0].last_loud
+            if tdiff(self.piezo[1].last_loud, quiet) > 0:
+                quiet = self.piezo[1].last_loud
+            self.spin.tick(now, quiet, t)
+            self.light.tick()
+            used = gc.mem_alloc()
+            if used > self.heap_peak:
+                self.heap_peak = used
+            self.h_loop.add(tdiff(time.ticks_us(), t))
+            await asyncio.sleep_ms(TICK_MS)
+
+    async def adc_task(self):
+        adc = self.board.adc
+        while True:
+            self.alive |= T_ADC
+            period = self.cfg.v["adc_period_us"] // 1000
+            now = time.ticks_ms()
+            t = time.ticks_us()
+            for ch in range(2):
+                lvl = self.piezo[ch].sample(adc[ch].read_u16(), now)
+                if lvl >= 0:
+                    self.spin.impact(ch, lvl, t, now)
+            # the wall envelope backs up the comparator IRQ (7.3.2)
+            w = self.piezo[2]
+            v = adc[2].read_u16()
+            w.sample(v, now)
+            lvl = v - w.floor()
+            if lvl >= self.cfg.v["wall_threshold"]:
+                if not self.wall_loud:
+                    self.wall_loud = True
+                    self.spin.wall(t, lvl)
+            elif lvl < self.cfg.v["rest_threshold"]:
+                self.wall_loud = False
+            await asyncio.sleep_ms(period if period > 1 else 1)
+
+    # ---- link ----------------------------------------------------------------------------------
+    def pump_link(self):
+        s = self.session
+        if s is None:
+            return
+        now = time.ticks_ms()
+        q = self.events
+        while True:
+            ev = q.peek()
+            if ev is None:
+                break
+            if s.send(ringlink.MT_EVENT, ev, now) < 0:
+                break           # link ring full: stays queued (EV_OVERFLOW if ours fills)
+            q.pop()
+        while True:
+            out = s.poll(now)
+            if out is None:
+                break
+            self.board.link_write(out)
+
+    async def link_task(self):
+        s = self.session
+        b = self.board
+        rx = bytearray(256)
+        host_ms = self.cfg.v["host_timeout_ms"]
+        s.start(time.ticks_ms())
+        while True:
+            self.alive |= T_LINK
+            n = b.link_read(rx)
+            now = time.ticks_ms()
+            if n:
+                s.feed(memoryview(rx)[:n], now)
+            while True:
+                m = s.recv()
+                if m is None:
+                    break
+                if m[0] == ringlink.MT_CMD:
+                    try:
+                        code, cid, text = M.unpack_cmd(m[1])
+                    except ValueError:
+                        continue
+                    self.command(code, cid, text)
+            host_ms = self.cfg.v["host_timeout_ms"]
+            lost = (not s.connected) or s.peer_silent_ms(now) > host_ms
+            self.spin.host(not lost, time.ticks_us())
+            self.pump_link()
+            if self.pending_reset is not None and (s.unacked == 0 or
+                                                   tdiff(now, self.pending_reset[1]) > 1000):
+                b.reset(self.pending_reset[0])
+            await asyncio.sleep_ms(1)
+
+    # ---- commands (host -> device) -------------------------------------------------------------
+    def result(self, cid, code, text=None):
+        self.events.put(M.EV_RESULT, None, cid, code, text)
+
+    def command(self, code, cid, text):
+        sp = self.spin
+        t = time.ticks_us()
+        if code == M.CMD_ARM:
+            err = "self-test running" if self.testing else sp.arm(t, time.ticks_ms())
+            self.result(cid, R_REFUSED if err else R_OK, err)
+        elif code == M.CMD_DISARM:
+            sp.disarm(t)
+            self.result(cid, R_OK)
+        elif code == M.CMD_SPIN_DONE:
+            err = sp.spin_done(t)
+            self.result(cid, R_REFUSED if err else R_OK, err)
+        elif code == M.CMD_LIGHT:
+            try:
+                state = int(text)
+                if not 0 <= state < len(M.LIGHT_NAMES):
+                    raise ValueError
+            except ValueError:
+                self.result(cid, R_INVALID, "light must be 0..%d (ringmsg.LIGHT_*), got %r"
+                            % (len(M.LIGHT_NAMES) - 1, text))
+                return
+            if sp.phase == M.PH_FAULT:
+                self.result(cid, R_REFUSED, "fault light stays until the fault is cleared")
+                return
+            self.show(state, None)
+            self.result(cid, R_OK)
+        elif code == M.CMD_SELFTEST:
+            if self.testing:
+                self.result(cid, R_REFUSED, "self-test already running")
+                return
+            asyncio.create_task(self.selftest())
+            self.result(cid, R_OK)
+        elif code == M.CMD_CONFIG_GET:
+            keys = [text] if text else sorted(self.cfg.v)
+            for k in keys:
+                try:
+                    self.events.put(M.EV_CONFIG, None, 0, 0, self.cfg.get_text(k))
+                except ValueError as e:
+                    self.result(cid, R_INVALID, str(e))
+                    return
+            self.result(cid, R_OK)
+        elif code == M.CMD_CONFIG_SET:
+            if sp.active():
+                self.result(cid, R_REFUSED, "cannot change config during a spin; disarm first")
+                return
+            try:
+                kv = self.cfg.set_text(text)
+            except ValueError as e:
+                self.result(cid, R_INVALID, str(e))
+                return
+            except OSError as e:
+                self.result(cid, R_REFUSED, "could not save config.json: %s" % e)
+                return
+            self.apply_config()
+            self.events.put(M.EV_CONFIG, None, 0, 0, kv)
+            self.result(cid, R_OK)
+        elif code == M.CMD_RESET:
+            self.result(cid, R_OK, "resetting" + (" to the REPL" if text == "repl" else ""))
+            self.pending_reset = (text == "repl", time.ticks_ms())
+        elif code == M.CMD_STATUS:
+            self.status()
+            self.result(cid, R_OK)
+        else:
+            self.result(cid, R_UNKNOWN, "unknown command %d" % code)
+
+    def apply_config(self):
+        v = self.cfg.v
+        self.beams.glitch_us = v["glitch_us"]
+        for db in self.btn:
+            db.ms = v["debounce_ms"]
+        self.matdb.ms = v["debounce_ms"]
+        self.light.enabled = v["light_type"] != "none"
+
+    def status(self):
+        sp = self.spin
+        self.events.put(M.EV_PHASE, None, sp.phase, sp.phase)
+        self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+        self.events.put(M.EV_MAT, None, sp.mat_on, 0)
+        self.events.put(M.EV_STATS, None, self.h_loop.pct(99), self.heap_peak, self.stats_text())
+
+    def stats_text(self):
+        return "light_p99=%d light_max=%d loop_max=%d live=%d lost=%d glitch=%d fault=%x" % (
+            self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.heap_live,
+            self.edges.lost, self.beams.glitches, self.spin.fault)
+
+    # ---- self-test -------------------------------------------------------------------------------
+    async def selftest(self):
+        """Beams broken at idle, piezo/wall without a noise floor, stuck buttons (issue 3)."""
+        self.testing = True
+        b = self.board
+        v = self.cfg.v
+        sp = self.spin
+        if sp.active():
+            sp.disarm(time.ticks_us())
+        self.show(M.LIGHT_SELFTEST, None)
+        for p in self.piezo:
+            p.stats_reset()
+            p.collect = True
+        beam_low = bytearray(8)
+        btn_low = bytearray(2)
+        n = 0
+        t_end = time.ticks_add(time.ticks_ms(), SELFTEST_MS)
+        while tdiff(t_end, time.ticks_ms()) > 0:
+            for s in range(8):
+                beam_low[s] += b.beam_active(s)
+            for k in range(2):
+                btn_low[k] += b.button_active(k)
+            n += 1
+            await asyncio.sleep_ms(10)
+        for p in self.piezo:
+            p.collect = False
+        mask = 0
+        why = []
+        for s in range(8):
+            if beam_low[s] == n:
+                mask |= 1 << s
+        if mask:
+            why.append("beams 0x%02x broken" % mask)
+        for ch in range(3):
+            p = self.piezo[ch]
+            mean = p.sum // p.n if p.n else 0
+            if p.n == 0 or mean < v["noise_floor_min"] or p.vmin >= 65000:
+                mask |= (1 << (8 + ch)) if ch < 2 else M.FAULT_WALL
+                why.append("%s no floor (%d)" % ("wall" if ch == 2 else "piezo%d" % ch, mean))
+        for k in range(2):
+            if btn_low[k] == n:
+                mask |= 1 << (12 + k)
+                why.append("%s button stuck" % ("no-spin" if k == 0 else "arm"))
+        text = "; ".join(why) if why else "pass"
+        t = time.ticks_us()
+        self.events.put(M.EV_SELFTEST, t, 1 if mask else 0, mask, text)
+        self.testing = False
+        if mask:
+            sp.selftest_result(mask, t)
+            self.events.put(M.EV_FAULT, t, sp.fault, 0, text)
+        elif not sp.selftest_result(0, t):
+            self.events.put(M.EV_FAULT, t, sp.fault, 0, "locked: " + self.integrity)
+        return mask
+
+    # ---- supervisor -------------------------------------------------------------------------------
+    async def supervisor(self, wdt):
+        led = 0
+        while True:
+            await asyncio.sleep_ms(SUPERVISE_MS)
+            self.clock.now()            # keep the 64-bit clock extended
+            if self.alive & T_ALL == T_ALL:
+                wdt.feed()              # every task checked in since the last feed
+                self.alive = 0
+            gc.collect()
+            self.heap_live = gc.mem_alloc()
+            led ^= 1
+            self.board.led(led)
+            now = time.ticks_ms()
+            if tdiff(now, self.last_heap_ms) >= self.cfg.v["heap_report_s"] * 1000:
+                self.last_heap_ms = now
+                self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+
+    # ---- start-up ---------------------------------------------------------------------------------
+    def boot(self):
+        b = self.board
+        t = time.ticks_us()
+        st, img, problems = integrity.check(b.root)
+        if st == "unverified" and not b.dev:
+            st = "mismatch"     # a production board must carry its manifest
+        self.integrity = st
+        self.image = bytes(8) if img is None else bytes(int(img[i:i + 2], 16) for i in range(0, 16, 2))
+        self.events.put(M.EV_BOOT, t, b.reset_cause(), gc.mem_free(),
+                        "fw=%s image=%s %s" % (FW_VERSION, st, (img or "")[:16]))
+        for e in self.cfg.errors:
+            self.events.put(M.EV_FAULT, t, 0, 0, "config: " + e)
+        if st == "mismatch":
+            self.spin.set_fault(M.FAULT_INTEGRITY, "integrity: " + ", ".join(problems), t)
+        else:
+            self.spin.out.show(M.LIGHT_OFF, None)
+        key = b.read_key()
+        if key is None:
+            self.spin.set_fault(0, "no key.bin: run 'ring device provision'", t)
+        else:
+            self.session = ringlink.Session(key, ringlink.ROLE_DEVICE, info={
+                "fw": FW_VERSION, "image": self.image, "boot_id": self.boot_id,
+                "reset": b.reset_cause(), "device_id": b.unique_id(),
+                "interp": "%s %s %s" % (sys.implementation.name,
+                                        ".".join(str(x) for x in sys.implementation.version[:3]),
+                                        b.name)})
+        # IRQs last: everything they hand work to exists now
+        q = self.edges
+        for s in range(8):
+            b.irq_beam(s, q.handler(s, b.beams[s], True))
+        b.irq_button(0, q.handler(SRC_NOSPIN, b.buttons[0], True))
+        b.irq_button(1, q.handler(SRC_ARM, b.buttons[1], True))
+        b.irq_mat(q.handler(SRC_MAT, b.mat, True))
+        b.irq_wall(q.handler(SRC_WALL, b.wall_trig, False))
+
+    async def main(self):
+        if hasattr(micropython, "alloc_emergency_exception_buf"):   # not on the unix port
+            micropython.alloc_emergency_exception_buf(100)
+        self.boot()
+        wdt = self.board.wdt(WDT_MS)
+        tasks = [self.fast_task(), self.tick_task(), self.adc_task(), self.supervisor(wdt)]
+        if self.session is not None:
+            tasks.append(self.link_task())
+        else:
+            self.alive |= T_LINK
+        for t in self.board.tasks(self):
+            tasks.append(t)
+        for c in tasks:
+            asyncio.create_task(c)
+        await self.selftest()
+        while True:
+            if self.session is None:
+                self.alive |= T_LINK
+            await asyncio.sleep_ms(200)
+
+
+def run(board):
+    """Entry from main.py: binary link data must never raise KeyboardInterrupt (issue 3)."""
+    micropython.kbd_intr(-1)
+    asyncio.run(App(board).main())

