@@ -441,6 +441,7 @@ class Session:
         self._old_rx = []     # rx keys of the last OLD_KEYS sessions (stale, not alarms)
         self._new_tx = None   # device in PENDING: keys waiting for the host's first frame
         self._new_rx = None
+        self._new_peer = None
         self._nh = None
         self._reply = None
         self._want_hello = False
@@ -622,6 +623,9 @@ class Session:
             self._tx, self._rx = self._new_tx, self._new_rx
             self._new_tx = self._new_rx = None
             self._reply = None
+            self._rx_continue(self._new_peer[0], self._new_peer[1])
+            self._snd = self._una         # resend everything unacked under the new keys
+            self._rto_at = None
             self.state = ST_UP
             self.handshakes += 1
         elif not verify(self._rx, fr):
@@ -658,7 +662,9 @@ class Session:
             self._gap = True
 
     def _on_ack(self, ack, flags, now):
-        if self._una < ack <= self._snd:
+        if self._una < ack <= self._next:
+            if ack > self._snd:           # acked before a reconnect made us rewind
+                self._snd = ack
             last = ack - 1
             i = last % self._slots
             if self._stries[i] == 1:        # Karn: only never-retransmitted frames
@@ -742,18 +748,19 @@ class Session:
                           "proto_major": d["proto_major"], "proto_minor": d["proto_minor"],
                           "name": d["name"], "stream": stream}
         nd = _urandom(NONCE_LEN)
-        self._drop_session()
+        self._retire(self._new_rx)        # an earlier offer the host never confirmed
+        self._new_tx = self._new_rx = None
         self._reply = build_hello_device(d["nh"], nd, self.info)
         if d["proto_major"] != PROTO_MAJOR:
             self.version_errors += 1      # reply anyway: the host tells the technician
-            self.state = ST_IDLE
             return
+        # Offer new keys but keep a live session until the host uses them: a replayed
+        # HELLO then costs nothing (nobody can confirm its keys) instead of a link drop.
         h2d, d2h = session_keys(self._key, d["nh"], nd)
         self._new_tx, self._new_rx = d2h, h2d
-        self._rx_continue(stream, tx_base)
-        self.state = ST_PENDING
-        self._snd = self._una
-        self._rto_at = None
+        self._new_peer = (stream, tx_base)
+        if self.state != ST_UP:
+            self.state = ST_PENDING
 
     # ---- output ------------------------------------------------------------------
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
@@ -777,7 +784,7 @@ class Session:
                 return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
                                   build_hello_host(self._nh, self.info.get("name", "")), now)
         else:
-            if self._reply is not None and self.state != ST_UP:
+            if self._reply is not None:
                 r = self._reply
                 self._reply = None
                 return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,

@@ -31,8 +31,8 @@ def _apply(wire, d):
         w[1 + d[1] % body] ^= 1 << d[2]
     elif d[0] == "truncate":
         del w[1 + d[1] % body:-1]
-    elif d[0] == "insert":
-        i = 1 + d[1] % body
+    elif d[0] == "insert":            # strictly inside the COBS bytes (at the edges a 0x00
+        i = 2 + d[1] % (body - 1)     # would only be one more delimiter)
         w[i:i] = d[2]
     elif d[0] == "delete":
         del w[1 + d[1] % body]

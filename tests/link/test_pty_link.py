@@ -21,7 +21,7 @@ from faultproxy import FaultProxy, Pty
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from mprun import ROOT, micropython_binary, mp_env  # noqa: E402
 
-N_EVENTS = 2500
+N_EVENTS = 2000
 BOOT_ID = 0x5EED0001
 
 

@@ -243,3 +243,20 @@ def test_time_wraps_like_ticks_ms():
         while (m := host.recv()) is not None:
             host.ack(m[2])
     assert host.connected and host.link_losses == 0 and dev.unacked == 0
+
+
+def test_replayed_host_hello_neither_drops_the_session_nor_redelivers():
+    host, dev = _pair()
+    h2d = []
+    _talk(host, dev, 0, 10, h2d=h2d)
+    old_hello = [f for f in h2d if rl.Deframer().feed(f)[0][0] == rl.MT_HELLO][0]
+    host.send(rl.MT_CMD, b"c1", 10)
+    _talk(host, dev, 10, 20)
+    assert dev.recv()[1] == b"c1"
+    dev.feed(old_hello, 21)               # attacker replays the host's old HELLO
+    assert dev.connected
+    host.send(rl.MT_CMD, b"c2", 22)
+    _talk(host, dev, 22, 40)              # the device's reply is stale for the host
+    assert dev.connected and host.connected and host.link_losses == 0
+    assert dev.recv()[1] == b"c2" and dev.recv() is None
+    assert host.stale >= 1 and host.unacked == 0
