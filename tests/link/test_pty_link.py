@@ -1,7 +1,7 @@
 """The link over real ptys: micropython device end, pyserial host end, a fault-injecting proxy between.
 
 Drops, duplicates, corruption, reordering, delays, garbage, split writes, blackouts, host
-"unplug/replug" (pty replaced, symlink re-pointed) and device close/reopen; 2500 events
+"unplug/replug" (pty replaced, symlink re-pointed) and device close/reopen; 2000 events
 must arrive exactly once and in order, every command exactly once, and every forged,
 reflected and replayed frame must be rejected and counted as a security alarm.
 """
