@@ -1,5 +1,5 @@
 # Golden link vectors (tests/vectors/link_vectors.json) checked under micropython AND CPython.
-# pytest runs this file under `micropython` (tests/conftest.py); tests/link/test_vectors.py
+# pytest runs this file under `micropython` (tests/conftest.py); tests/link/test_link_vectors.py
 # imports it and runs the same functions under CPython; tests/link/make_vectors.py uses the
 # gen_* functions to write the JSON (once, under CPython).
 import sys
