@@ -219,8 +219,11 @@ class Deframer:
                 else:
                     self._buf += piece
                     if not self.repl_maybe:
+                        # only where the new bytes could complete a pattern: O(piece) per feed
+                        st = len(self._buf) - len(piece) - 33
+                        st = st if st > 0 else 0
                         for pat in REPL_PATTERNS:
-                            if pat in self._buf:
+                            if self._buf.find(pat, st) >= 0:
                                 self.repl_maybe = True
                 break
             piece = data[start:z]
@@ -652,7 +655,7 @@ class Session:
             self._rx_next = seq + 1
             if self.auto_ack:
                 self._rx_acked = self._rx_next
-            self._ack_dirty = True
+                self._ack_dirty = True    # else the ack goes out when the app calls ack()
         elif seq < self._rx_next:
             self.duplicates += 1
             self._ack_dirty = True
