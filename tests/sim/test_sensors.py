@@ -123,7 +123,7 @@ def test_simring_plays_a_spin_to_the_socket_and_the_camera(tmp_path):
     srv.listen(1)
     ring = SimRing(sensor_socket=path, camera={"size": (160, 160), "render": placeholder_render})
     conn, _ = srv.accept()
-    toss = ring.spin(2, force="outside", force_angle_deg=10, t0=time.monotonic() - 5.0)
+    toss = ring.spin(2, force="outside", force_angle_deg=10, t0=0.0)   # long ago: all due now
     ring.wait(5)                      # released 5 s ago: everything is due at once
     frame, _ = ring.camera.read()
     ring.close()

@@ -34,18 +34,22 @@ class SimRing:
             self.feeder.send((0.0, "mat", 0, 1 if on else 0))
 
     def spin(self, seed, force=None, force_angle_deg=None, t0=None, **kw):
-        """Simulate a toss, then play it: sensors to the board and frames to the camera.
+        """Simulate a toss (~0.1-0.5 s of CPU), then play() it. Returns the Toss, `.t0` set."""
+        toss = simulate_toss(seed, ring=self.ring, force=force, force_angle_deg=force_angle_deg, **kw)
+        return self.play(toss, t0)
 
-        t0 (time.monotonic() of the release) defaults to now + lead_s once the physics is
-        done. Returns the Toss with `.t0` set; `wait()` blocks until every event is sent.
+    def play(self, toss, t0=None):
+        """Play a simulated toss live: sensors to the board, frames to the camera.
+
+        t0 = time.monotonic() of the release; default now + lead_s. Events already due
+        (the mat at -1 s, or everything before now if t0 is in the past) go out at once.
+        `wait()` blocks until every event is sent.
         """
         if self.feeder:
             self.feeder.stop()
-        toss = simulate_toss(seed, ring=self.ring, force=force, force_angle_deg=force_angle_deg, **kw)
         toss.t0 = time.monotonic() + self.lead_s if t0 is None else t0
         self.camera.play(toss, toss.t0)
         if self.feeder:
-            # events before the release (the mat at -1 s) go out at once
             self.feeder.start(toss.sensor_timeline, toss.t0)
         self.toss = toss
         return toss
