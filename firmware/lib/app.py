@@ -28,7 +28,10 @@ T_ALL = const(15)
 WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
 TICK_MS = const(2)
+LINK_MS = const(10)
+SPIN_WAIT_US = const(2000)    # glitch-filter waits up to this are busy-waited
 SELFTEST_MS = const(300)
+GC_EVERY = const(16384)       # collect after this many bytes: keeps garbage (and gc pauses) small
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
 
 # EV_RESULT codes (b)
@@ -79,12 +82,13 @@ class App:
         self.events = EventQueue(self.boot_id, self.clock)
         self.cfg = Config(board.path("config.json")).load()
         v = self.cfg.v
-        self.wake = asyncio.ThreadSafeFlag()
+        self.wake = board.wake_flag()   # ThreadSafeFlag on the Pico (real IRQs)
         self.edges = EdgeQueue(self.wake)
         self.light = Light(board.lamps, time.ticks_ms, v["light_type"] != "none")
         self.light.on_lamps = board.on_lamps
         self.spin = Spin(v, self)
-        self.beams = BeamFilter(v["glitch_us"], self._beam_break, self.spin.beam_clear)
+        self.beams = BeamFilter(v["glitch_us"], self._beam_break, self.spin.beam_clear,
+                                board.beam_active)
         self.btn = [Debouncer(v["debounce_ms"], True), Debouncer(v["debounce_ms"], True)]
         self.matdb = Debouncer(v["debounce_ms"], False)
         self.piezo = [Piezo(0, v), Piezo(1, v), Piezo(2, v)]   # 2 = wall envelope
@@ -96,8 +100,7 @@ class App:
         self.heap_peak = 0
         self.heap_live = 0
         self.session = None
-        self.link_r = None
-        self.link_w = None
+        self.rx = bytearray(256)
         self.integrity = "?"
         self.image = None
         self.pending_reset = None
@@ -170,8 +173,18 @@ class App:
             t = time.ticks_us()
             self.process_edges()
             while self.beams.pending:      # glitch filter: re-check until confirmed or gone
-                await asyncio.sleep_ms(0)
+                w = self.beams.wait_us(time.ticks_us())
+                if w <= SPIN_WAIT_US:
+                    # short: hold the loop (IRQs still record edges) so the light is not
+                    # late by a whole scheduler round
+                    end = time.ticks_add(time.ticks_us(), w + 5)
+                    while time.ticks_diff(end, time.ticks_us()) > 0:
+                        pass                    # spin, not sleep: an OS sleep oversleeps
+                else:
+                    await asyncio.sleep_ms(0)
                 self.process_edges()
+                if self.beams.pending and not w:
+                    await asyncio.sleep_ms(0)   # pin already clear: let its edge arrive
             self.pump_link()               # the event leaves at once, not at the next poll
             self.h_loop.add(tdiff(time.ticks_us(), t))
 
@@ -200,6 +213,8 @@ class App:
             used = gc.mem_alloc()
             if used > self.heap_peak:
                 self.heap_peak = used
+            if self.events.count:
+                self.pump_link()
             self.h_loop.add(tdiff(time.ticks_us(), t))
             await asyncio.sleep_ms(TICK_MS)
 
@@ -247,36 +262,47 @@ class App:
                 break
             self.board.link_write(out)
 
-    async def link_task(self):
+    def link_service(self):
+        """Read what the line has, run commands, heartbeat check, flush frames."""
         s = self.session
-        b = self.board
-        rx = bytearray(256)
-        host_ms = self.cfg.v["host_timeout_ms"]
-        s.start(time.ticks_ms())
+        now = time.ticks_ms()
+        n = self.board.link_read(self.rx)
+        if n:
+            s.feed(memoryview(self.rx)[:n], now)
+        while True:
+            m = s.recv()
+            if m is None:
+                break
+            if m[0] == ringlink.MT_CMD:
+                try:
+                    code, cid, text = M.unpack_cmd(m[1])
+                except ValueError:
+                    continue
+                self.command(code, cid, text)
+        lost = (not s.connected) or s.peer_silent_ms(now) > self.cfg.v["host_timeout_ms"]
+        self.spin.host(not lost, time.ticks_us())
+        self.pump_link()
+        if self.pending_reset is not None and (s.unacked == 0 or
+                                               tdiff(now, self.pending_reset[1]) > 1000):
+            self.board.reset(self.pending_reset[0])
+
+    async def link_rx_task(self):
+        """Sleeps until the line is readable (no polling), then serves it at once."""
+        stream = asyncio.StreamReader(self.board.rx)
+        while True:
+            first = await stream.read(1)
+            if first:
+                s = self.session
+                s.feed(first, time.ticks_ms())
+            self.link_service()
+
+    async def link_timer_task(self):
+        """Heartbeats, retransmissions, host-silence detection even when nothing arrives."""
+        self.session.start(time.ticks_ms())
         while True:
             self.alive |= T_LINK
-            n = b.link_read(rx)
-            now = time.ticks_ms()
-            if n:
-                s.feed(memoryview(rx)[:n], now)
-            while True:
-                m = s.recv()
-                if m is None:
-                    break
-                if m[0] == ringlink.MT_CMD:
-                    try:
-                        code, cid, text = M.unpack_cmd(m[1])
-                    except ValueError:
-                        continue
-                    self.command(code, cid, text)
-            host_ms = self.cfg.v["host_timeout_ms"]
-            lost = (not s.connected) or s.peer_silent_ms(now) > host_ms
-            self.spin.host(not lost, time.ticks_us())
-            self.pump_link()
-            if self.pending_reset is not None and (s.unacked == 0 or
-                                                   tdiff(now, self.pending_reset[1]) > 1000):
-                b.reset(self.pending_reset[0])
-            await asyncio.sleep_ms(1)
+            self.link_service()
+            await asyncio.sleep_ms(LINK_MS)
 
     # ---- commands (host -> device) -------------------------------------------------------------
     def result(self, cid, code, text=None):
@@ -363,7 +389,8 @@ class App:
         self.events.put(M.EV_STATS, None, self.h_loop.pct(99), self.heap_peak, self.stats_text())
 
     def stats_text(self):
-        return "light_p99=%d light_max=%d loop_max=%d live=%d lost=%d glitch=%d fault=%x" % (
+        # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost
+        return "l99=%d lmax=%d loop=%d live=%d lost=%d gl=%d f=%x" % (
             self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.heap_live,
             self.edges.lost, self.beams.glitches, self.spin.fault)
 
@@ -479,10 +506,13 @@ class App:
         if hasattr(micropython, "alloc_emergency_exception_buf"):   # not on the unix port
             micropython.alloc_emergency_exception_buf(100)
         self.boot()
+        gc.collect()
+        gc.threshold(GC_EVERY)
         wdt = self.board.wdt(WDT_MS)
         tasks = [self.fast_task(), self.tick_task(), self.adc_task(), self.supervisor(wdt)]
         if self.session is not None:
-            tasks.append(self.link_task())
+            tasks.append(self.link_timer_task())
+            tasks.append(self.link_rx_task())
         else:
             self.alive |= T_LINK
         for t in self.board.tasks(self):

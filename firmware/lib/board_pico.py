@@ -79,6 +79,10 @@ class Board:
             return None
         return k if len(k) == 32 else None
 
+    def wake_flag(self):
+        import asyncio
+        return asyncio.ThreadSafeFlag()   # set from pin IRQs
+
     def wdt(self, ms):
         return machine.WDT(timeout=ms)
 

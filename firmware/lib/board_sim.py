@@ -70,6 +70,22 @@ class SimADC:
         return 0 if v < 0 else (65535 if v > 65535 else v)
 
 
+class TaskFlag:
+    """The simulated IRQs run inside the asyncio loop (the socket task), where an Event wakes
+    the fast task at once; a ThreadSafeFlag is only noticed at the loop's next I/O poll
+    (~1 ms on the unix port). The Pico uses asyncio.ThreadSafeFlag (real IRQs)."""
+
+    def __init__(self):
+        self.e = asyncio.Event()
+
+    def set(self):
+        self.e.set()
+
+    async def wait(self):
+        await self.e.wait()
+        self.e.clear()
+
+
 class SimWDT:
     """No hardware to reset the process: counts feeds (tests check the supervisor feeds it)."""
 
@@ -135,6 +151,9 @@ class Board:
         except OSError:
             return None
         return k if len(k) == 32 else None
+
+    def wake_flag(self):
+        return TaskFlag()
 
     def wdt(self, ms):
         self.wdt_obj = SimWDT(ms)
@@ -328,6 +347,13 @@ class Board:
         return None
 
     async def _pulse(self, pin, us):
+        if us < 1000:
+            # short pulses (glitches, fast coins) are timed here exactly: both edges are
+            # stamped by the IRQ path and the firmware's glitch filter judges them
+            pin.set(0)
+            time.sleep_us(us)
+            pin.set(1)
+            return
         pin.set(0)
         end = time.ticks_add(time.ticks_us(), us)
         while True:

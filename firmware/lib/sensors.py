@@ -86,8 +86,9 @@ class BeamFilter:
     on_clear(sector, t_start_us, duration_us). Shorter breaks only bump `glitches`.
     """
 
-    def __init__(self, glitch_us, on_break, on_clear):
+    def __init__(self, glitch_us, on_break, on_clear, live=None):
         self.glitch_us = glitch_us
+        self.live = live              # live(s) -> 1 while the pin reads broken (or None)
         self.on_break = on_break
         self.on_clear = on_clear
         self.state = bytearray(8)     # 0 clear, 1 broken (unconfirmed), 2 broken (confirmed)
@@ -123,12 +124,25 @@ class BeamFilter:
         """Confirm breaks still going after glitch_us. -> remaining pending bitmask."""
         p = self.pending
         if p:
+            live = self.live
             for s in range(8):
                 if p & (1 << s) and tdiff(now, self.t0[s]) >= self.glitch_us:
+                    if live is not None and not live(s):
+                        continue      # already clear: its edge (queued) decides glitch or not
                     self.state[s] = 2
                     self.pending &= ~(1 << s)
                     self.on_break(s, self.t0[s])
         return self.pending
+
+    def wait_us(self, now):
+        """Microseconds until the oldest pending break can be confirmed (0 = now)."""
+        best = -1
+        for s in range(8):
+            if self.pending & (1 << s):
+                w = self.glitch_us - tdiff(now, self.t0[s])
+                if best < 0 or w < best:
+                    best = w
+        return best if best > 0 else 0
 
     def broken_mask(self):
         m = 0

@@ -18,6 +18,9 @@ def register(subparsers):
     _toss_args(t)
     t.add_argument("--json", action="store_true", help="one JSON object instead of text")
     t.add_argument("--timeline", action="store_true", help="also list every sensor event")
+    t.add_argument("--feed", metavar="SOCKET", default=None,
+                   help="then play the sensors in real time to a simulated board's sensor "
+                        "socket (the path 'ring sim board' prints)")
     t.set_defaults(func=run_toss)
 
     f = sub.add_parser("frames", help="write rendered camera frames of a toss to a folder")
@@ -93,7 +96,27 @@ def run_toss(args):
     if args.timeline:
         for e in tl:
             print(f"    {e[0]:+9.4f} {e[1]:6s} ch{e[2]} {e[3]}")
+    if args.feed:
+        _feed(args.feed, tl)
     return 0
+
+
+def _feed(path, tl):
+    import time
+    from .sensors import SensorFeeder
+    try:
+        feeder = SensorFeeder(path, connect_timeout_s=2.0)
+    except OSError as exc:
+        raise UserError(f"cannot connect to sensor socket {path} ({exc.strerror or exc}); "
+                        "start 'ring sim board' and use the path it prints", code=1)
+    try:
+        t0 = time.monotonic() + 1.0          # the mat goes on 1 s before the release
+        stats = feeder.play(tl, t0)
+        time.sleep(0.2)
+        print(f"fed {stats['sent']} events (latest {stats['late_ms_max']:.1f} ms late); "
+              f"board said: {', '.join(feeder.replies[-8:]) or 'nothing'}")
+    finally:
+        feeder.close()
 
 
 def run_frames(args):
