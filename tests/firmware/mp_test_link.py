@@ -2,7 +2,6 @@
 # pytest runs this file under `micropython` (tests/conftest.py); tests/link/test_link_vectors.py
 # imports it and runs the same functions under CPython; tests/link/make_vectors.py uses the
 # gen_* functions to write the JSON (once, under CPython).
-import sys
 import json
 import hashlib
 import binascii

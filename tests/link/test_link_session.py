@@ -4,7 +4,7 @@ import pytest
 from ringctl.fw import ringlink as rl
 
 import linksim
-from linksim import DEV_INFO, KEY, Line, pump, run
+from linksim import DEV_INFO, KEY, Line, run
 
 WANT_EV = [b"ev%d" % i for i in range(300)]
 WANT_CMD = [b"cmd%d" % i for i in range(50)]

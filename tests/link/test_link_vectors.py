@@ -1,6 +1,5 @@
 """The golden link vectors under CPython: the same functions tests/firmware/mp_test_link.py runs under micropython."""
 import importlib
-import os
 import sys
 from pathlib import Path
 

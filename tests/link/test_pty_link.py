@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 from ringctl.fw import ringlink as rl, ringmsg
 from ringctl.link import LinkClient
