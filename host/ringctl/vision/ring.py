@@ -165,13 +165,18 @@ def _unused_fit_ellipse_robust(pts):
     return (cx, cy), (d1 / 2, d2 / 2), ang, float(np.median(np.abs(res)))
 
 
-def _steps(d, w):
-    """Outward step strength along each row: mean of the next w samples minus the previous w."""
+def _steps(d, w, w_in=None):
+    """Outward step strength along each row: mean of the next w samples minus the previous w_in.
+
+    A long inside window (w_in) averages printed lines and lettering into the layout's level,
+    and a line running along the ray raises both sides alike, so only the wall makes a step.
+    """
+    w_in = w if w_in is None else w_in
     c = np.cumsum(np.pad(d, ((0, 0), (1, 0))), axis=1)
     n = d.shape[1]
-    r = np.arange(w, n - w)
+    r = np.arange(w_in, n - w)
     out = np.full(d.shape, -np.inf, np.float32)
-    out[:, r] = ((c[:, r + w] - c[:, r]) - (c[:, r] - c[:, r - w])) / w
+    out[:, r] = (c[:, r + w] - c[:, r]) / w - (c[:, r] - c[:, r - w_in]) / w_in
     return out
 
 
@@ -202,6 +207,23 @@ def _ell_residual(pts, e):
     return (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
 
 
+def _layout_inside(dist, e, win):
+    """True when the band just inside ellipse `e` looks like the layout and the band just outside
+    does not (guards against fitting the wall's outer edge or a printed circle)."""
+    (cx, cy), (d1, d2), an = e
+    h, w = dist.shape
+    k = 2 * win / max(1.0, (d1 + d2) / 2)
+    def band(s0, s1):
+        m = np.zeros((h, w), np.uint8)
+        cv2.ellipse(m, ((cx, cy), (d1 * s1, d2 * s1), an), 255, -1)
+        cv2.ellipse(m, ((cx, cy), (d1 * s0, d2 * s0), an), 0, -1)
+        v = dist[m > 0]
+        return float(np.median(v)) if v.size else None
+    inner = band(1 - 3 * k, 1 - k / 2)
+    outer = band(1 + k / 2, 1 + 2 * k)
+    return inner is not None and outer is not None and inner < 0.5 * outer
+
+
 def find_boundary(img):
     """(center, (a, b), angle_deg, layout_bgr) of the ring's inner boundary; UserError if none.
 
@@ -214,10 +236,16 @@ def find_boundary(img):
     small = cv2.resize(img, (int(round(w / f)), int(round(h / f))), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
-    pr = max(4, int(min(sw, sh) * 0.06))
-    patch = lab[sh // 2 - pr:sh // 2 + pr, sw // 2 - pr:sw // 2 + pr].reshape(-1, 3)
-    mean = np.median(patch, axis=0)
-    dist = np.sqrt(((lab - mean) ** 2).sum(axis=2))
+    # the layout's colours (cloth, print, lettering) from a disc around the image centre; a
+    # pixel's distance to the NEAREST of them is low all over a printed layout, high on the wall
+    yy, xx = np.mgrid[0:sh, 0:sw]
+    disc = (xx - sw / 2) ** 2 + (yy - sh / 2) ** 2 < (0.2 * min(sw, sh)) ** 2
+    sample = lab[disc][::3].astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(sample, 4, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    counts = np.bincount(labels.ravel(), minlength=4)
+    centres = centres[counts > 0.03 * len(sample)]   # ignore specks
+    dist = np.sqrt(((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3)).min(axis=2)
     n_ang = 360
     max_r = int(math.hypot(sw, sh) / 2)
     polar = cv2.warpPolar(dist, (max_r, n_ang), (sw / 2, sh / 2), max_r,
@@ -232,25 +260,40 @@ def find_boundary(img):
     r_end = np.minimum(tx, ty) - win
     r_idx = np.arange(max_r)[None, :]
     st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
-    pts = []
-    for k in range(n_ang):
-        row = st[k]
-        m = row.max()
-        if not np.isfinite(m) or m < 8:
+    rng = np.random.default_rng(0)
+    best = None
+    # per ray: the innermost strong step (print inside the ring is weaker than the wall), or
+    # failing a good ellipse through those, the strongest step; keep the better-supported fit
+    for frac in (0.8, 1.0, 0.6):
+        pts = []
+        for k in range(n_ang):
+            row = st[k]
+            m = row.max()
+            if not np.isfinite(m) or m < 8:
+                continue
+            i = int(np.argmax(row >= frac * m))
+            while i + 1 < max_r and row[i + 1] > row[i]:
+                i += 1
+            pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
+        if len(pts) < n_ang // 3:
             continue
-        i = int(np.argmax(row >= 0.8 * m))
-        while i + 1 < max_r and row[i + 1] > row[i]:
-            i += 1
-        pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
-    if len(pts) < n_ang // 3:
+        e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
+        if e is None or not _layout_inside(dist, e, win):
+            continue   # e.g. the wall's outer edge: what lies just inside must be layout
+        if best is None or inl.sum() > best[2].sum():
+            best = (np.array(pts, np.float32), e, inl)
+        if best is not None and best[2].sum() >= 0.75 * n_ang:
+            break
+    if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout")
-    rng = np.random.default_rng(0)
-    e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
-    if e is None or inl.sum() < 0.5 * n_ang:
-        raise UserError("no ring found: the layout's edge is not a circle or ellipse; photograph the empty "
-                        "ring from above with nothing on it, the whole ring in view")
-    (cx, cy), (d1, d2), an = cv2.fitEllipse(np.array(pts, np.float32)[inl])
+    pts, e, inl = best
+    # a wrong boundary would misjudge every coin near the wall: demand support all round
+    if inl.sum() < 0.75 * n_ang:
+        raise UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
+                        "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
+                        "the whole ring in view, the wall distinct from the layout")
+    (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl])
     a, b = d1 / 2, d2 / 2
     if min(a, b) / max(a, b) < 0.5 or cx - max(a, b) < -1 or cy - max(a, b) < -1 \
             or cx + max(a, b) > sw + 1 or cy + max(a, b) > sh + 1:
@@ -262,7 +305,10 @@ def find_boundary(img):
     layout_bgr = np.median(cv2.GaussianBlur(small, (0, 0), 1.5)[inner > 0], axis=0)
     coarse = ((cx * f, cy * f), (a * f, b * f), an)
     refined = _refine(img, coarse, layout_bgr, f)
-    (cx, cy), (a, b), an = refined or coarse
+    if refined is None:
+        raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
+                        "wall); focus the camera on the layout and photograph the empty ring again")
+    (cx, cy), (a, b), an = refined
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr]
@@ -298,7 +344,11 @@ def _refine(img, ell, layout_bgr, f, n=360):
     pos = np.empty(n)
     for k in range(n):
         seg = g[k, lo[k]:hi[k]]
-        j = int(np.argmax(seg)) + lo[k]
+        # the first sharp rise from the inside: where the layout ends (the wall's own shading
+        # further out must not pull the edge outwards)
+        j = int(np.argmax(seg >= 0.5 * seg.max())) + lo[k]
+        while j + 1 < hi[k] and g[k, j + 1] > g[k, j]:
+            j += 1
         if 0 < j < g.shape[1] - 1:
             g0, g1, g2 = g[k, j - 1], g[k, j], g[k, j + 1]
             den = g0 - 2 * g1 + g2
@@ -308,7 +358,7 @@ def _refine(img, ell, layout_bgr, f, n=360):
         pos[k] = s[j] + (np.clip(sub, -0.5, 0.5) + 0.5) * 0.5   # a diff sits between samples
     pts = np.stack([px + ux * pos, py + uy * pos], axis=1)[ok]
     e, inl = _ransac_ellipse(pts, 1.0 + 0.5 * f, np.random.default_rng(1), iters=60)
-    if e is None or inl.sum() < n // 3:
+    if e is None or inl.sum() < 0.6 * n:
         return None
     (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
     return (cx, cy), (d1 / 2, d2 / 2), an
