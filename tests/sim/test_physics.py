@@ -33,6 +33,7 @@ def test_faces_flat_and_outcome_follow_the_final_poses(get_toss, seed):
     if tr["valid"]:
         assert all(c["flat"] and c["inside"] for c in tr["coins"])
         assert tr["outcome"] == (faces[0] if faces[0] == faces[1] else "odds")
+        assert tr["outcome_at_rest"] == tr["outcome"]
     else:
         assert tr["outcome"] == "no-spin" and tr["reasons"]
 

@@ -4,6 +4,7 @@
     from ringctl.sim.geometry import RingGeometry
     toss = simulate_toss(seed, ring=RingGeometry(layout_radius_m=0.6), force=None)
     toss.truth            # outcome heads|tails|odds|no-spin|no-rest, reasons (rule-cited),
+                          # outcome_at_rest (what the coins at rest alone show),
                           # rest_t, first_impact_t, coins [{face, up_side, flat, inside, tilt_deg,
                           # on_top_of, leaning, xyz, apex_m}], beam_breaks
     toss.sensor_timeline  # [(t_s, kind, channel, value)], t = 0 at release (sensors.py)

@@ -467,8 +467,16 @@ def ground_truth(toss, rest_t):
         outcome = faces[0]
     else:
         outcome = "odds"
+    # What a camera alone can tell from the coins at rest (no beams, wall, mat, height):
+    # a spin the sensors bar can still look valid here.
+    if rest_t is None:
+        at_rest = "no-rest"
+    elif not all(c["inside"] and c["flat"] for c in coins):
+        at_rest = "no-spin"
+    else:
+        at_rest = faces[0] if faces[0] == faces[1] else "odds"
     impacts = [e["t"] for e in toss.contacts if e["other"] in ("layout", "coin")]
-    return {"outcome": outcome, "reasons": reasons, "valid": not reasons and rest_t is not None,
+    return {"outcome": outcome, "reasons": reasons, "outcome_at_rest": at_rest, "valid": not reasons and rest_t is not None,
             "rest_t": None if rest_t is None else round(float(rest_t), 4),
             "first_impact_t": round(min(impacts), 4) if impacts else None,
             "coins": coins, "beam_breaks": beams, "seed": toss.seed, "force": toss.force}
