@@ -150,3 +150,48 @@ def test_truth_and_sensors_agree_on_boundary_and_wall(get_toss, case):
     assert crossed == any(e[1] == "beam" for e in tl)
     struck = any(r.startswith("7.3.2") and "wall" in r for r in reasons)
     assert struck == any(e[1] == "wall" and e[3] >= 8000 for e in tl)
+
+
+def test_feeder_survives_the_board_restarting(tmp_path):
+    path = str(tmp_path / "b.sock")
+
+    def board():
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        return srv
+
+    srv = board()
+    feeder = sensors.SensorFeeder(path)
+    conn, _ = srv.accept()
+    assert feeder.send_line("mat 1")
+    assert conn.recv(100) == b"mat 1\n"
+    conn.close()                                   # the board process dies...
+    srv.close()
+    import os
+    os.remove(path)
+    time.sleep(0.05)
+    feeder.send_line("piezo 0 9000")               # nobody there: dropped, no exception
+    feeder.send_line("piezo 0 9000")
+    assert feeder.dropped >= 1
+    srv = board()                                  # ...and comes back on the same path
+    assert feeder.send_line("beam 1 1")
+    conn, _ = srv.accept()
+    conn.settimeout(2)
+    assert conn.recv(100) == b"beam 1 1\n"
+    feeder.close()
+    conn.close()
+    srv.close()
+
+
+def test_feeder_with_a_callable_that_fails_drops_and_goes_on():
+    got = []
+
+    def send(line):
+        if line.startswith("piezo"):
+            raise BrokenPipeError
+        got.append(line)
+
+    feeder = sensors.SensorFeeder(send)
+    feeder.play([(0.0, "mat", 0, 1), (0.0, "impact", 0, 9000), (0.001, "wall", 0, 9000)], time.monotonic())
+    assert got == ["mat 1", "wall 9000"] and feeder.dropped == 1

@@ -175,6 +175,7 @@ class SensorFeeder:
     def __init__(self, target, connect_timeout_s=5.0):
         self.sock = None
         self.sent = 0
+        self.dropped = 0
         self.replies = []
         self.light = None
         self.phase = None
@@ -185,23 +186,26 @@ class SensorFeeder:
             self._send = target
             return
         self.path = str(target)
-        deadline = time.monotonic() + connect_timeout_s
+        self._connect(connect_timeout_s)
+        self._send = lambda line: self.sock.sendall(line.encode() + b"\n")
+
+    def _connect(self, timeout_s):
+        deadline = time.monotonic() + timeout_s
         while True:
-            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                self.sock.connect(self.path)
+                sock.connect(self.path)
                 break
             except OSError:
-                self.sock.close()
+                sock.close()
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        self._send = lambda line: self.sock.sendall(line.encode() + b"\n")
-        threading.Thread(target=self._read, daemon=True).start()
+        self.sock = sock
+        threading.Thread(target=self._read, args=(sock,), daemon=True).start()
 
-    def _read(self):
+    def _read(self, sock):
         buf = b""
-        sock = self.sock
         while True:
             try:
                 data = sock.recv(4096)
@@ -223,9 +227,26 @@ class SensorFeeder:
                     self.phase = parts[1]
 
     def send_line(self, line):
+        """Send one line. A board that restarted (fault drill) is reconnected once; if it
+        is down, the line is counted in `dropped` (a sensor edge with nobody listening)."""
         with self._lock:
-            self._send(line)
-            self.sent += 1
+            try:
+                self._send(line)
+                self.sent += 1
+                return True
+            except OSError:
+                pass
+            if self.sock is not None:
+                try:
+                    self.sock.close()
+                    self._connect(0.5)
+                    self._send(line)
+                    self.sent += 1
+                    return True
+                except OSError:
+                    pass
+            self.dropped += 1
+            return False
 
     def send(self, event):
         self.send_line(encode(event))
