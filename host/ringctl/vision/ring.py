@@ -303,8 +303,9 @@ def find_boundary(img):
     inner = np.zeros((sh, sw), np.uint8)
     cv2.ellipse(inner, ((cx, cy), (d1 * 0.8, d2 * 0.8), an), 255, -1)
     layout_bgr = np.median(cv2.GaussianBlur(small, (0, 0), 1.5)[inner > 0], axis=0)
+    palette = cv2.cvtColor(np.clip(centres, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)[0]
     coarse = ((cx * f, cy * f), (a * f, b * f), an)
-    refined = _refine(img, coarse, layout_bgr, f)
+    refined = _refine(img, coarse, palette, f)
     if refined is None:
         raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                         "wall); focus the camera on the layout and photograph the empty ring again")
@@ -331,7 +332,8 @@ def _refine(img, ell, layout_bgr, f, n=360):
     my = (py[:, None] + uy[:, None] * s[None, :]).astype(np.float32)
     samp = cv2.remap(cv2.GaussianBlur(img, (0, 0), 1.0), mx, my, cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    d = np.sqrt(((samp - np.asarray(layout_bgr, np.float32)) ** 2).sum(axis=2))
+    pal = np.asarray(layout_bgr, np.float32).reshape(-1, 3)   # the layout's colours
+    d = np.sqrt(((samp[:, :, None, :] - pal[None, None]) ** 2).sum(axis=3)).min(axis=2)
     st = _steps(d, 2 * win)
     i = np.argmax(st, axis=1)
     ok = np.isfinite(st[np.arange(n), i]) & (st[np.arange(n), i] > 8)
