@@ -189,57 +189,65 @@ class App:
             self.h_loop.add(tdiff(time.ticks_us(), t))
 
     # ---- timers ------------------------------------------------------------------------------
-    async def tick_task(self):
+    def tick_once(self):
+        """Timers: contact settle times, glitch confirmations, spin timers, light blinking."""
         b = self.board
+        t = time.ticks_us()
+        now = time.ticks_ms()
+        # contacts: resolve settle time and any edge an IRQ missed
+        for k in range(2):
+            db = self.btn[k]
+            if db.update(b.button_active(k), now, t):
+                self.spin.button(M.BTN_NOSPIN if k == 0 else M.BTN_ARM, db.stable, t, now)
+                self._button_refused()
+        if self.matdb.update(b.mat_active(), now, t):
+            self.spin.mat(self.matdb.stable, t, now)
+        if self.beams.pending:
+            self.beams.poll(t)
+        quiet = self.piezo[0].last_loud
+        if tdiff(self.piezo[1].last_loud, quiet) > 0:
+            quiet = self.piezo[1].last_loud
+        self.spin.tick(now, quiet, t)
+        self.light.tick()
+        used = gc.mem_alloc()
+        if used > self.heap_peak:
+            self.heap_peak = used
+        if self.events.count:
+            self.pump_link()
+        self.h_loop.add(tdiff(time.ticks_us(), t))
+
+    async def tick_task(self):
         while True:
             self.alive |= T_TICK | T_FAST   # fast task waits on IRQs: idle is healthy
-            t = time.ticks_us()
-            now = time.ticks_ms()
-            # contacts: resolve settle time and any edge an IRQ missed
-            for k in range(2):
-                db = self.btn[k]
-                if db.update(b.button_active(k), now, t):
-                    self.spin.button(M.BTN_NOSPIN if k == 0 else M.BTN_ARM, db.stable, t, now)
-                    self._button_refused()
-            if self.matdb.update(b.mat_active(), now, t):
-                self.spin.mat(self.matdb.stable, t, now)
-            if self.beams.pending:
-                self.beams.poll(t)
-            quiet = self.piezo[0].last_loud
-            if tdiff(self.piezo[1].last_loud, quiet) > 0:
-                quiet = self.piezo[1].last_loud
-            self.spin.tick(now, quiet, t)
-            self.light.tick()
-            used = gc.mem_alloc()
-            if used > self.heap_peak:
-                self.heap_peak = used
-            if self.events.count:
-                self.pump_link()
-            self.h_loop.add(tdiff(time.ticks_us(), t))
+            self.tick_once()
             await asyncio.sleep_ms(TICK_MS)
 
-    async def adc_task(self):
+    def adc_once(self):
+        """One sample of each envelope: impacts (LANDED), quiet tracking, wall backup path."""
         adc = self.board.adc
+        now = time.ticks_ms()
+        t = time.ticks_us()
+        for ch in range(2):
+            lvl = self.piezo[ch].sample(adc[ch].read_u16(), now)
+            if lvl >= 0:
+                self.spin.impact(ch, lvl, t, now)
+        # the wall envelope backs up the comparator IRQ (7.3.2)
+        w = self.piezo[2]
+        v = adc[2].read_u16()
+        w.sample(v, now)
+        lvl = v - w.floor()
+        if lvl >= self.cfg.v["wall_threshold"]:
+            if not self.wall_loud:
+                self.wall_loud = True
+                self.spin.wall(t, lvl)
+        elif lvl < self.cfg.v["rest_threshold"]:
+            self.wall_loud = False
+
+    async def adc_task(self):
         while True:
             self.alive |= T_ADC
+            self.adc_once()
             period = self.cfg.v["adc_period_us"] // 1000
-            now = time.ticks_ms()
-            t = time.ticks_us()
-            for ch in range(2):
-                lvl = self.piezo[ch].sample(adc[ch].read_u16(), now)
-                if lvl >= 0:
-                    self.spin.impact(ch, lvl, t, now)
-            # the wall envelope backs up the comparator IRQ (7.3.2)
-            w = self.piezo[2]
-            v = adc[2].read_u16()
-            w.sample(v, now)
-            lvl = v - w.floor()
-            if lvl >= self.cfg.v["wall_threshold"]:
-                if not self.wall_loud:
-                    self.wall_loud = True
-                    self.spin.wall(t, lvl)
-            elif lvl < self.cfg.v["rest_threshold"]:
-                self.wall_loud = False
             await asyncio.sleep_ms(period if period > 1 else 1)
 
     # ---- link ----------------------------------------------------------------------------------
@@ -395,46 +403,49 @@ class App:
             self.edges.lost, self.beams.glitches, self.spin.fault)
 
     # ---- self-test -------------------------------------------------------------------------------
-    async def selftest(self):
-        """Beams broken at idle, piezo/wall without a noise floor, stuck buttons (issue 3)."""
+    def selftest_begin(self):
         self.testing = True
-        b = self.board
-        v = self.cfg.v
-        sp = self.spin
-        if sp.active():
-            sp.disarm(time.ticks_us())
+        if self.spin.active():
+            self.spin.disarm(time.ticks_us())
         self.show(M.LIGHT_SELFTEST, None)
         for p in self.piezo:
             p.stats_reset()
             p.collect = True
-        beam_low = bytearray(8)
-        btn_low = bytearray(2)
-        n = 0
-        t_end = time.ticks_add(time.ticks_ms(), SELFTEST_MS)
-        while tdiff(t_end, time.ticks_ms()) > 0:
-            for s in range(8):
-                beam_low[s] += b.beam_active(s)
-            for k in range(2):
-                btn_low[k] += b.button_active(k)
-            n += 1
-            await asyncio.sleep_ms(10)
+        self.st_beam = bytearray(8)
+        self.st_btn = bytearray(2)
+        self.st_n = 0
+
+    def selftest_sample(self):
+        b = self.board
+        for s in range(8):
+            self.st_beam[s] += b.beam_active(s)
+        for k in range(2):
+            self.st_btn[k] += b.button_active(k)
+        self.st_n += 1
+
+    def selftest_end(self):
+        """-> FAULT_* mask (0 = pass); reports EV_SELFTEST (+ EV_FAULT) and sets the phase."""
+        v = self.cfg.v
+        sp = self.spin
+        n = self.st_n
         for p in self.piezo:
             p.collect = False
         mask = 0
         why = []
         for s in range(8):
-            if beam_low[s] == n:
+            if n and self.st_beam[s] == n:
                 mask |= 1 << s
         if mask:
-            why.append("beams 0x%02x broken" % mask)
+            why.append("beams 0x%02x broken at idle (blocked/misaligned)" % mask)
         for ch in range(3):
             p = self.piezo[ch]
             mean = p.sum // p.n if p.n else 0
             if p.n == 0 or mean < v["noise_floor_min"] or p.vmin >= 65000:
                 mask |= (1 << (8 + ch)) if ch < 2 else M.FAULT_WALL
-                why.append("%s no floor (%d)" % ("wall" if ch == 2 else "piezo%d" % ch, mean))
+                why.append("%s no noise floor (%d): unplugged?" % (
+                    "wall" if ch == 2 else "piezo%d" % ch, mean))
         for k in range(2):
-            if btn_low[k] == n:
+            if n and self.st_btn[k] == n:
                 mask |= 1 << (12 + k)
                 why.append("%s button stuck" % ("no-spin" if k == 0 else "arm"))
         text = "; ".join(why) if why else "pass"
@@ -445,8 +456,16 @@ class App:
             sp.selftest_result(mask, t)
             self.events.put(M.EV_FAULT, t, sp.fault, 0, text)
         elif not sp.selftest_result(0, t):
-            self.events.put(M.EV_FAULT, t, sp.fault, 0, "locked: " + self.integrity)
+            self.events.put(M.EV_FAULT, t, sp.fault, 0, "locked: integrity " + self.integrity)
         return mask
+
+    async def selftest(self):
+        """Beams broken at idle, piezo/wall without a noise floor, stuck buttons (issue 3)."""
+        self.selftest_begin()
+        for _ in range(SELFTEST_MS // 10):
+            self.selftest_sample()
+            await asyncio.sleep_ms(10)
+        return self.selftest_end()
 
     # ---- supervisor -------------------------------------------------------------------------------
     async def supervisor(self, wdt):
