@@ -85,7 +85,7 @@ def sensor_lines(pm, fault_mask):
                     _pin_where(pm, "WALL"), _pin_where(pm, "WALL_TRIG"))))
     bad = fault_mask & M.FAULT_INTEGRITY
     out.append((FAIL if bad else OK, "firmware integrity",
-                "files differ from /manifest.json" if bad else "files match manifest",
+                "files differ from /manifest.json" if bad else "no integrity fault",
                 "re-deploy: `ring device deploy`"))
     return out
 
@@ -130,7 +130,7 @@ def check_link(report, link, pm):
     interp = hello.get("interpreter", "")
     pinned = pm.get("micropython", {}).get("version", "")
     fw = "firmware %s on %s" % (hello.get("firmware", "?"), interp or "?")
-    if "linux" in interp.lower() or "sim" in str(hello.get("device_id", "")).upper()[:3]:
+    if str(hello.get("device_id", "")).upper().startswith("SIM"):
         report.add(OK, "firmware version", fw + " (simulated board)")
     elif pinned and ("v" + pinned) not in interp:
         report.add(WARN, "firmware version", fw + "; pinned MicroPython is v" + pinned,
@@ -141,7 +141,11 @@ def check_link(report, link, pm):
 
 def check_image(report, link, build_image):
     got = (link.hello or {}).get("image_hash", "")
-    if not build_image:
+    if not got.strip("0"):
+        report.add(FAIL if build_image else WARN, "image vs build",
+                   "board has no deploy manifest (running unverified files)",
+                   "`ring device deploy` so the board can check its own files")
+    elif not build_image:
         report.add(WARN, "image vs build", "board image %s; no build to compare" % (got or "?"),
                    "run `ring device build` (or pass --build-dir)")
     elif got and (got == build_image or build_image.startswith(got)):
@@ -192,7 +196,12 @@ def check_light(report, link, hold_s, timeout):
         if hold_s:
             time.sleep(hold_s)  # long enough for the technician to see each state
     names = ", ".join(M.LIGHT_NAMES[s] for s in LIGHT_SEQUENCE)
-    if bad:
+    reasons = {b.split(" (", 1)[1] for b in bad}
+    if len(bad) == len(LIGHT_SEQUENCE) and len(reasons) == 1:
+        report.add(FAIL, "light test", "refused for every state: %s" % reasons.pop().rstrip(")"),
+                   "clear the board's fault first (self-test lines below, `ring link dump`), "
+                   "then re-run")
+    elif bad:
         report.add(FAIL, "light test", "not confirmed: " + "; ".join(bad),
                    "light_type in /config.json, MOSFET gate wiring (LIGHT_* pins), 24 V supply")
     else:
@@ -302,8 +311,9 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
         try:
             check_link(report, link, pm)
             check_image(report, link, build_image)
-            check_selftest(report, link, pm, selftest_timeout)
+            # Light first: a failed self-test puts the board in FAULT, which holds the light.
             check_light(report, link, light_hold, light_timeout)
+            check_selftest(report, link, pm, selftest_timeout)
             if walk_s:
                 check_walk(report, link, pm, walk_s, say)
         finally:
