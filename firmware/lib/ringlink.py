@@ -638,6 +638,8 @@ class Session:
             for kp in self._old_rx:
                 if verify(kp, fr):
                     self.stale += 1  # authentic leftover of a recent session
+                    if self._host and self.state == ST_UP:
+                        self._ack_dirty = True   # board still on old keys: confirm again
                     return
             self.alarms += 1         # good CRC, bad tag: forged, replayed or reflected
             return
