@@ -29,8 +29,11 @@ API
                            reset, device_id, interp) or None.
   s.peer_silent_ms(now)    ms since the last authenticated frame from the peer.
   s.host_lost(now)         device: True when not connected or the host is silent > 2000 ms.
+  s.repl_detected(now)     True when the bytes between frames look like the MicroPython REPL
+                           ("board is at the REPL, not running the controller").
   s.error                  host: why the peer was refused (incompatible major version), else None.
   s.unacked                messages queued or in flight and not yet acknowledged by the peer.
+  s.tx_free                free slots in the send ring (ring_slots - unacked).
   s.stats()                dict of counters (alarms, crc_errors, repl_seen, retransmits,
                            duplicates, stale, ...). Keys never appear in repr() or stats().
 Message types: MT_EVENT (device->host), MT_CMD (host->device); link-internal MT_HELLO, MT_ACK.
