@@ -165,9 +165,10 @@ class CameraSource:
         return 2 * (coin.radius_m if coin else 0.0154) * self.cam.px_per_m
 
     def play(self, toss, t0=None):
+        """Show `toss` released at t0 (time.monotonic(); default now); None: the empty ring."""
+        self.t0 = time.monotonic() if t0 is None else t0     # t0 first: a reader never pairs
+        self._k = 0                                          # the new toss with the old t0
         self.toss = toss
-        self.t0 = time.monotonic() if t0 is None else t0
-        self._k = 0
 
     def frame_at(self, t):
         """Render the scene at toss time t (s after release); None toss: the empty ring."""
