@@ -176,3 +176,28 @@ def test_unplug_is_survived_and_nothing_is_lost(tmp_path):
     finally:
         c.close()
         board.close()
+
+
+def test_on_event_callback_failure_is_retried_in_order():
+    board = FakeBoard()
+    seen, fails = [], []
+
+    def on_event(ev):
+        if ev.event_id == 2 and not fails:
+            fails.append(ev.event_id)
+            raise OSError("disk full")        # the app could not record it this time
+        seen.append(ev.event_id)
+        c.ack(ev)
+
+    c = LinkClient(board.path, KEY, on_event=on_event, reopen_ms=50)
+    try:
+        assert c.wait_up(3)
+        for i in (1, 2, 3):
+            board.event(i)
+        assert _wait(lambda: seen == [1], 1)
+        assert _wait(lambda: seen == [1, 2, 3], 3)
+        assert fails == [2] and c.stats()["callback_errors"] == 1
+        assert _wait(lambda: board.s.unacked == 0)
+    finally:
+        c.close()
+        board.close()

@@ -83,6 +83,10 @@ class LinkClient:
         self.app_duplicates = 0
         self.unknown = 0
         self.bad_events = 0
+        self.thread_errors = 0
+        self.callback_errors = 0
+        self._cb_pending = collections.deque()
+        self._cb_retry_at = 0
         self.last_error = None
         self._thread = threading.Thread(target=self._run, name="ring-link", daemon=True)
         if start:
@@ -206,7 +210,9 @@ class LinkClient:
             st = self.session.stats()
             st.update({"port": self.port, "opens": self.opens, "line_errors": self.line_errors,
                        "app_duplicates": self.app_duplicates, "unknown": self.unknown,
-                       "bad_events": self.bad_events, "link_up": self.session.connected,
+                       "bad_events": self.bad_events, "thread_errors": self.thread_errors,
+                       "callback_errors": self.callback_errors,
+                       "link_up": self.session.connected,
                        "at_repl": self.session.repl_detected(now_ms()),
                        "queued_events": self._events.qsize()})
             return st
@@ -269,6 +275,13 @@ class LinkClient:
                     self.session.start(now_ms())   # session over; re-handshake on reopen
                 self._note_state()
                 self._sleep(self.reopen_ms / 1000)
+            except Exception:                  # a bug must not silently stop the link thread
+                self.thread_errors += 1
+                log.exception("ring link: unexpected error; reopening the line")
+                self._close_line()
+                with self._lock:
+                    self.session.start(now_ms())
+                self._sleep(self.reopen_ms / 1000)
 
     def _sleep(self, s):
         try:
@@ -301,6 +314,8 @@ class LinkClient:
                 self._deliver()
                 if self.session.unacked == 0:
                     self._acked.notify_all()
+            if self._cb_pending:
+                self._flush_callbacks(now)
             out = []
             while True:
                 b = self.session.poll(now)
@@ -326,7 +341,24 @@ class LinkClient:
             self._was_up = up
             log.info("ring link %s (%s)", "up" if up else "down", self.port)
             if self.on_state:
-                self.on_state(up)
+                try:
+                    self.on_state(up)
+                except Exception:
+                    log.exception("ring link: on_state callback failed")
+
+    def _flush_callbacks(self, now):
+        """Hand events to on_event in order; one that raises is retried (unacked) later."""
+        while self._cb_pending and now >= self._cb_retry_at:
+            ev = self._cb_pending[0]
+            try:
+                self.on_event(ev)
+            except Exception:
+                self.callback_errors += 1
+                self._cb_retry_at = now + 500
+                log.exception("ring link: on_event failed for event %08x/%d; retrying in "
+                              "0.5 s", ev.boot_id, ev.event_id)
+                return
+            self._cb_pending.popleft()
 
     def _deliver(self):
         s = self.session
@@ -356,6 +388,6 @@ class LinkClient:
                 self._seen.popitem(last=False)
             ev = Event(seq, boot_id, event_id, code, t_us, a, b, text, payload)
             if self.on_event is not None:
-                self.on_event(ev)
+                self._cb_pending.append(ev)
             else:
                 self._events.put(ev)
