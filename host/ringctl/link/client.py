@@ -4,7 +4,10 @@
     client.wait_up(timeout_s)        -> True when the session is up (raises LinkVersionError)
     for ev in client.events(timeout_s): record(ev); client.ack(ev)   # ack AFTER durable record
     cmd_id = client.send_cmd(ringmsg.CMD_ARM, "")
+    client.wait_cmds_acked(timeout_s)   -> True when the board acked every command sent
     client.link_up, client.peer_info, client.at_repl, client.stats(), client.close()
+    LinkClient(..., on_event=f): f(ev) runs in the link thread, in order, instead of the
+    queue; if f raises, the same event is offered again every 0.5 s (it stays unacked).
 
 Exactly-once toward the app: the link keeps sequence numbers across reconnects of one
 LinkClient, and events are also deduplicated on (boot_id, event_id) (ringmsg), so an event
