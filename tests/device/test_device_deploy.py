@@ -152,3 +152,27 @@ def test_list_and_pick(monkeypatch, capsys):
     with pytest.raises(Exception, match="2 ring boards found"):
         boards.pick_port()
     assert boards.serial_for_port("/dev/ttyACM1") == "E6614103E7452D2F"
+
+
+def test_stray_code_file_is_removed_data_files_kept(tmp_path, flash, capsys):
+    # A hand-copied lib/debug.py would shadow or fail the board's integrity check.
+    (flash / "lib").mkdir()
+    (flash / "lib" / "debug.py").write_text("print('x')")
+    (flash / "boot.txt").write_text("log")
+    b = _build(tmp_path / "b", FILES)
+    assert cli.main(["device", "deploy", "--build-dir", str(b), "--flash-dir", str(flash)]) == 0
+    assert "  remove  lib/debug.py" in capsys.readouterr().out
+    assert not (flash / "lib" / "debug.py").exists() and (flash / "boot.txt").exists()
+
+
+def test_mpremote_lists_code_with_the_integrity_rules():
+    from ringctl.device import target as T
+    calls = []
+
+    def run(argv, **kw):
+        calls.append(argv)
+        return SimpleNamespace(returncode=0, stdout=b"main.py\nlib/app.mpy\n", stderr=b"")
+    assert MpremoteTarget("/dev/x", run=run).list_code() == ["lib/app.mpy", "main.py"]
+    code = calls[0][calls[0].index("exec") + 1]
+    compile(code, "<board>", "exec")          # what the board runs must at least parse
+    assert "'key.bin'" in code and "'.mpy'" in code and T._is_code("x.py")

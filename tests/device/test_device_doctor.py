@@ -16,7 +16,8 @@ class FakeLink:
     host_protocol = "1.0"
 
     def __init__(self, fault=0, image="1122334455667788", protocol="1.0", dead_light=None,
-                 backlog=()):
+                 backlog=(), in_fault=False):
+        self.in_fault = in_fault     # e.g. still in the boot self-test: light refused
         self.hello = {"device_id": "SIMFAKE1", "protocol": protocol, "firmware": "0.1.0",
                       "image_hash": image, "reset_cause": M.RESET_POWER_ON,
                       "interpreter": "micropython 1.29.0 linux", "boot_id": "0000b007"}
@@ -38,11 +39,14 @@ class FakeLink:
             self._ev(M.EV_HEAP, 100000, 2000)          # unrelated event in between
             self._ev(M.EV_SELFTEST, 1 if self.fault else 0, self.fault,
                      "beam 3 blocked" if self.fault else "")
+            self.in_fault = bool(self.fault)
         elif code == M.CMD_STATUS:
             self._ev(M.EV_PHASE, M.PH_IDLE, M.PH_IDLE)
             self._ev(M.EV_MAT, 0)
         elif code == M.CMD_LIGHT:
-            if int(text) == self.dead_light:
+            if self.in_fault:
+                self._ev(M.EV_RESULT, cmd_id, 3, "fault light stays until the fault is cleared")
+            elif int(text) == self.dead_light:
                 self._ev(M.EV_RESULT, cmd_id, 5, "light driver fault")
             else:
                 self._ev(M.EV_LIGHT, int(text), -1)
@@ -210,3 +214,18 @@ def test_walk_test_names_the_silent_sector(pm):
     assert "sector(s) 5 " in items["beam walk test"]["detail"]
     assert "BEAM5 (GP7" in items["beam walk test"]["fix"]
     assert "  sector 7 seen (7/8)" in said
+
+
+def test_board_in_fault_self_tests_then_retries_the_light(pm):
+    link = FakeLink(in_fault=True)
+    r = doctor.diagnose(lambda: link, pm)
+    assert not r.failed, r.text()
+    codes = [c for c, _ in link.sent]
+    first_test = codes.index(M.CMD_SELFTEST)
+    assert codes.count(M.CMD_LIGHT) == 2 * len(doctor.LIGHT_SEQUENCE)
+    assert codes[first_test + 2:].count(M.CMD_LIGHT) == len(doctor.LIGHT_SEQUENCE)
+    # Still faulted after the self-test: the light test is reported as not run, once.
+    r = doctor.diagnose(lambda: FakeLink(in_fault=True, fault=1 << 12), pm)
+    light = [i for i in r.items if i["check"] == "light test"]
+    assert len(light) == 1 and light[0]["status"] == "FAIL" and "not run" in light[0]["detail"]
+    assert any(i["check"] == "no-spin button" and i["status"] == "FAIL" for i in r.items)

@@ -15,6 +15,7 @@ def board(tmp_path, monkeypatch):
     key = os.urandom(32)
     b = simboard.SimBoard(tmp_path / "flash", key).start()
     keys.write_private(keys.key_path(b.device_id), key)
+    assert b.wait_line("phase ", timeout=10), "simulated board did not finish booting"
     yield b
     b.stop()
 

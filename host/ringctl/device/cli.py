@@ -112,7 +112,7 @@ def cmd_deploy(args):
     target = _target(args)
     # Before the reset: the board's USB serial (its device id) to find it again afterwards.
     usb_serial = None if args.flash_dir else boards.serial_for_port(target.port)
-    p = deploy.plan(files, target.read(deploy.MANIFEST))
+    p = deploy.plan(files, target.read(deploy.MANIFEST), target.list_code())
     print(deploy.format_plan(p, bdir, files, image, target.name))
     if args.dry_run:
         print("dry run: nothing copied")

@@ -52,8 +52,9 @@ def load_build(build_dir):
     return files, image, raw
 
 
-def plan(build_files, board_manifest_bytes):
-    """-> dict(copy=[(path, reason)], skip=[path], remove=[path], board_image=str)."""
+def plan(build_files, board_manifest_bytes, board_code=()):
+    """-> dict(copy=[(path, reason)], skip=[path], remove=[path], board_image=str).
+    board_code: code files found on the board (a stray one would fail its integrity check)."""
     try:
         board_files, board_image = parse_manifest(board_manifest_bytes)
     except (ValueError, KeyError, TypeError):
@@ -66,7 +67,8 @@ def plan(build_files, board_manifest_bytes):
         else:
             copy.append((path, "new" if old is None else "changed"))
     # Files the old image had and the new one lacks: a stale lib/x.py would shadow x.mpy.
-    remove = sorted(p for p in board_files if p not in build_files and p not in PROTECTED)
+    remove = sorted(p for p in set(board_files) | set(board_code)
+                    if p not in build_files and p not in PROTECTED)
     return {"copy": copy, "skip": skip, "remove": remove, "board_image": board_image}
 
 

@@ -26,6 +26,7 @@ class Report:
 
     def __init__(self):
         self.items = []
+        self.retrying = False
 
     def add(self, status, what, detail, fix=""):
         self.items.append({"status": status, "check": what, "detail": detail, "fix": fix})
@@ -141,8 +142,10 @@ def check_link(report, link, pm):
 
 def check_image(report, link, build_image):
     got = (link.hello or {}).get("image_hash", "")
+    sim = str((link.hello or {}).get("device_id", "")).upper().startswith("SIM")
     if not got.strip("0"):
-        report.add(FAIL if build_image else WARN, "image vs build",
+        # The simulated board normally runs the source tree: unverified is its normal state.
+        report.add(FAIL if build_image and not sim else WARN, "image vs build",
                    "board has no deploy manifest (running unverified files)",
                    "`ring device deploy` so the board can check its own files")
     elif not build_image:
@@ -159,14 +162,19 @@ def check_image(report, link, build_image):
 def check_selftest(report, link, pm, timeout):
     cmd = link.command(M.CMD_SELFTEST)
     ev = _wait(link, lambda e: e[2] == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
+    if ev is not None and ev[2] == M.EV_RESULT and "already running" in ev[6]:
+        # The board's own (boot) self-test is under way: let it finish, then test afresh.
+        _wait(link, lambda e: e[2] == M.EV_SELFTEST, timeout)
+        cmd = link.command(M.CMD_SELFTEST)
+        ev = _wait(link, lambda e: e[2] == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
     if ev is None:
         report.add(FAIL, "self-test", "no answer in %.1f s" % timeout,
                    "the firmware is busy or hung: power-cycle the board, then `ring doctor`")
-        return
+        return False
     if ev[2] == M.EV_RESULT:
         report.add(FAIL, "self-test", "refused: %s" % ev[6],
                    "disarm first (the board only self-tests when idle)")
-        return
+        return False
     bad = sum(1 for line in sensor_lines(pm, ev[5]) if line[0] == FAIL)
     report.add(FAIL if (ev[4] or ev[5]) else OK, "self-test",
                ("%d fault(s), mask 0x%x%s" % (bad, ev[5], ": " + ev[6] if ev[6] else ""))
@@ -182,9 +190,12 @@ def check_selftest(report, link, pm, timeout):
     else:
         report.add(OK, "spinner mat", "spinner on the mat (closed)" if mat[4] else
                    "open (nobody on it): step on it and re-run to test the switch")
+    return not (ev[4] or ev[5])
 
 
 def check_light(report, link, hold_s, timeout):
+    """Every light state in turn. -> True when the board refused them all because it is in
+    FAULT (then nothing is reported: the caller self-tests first and retries)."""
     bad = []
     for state in LIGHT_SEQUENCE:
         cmd = link.command(M.CMD_LIGHT, str(state))
@@ -198,9 +209,11 @@ def check_light(report, link, hold_s, timeout):
     names = ", ".join(M.LIGHT_NAMES[s] for s in LIGHT_SEQUENCE)
     reasons = {b.split(" (", 1)[1] for b in bad}
     if len(bad) == len(LIGHT_SEQUENCE) and len(reasons) == 1:
-        report.add(FAIL, "light test", "refused for every state: %s" % reasons.pop().rstrip(")"),
-                   "clear the board's fault first (self-test lines below, `ring link dump`), "
-                   "then re-run")
+        reason = reasons.pop().rstrip(")")
+        if "fault" in reason and report is not None and not report.retrying:
+            return True
+        report.add(FAIL, "light test", "refused for every state: %s" % reason,
+                   "clear the board's fault first (self-test lines), then re-run")
     elif bad:
         report.add(FAIL, "light test", "not confirmed: " + "; ".join(bad),
                    "light_type in /config.json, MOSFET gate wiring (LIGHT_* pins), 24 V supply")
@@ -208,6 +221,7 @@ def check_light(report, link, hold_s, timeout):
         report.add(OK, "light test", "board confirmed %s; watch the stack light and buzzer "
                    "follow that order" % names,
                    "a segment that did not light: lamp, MOSFET, flyback diode, 24 V fuse")
+    return False
 
 
 def parse_zone(text):
@@ -312,8 +326,18 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
             check_link(report, link, pm)
             check_image(report, link, build_image)
             # Light first: a failed self-test puts the board in FAULT, which holds the light.
-            check_light(report, link, light_hold, light_timeout)
-            check_selftest(report, link, pm, selftest_timeout)
+            # A board already in FAULT (e.g. still in its boot self-test) refuses the light:
+            # self-test, and retry the light test if that cleared the fault.
+            if check_light(report, link, light_hold, light_timeout):
+                passed = check_selftest(report, link, pm, selftest_timeout)
+                report.retrying = True
+                if passed:
+                    check_light(report, link, light_hold, light_timeout)
+                else:
+                    report.add(FAIL, "light test", "not run: the board holds its FAULT light",
+                               "fix the self-test faults above, then re-run `ring doctor`")
+            else:
+                check_selftest(report, link, pm, selftest_timeout)
             if walk_s:
                 check_walk(report, link, pm, walk_s, say)
         finally:

@@ -8,6 +8,18 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ..errors import UserError
+from ..fw import integrity
+
+# Code files the board's integrity check looks at (ringctl.fw.integrity): anything there that
+# is not in the manifest is "unexpected" and locks the board, so deploy must remove it.
+_LIST_CODE = ("import os\nfor d in %r:\n try: names = os.listdir('/' + d)\n except OSError: "
+              "names = []\n for n in names:\n  if n.endswith(%r) and n not in %r: "
+              "print((d + '/' if d else '') + n)" % (integrity.CHECKED_DIRS, integrity.CODE_EXT,
+                                                   integrity.EXEMPT))
+
+
+def _is_code(name):
+    return name.endswith(integrity.CODE_EXT) and name not in integrity.EXEMPT
 
 
 def _clean(remote):
@@ -31,6 +43,15 @@ class FlashDirTarget:
     def read(self, remote):
         p = self.root / _clean(remote)
         return p.read_bytes() if p.is_file() else None
+
+    def list_code(self):
+        out = []
+        for d in integrity.CHECKED_DIRS:
+            p = self.root / d if d else self.root
+            if p.is_dir():
+                out += [(d + "/" + n if d else n) for n in os.listdir(p)
+                        if (p / n).is_file() and _is_code(n)]
+        return sorted(out)
 
     def write_many(self, items, private=False):
         """items: [(bytes, board_path)]; written as new files, then renamed into place."""
@@ -81,6 +102,10 @@ class MpremoteTarget:
 
     def exec(self, code):
         return self._mpremote(["exec", code]).stdout
+
+    def list_code(self):
+        out = self.exec(_LIST_CODE).decode(errors="replace")
+        return sorted(line.strip() for line in out.splitlines() if line.strip())
 
     def write_many(self, items, private=False):
         """Copy [(bytes, board_path)] through temp files; parent dirs are made first."""
