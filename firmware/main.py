@@ -32,14 +32,38 @@ def _log_crash(b, e):
         pass
 
 
+def _locked(b, chk):
+    """Fault light, no controller, no REPL, no reset loop: only a redeploy fixes this."""
+    import time
+    try:
+        with open(b.path("crash.txt"), "w") as f:
+            f.write("locked: integrity %s: %s\n" % (chk[0], ", ".join(chk[2])))
+    except Exception:
+        pass
+    on = 0
+    while True:
+        on ^= 1
+        b.lamps[0].value(on)      # red slow blink = LIGHT_FAULT
+        b.lamps[3].value(0)
+        time.sleep_ms(500)
+
+
 b = None
 try:
     mod, b = _board()
     if _escape(mod, b):
         print("ring controller not started (technician escape): REPL available")
     else:
-        import app
-        app.run(b)
+        # integrity first: a changed module must not get the chance to run (issue 3)
+        import integrity
+        chk = integrity.check(b.root)
+        try:
+            import app
+        except Exception:
+            if chk[0] == "mismatch" or (chk[0] == "unverified" and not b.dev):
+                _locked(b, chk)       # files differ and do not even load: stay locked
+            raise
+        app.run(b, chk)
 except SystemExit:
     if sys.platform == "rp2":
         import machine

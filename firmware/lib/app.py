@@ -320,7 +320,10 @@ class App:
         sp = self.spin
         t = time.ticks_us()
         if code == M.CMD_ARM:
-            err = "self-test running" if self.testing else sp.arm(t, time.ticks_ms())
+            if self.testing and not sp.fault & M.FAULT_INTEGRITY:
+                err = "self-test running; arm again when it has passed"
+            else:
+                err = sp.arm(t, time.ticks_ms())
             self.result(cid, R_REFUSED if err else R_OK, err)
         elif code == M.CMD_DISARM:
             sp.disarm(t)
@@ -486,10 +489,10 @@ class App:
                 self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
 
     # ---- start-up ---------------------------------------------------------------------------------
-    def boot(self):
+    def boot(self, chk=None):
         b = self.board
         t = time.ticks_us()
-        st, img, problems = integrity.check(b.root)
+        st, img, problems = chk if chk is not None else integrity.check(b.root)
         if st == "unverified" and not b.dev:
             st = "mismatch"     # a production board must carry its manifest
         self.integrity = st
@@ -521,10 +524,10 @@ class App:
         b.irq_mat(q.handler(SRC_MAT, b.mat, True))
         b.irq_wall(q.handler(SRC_WALL, b.wall_trig, False))
 
-    async def main(self):
+    async def main(self, chk=None):
         if hasattr(micropython, "alloc_emergency_exception_buf"):   # not on the unix port
             micropython.alloc_emergency_exception_buf(100)
-        self.boot()
+        self.boot(chk)
         gc.collect()
         gc.threshold(GC_EVERY)
         wdt = self.board.wdt(WDT_MS)
@@ -545,7 +548,8 @@ class App:
             await asyncio.sleep_ms(200)
 
 
-def run(board):
-    """Entry from main.py: binary link data must never raise KeyboardInterrupt (issue 3)."""
+def run(board, chk=None):
+    """Entry from main.py (chk = integrity.check result, done before importing us).
+    Binary link data must never raise KeyboardInterrupt (issue 3): Ctrl-C is off from here."""
     micropython.kbd_intr(-1)
-    asyncio.run(App(board).main())
+    asyncio.run(App(board).main(chk))

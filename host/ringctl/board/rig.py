@@ -12,14 +12,14 @@ class Rig:
     """SimBoard + LinkClient. Events are kept in `self.seen` (and acked at once: nothing here
     records them durably; the real host acks after its audit log has them)."""
 
-    def __init__(self, flash_dir=None, key=None, board_env=None):
+    def __init__(self, flash_dir=None, key=None, board_env=None, deploy=None):
         from ..link.client import LinkClient   # pyserial-based host end
         self._tmp = None
         if flash_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="ringrig")
             flash_dir = self._tmp.name
         self.key = key or os.urandom(32)
-        self.board = SimBoard(flash_dir, self.key, env=board_env).start()
+        self.board = SimBoard(flash_dir, self.key, env=board_env, deploy=deploy).start()
         self.client = LinkClient(self.board.tty, self.key)
         self.seen = []          # (t_monotonic, Event)
 

