@@ -76,6 +76,9 @@ class Hist:
 
 class App:
     def __init__(self, board):
+        gc.collect()
+        self.heap_base = gc.mem_alloc()   # interpreter + loaded code: the rest is ours
+        self.led_on = 0
         self.board = board
         self.clock = Clock()
         self.boot_id = int.from_bytes(board.urandom(4), "little")
@@ -401,9 +404,9 @@ class App:
 
     def stats_text(self):
         # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost
-        return "l99=%d lmax=%d loop=%d live=%d lost=%d gl=%d f=%x" % (
+        return "l99=%d lmax=%d loop=%d live=%d base=%d lost=%d gl=%d f=%x" % (
             self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.heap_live,
-            self.edges.lost, self.beams.glitches, self.spin.fault)
+            self.heap_base, self.edges.lost, self.beams.glitches, self.spin.fault)
 
     # ---- self-test -------------------------------------------------------------------------------
     def selftest_begin(self):
@@ -471,22 +474,29 @@ class App:
         return self.selftest_end()
 
     # ---- supervisor -------------------------------------------------------------------------------
+    def supervise_once(self, wdt):
+        """Feed the watchdog only if every task checked in since the last feed (issue 3).
+        A task stuck in a loop stops checking in: no feed, and the WDT resets the board."""
+        self.clock.now()                # keep the 64-bit clock extended
+        fed = False
+        if self.alive & T_ALL == T_ALL:
+            wdt.feed()
+            self.alive = 0
+            fed = True
+        gc.collect()
+        self.heap_live = gc.mem_alloc()
+        self.led_on ^= 1
+        self.board.led(self.led_on)
+        now = time.ticks_ms()
+        if tdiff(now, self.last_heap_ms) >= self.cfg.v["heap_report_s"] * 1000:
+            self.last_heap_ms = now
+            self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+        return fed
+
     async def supervisor(self, wdt):
-        led = 0
         while True:
             await asyncio.sleep_ms(SUPERVISE_MS)
-            self.clock.now()            # keep the 64-bit clock extended
-            if self.alive & T_ALL == T_ALL:
-                wdt.feed()              # every task checked in since the last feed
-                self.alive = 0
-            gc.collect()
-            self.heap_live = gc.mem_alloc()
-            led ^= 1
-            self.board.led(led)
-            now = time.ticks_ms()
-            if tdiff(now, self.last_heap_ms) >= self.cfg.v["heap_report_s"] * 1000:
-                self.last_heap_ms = now
-                self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+            self.supervise_once(wdt)
 
     # ---- start-up ---------------------------------------------------------------------------------
     def boot(self, chk=None):
