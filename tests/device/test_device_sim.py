@@ -40,3 +40,36 @@ def test_doctor_healthy_sim_board_has_no_failures(board, capsys):
     out = capsys.readouterr().out
     assert "FAIL" not in out.replace("0 FAIL", ""), out
     assert rc == 0
+
+
+def test_technician_workflow_on_a_sim_flash_dir(tmp_path, monkeypatch, capsys):
+    # provision -> build -> deploy -> boot the deployed image -> doctor confirms it;
+    # then a file changed on the board is the only thing a new deploy would copy.
+    build = pytest.importorskip("ringctl.board.build")
+    monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
+    flash, out = tmp_path / "flash", tmp_path / "build"
+    flash.mkdir()
+    assert cli.main(["device", "provision", "--flash-dir", str(flash)]) == 0
+    dev = (flash / "device_id").read_text()
+    assert dev.startswith("SIM") and keys.key_problem(dev) is None
+    man = build.build(out_dir=out)
+    assert cli.main(["device", "deploy", "--build-dir", str(out), "--flash-dir", str(flash)]) == 0
+    capsys.readouterr()
+    b = simboard.SimBoard(flash, None, firmware_dir=flash).start()   # runs the deployed .mpy
+    try:
+        assert b.wait_line("phase ", timeout=10), (flash / "board.log").read_text()[-2000:]
+        rc = cli.main(["doctor", "--port", b.tty, "--device-id", dev, "--light-hold", "0",
+                       "--build-dir", str(out)])
+        report = capsys.readouterr().out
+    finally:
+        b.stop()
+    assert "OK    image vs build         board runs the current build %s" % man["image"][:16] \
+        in report, report
+    assert rc == 0, report
+    (flash / "lib" / "light.mpy").write_bytes(b"M\x06 tampered")
+    assert cli.main(["device", "deploy", "--build-dir", str(out), "--flash-dir", str(flash),
+                     "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    copies = [l.split()[1] for l in plan.splitlines() if l.startswith("  copy")]
+    assert copies == ["lib/light.mpy"], plan
+    assert "changed on the board since the last deploy" in plan

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..cliutil import group_parser
 from ..errors import UserError
-from . import boards, pinmap
+from . import boards, keys, pinmap
 
 BUILD_DIR = pinmap.ROOT / "build" / "firmware"
 
@@ -16,7 +16,7 @@ def default_build_dir():
         build = importlib.import_module("ringctl.board.build")
     except ImportError:
         return BUILD_DIR
-    return Path(getattr(build, "DEFAULT_OUT", None) or getattr(build, "BUILD_DIR", None)
+    return Path(getattr(build, "OUT", None) or getattr(build, "BUILD_DIR", None)
                 or BUILD_DIR)
 
 
@@ -112,7 +112,8 @@ def cmd_deploy(args):
     target = _target(args)
     # Before the reset: the board's USB serial (its device id) to find it again afterwards.
     usb_serial = None if args.flash_dir else boards.serial_for_port(target.port)
-    p = deploy.plan(files, target.read(deploy.MANIFEST), target.list_code())
+    p = deploy.plan(files, target.read(deploy.MANIFEST), target.list_code(),
+                    target.hashes(sorted(files)), manifest_bytes)
     print(deploy.format_plan(p, bdir, files, image, target.name))
     if args.dry_run:
         print("dry run: nothing copied")
@@ -132,15 +133,27 @@ def cmd_deploy(args):
     return 0 if ok else 1
 
 
+def _sim_identity(flash_dir, wanted=None):
+    """The simulated board's id lives in <flash>/device_id (its 'chip id', as SimBoard keeps
+    it). A fresh flash dir gets one here, so it can be provisioned before its first boot."""
+    import os
+    from . import devlink
+    have = devlink.sim_device_id(flash_dir)
+    if have and wanted and have != wanted:
+        raise UserError(f"flash dir {flash_dir} belongs to simulated board {have}, not "
+                        f"{wanted}; drop --device-id or use another flash dir")
+    if have:
+        return have
+    dev = keys.check_device_id(wanted or "SIM" + os.urandom(5).hex().upper())
+    (Path(flash_dir) / "device_id").write_text(dev)
+    return dev
+
+
 def _device_id(args, target):
+    if args.flash_dir:
+        return _sim_identity(args.flash_dir, args.device_id)
     if args.device_id:
         return args.device_id
-    if args.flash_dir:
-        from . import devlink
-        dev = devlink.sim_device_id(args.flash_dir)
-        if dev:
-            return dev
-        raise UserError("cannot tell the simulated board's device id; pass --device-id SIM...")
     dev = boards.serial_for_port(target.port)
     if dev:
         return dev

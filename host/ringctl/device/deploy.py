@@ -52,24 +52,36 @@ def load_build(build_dir):
     return files, image, raw
 
 
-def plan(build_files, board_manifest_bytes, board_code=()):
-    """-> dict(copy=[(path, reason)], skip=[path], remove=[path], board_image=str).
-    board_code: code files found on the board (a stray one would fail its integrity check)."""
+def plan(build_files, board_manifest_bytes, board_code=(), board_hashes=None, manifest_bytes=None):
+    """-> dict(copy=[(path, reason)], skip=[path], remove=[path], board_image=str, manifest=bool).
+
+    board_hashes: sha256 of the files as they really are on the board ({path: hex or None});
+    when given they decide, so a file changed behind the manifest's back is copied again.
+    board_code: code files found on the board (a stray one would fail its integrity check).
+    manifest_bytes: the build's manifest; decides whether /manifest.json must be written."""
     try:
         board_files, board_image = parse_manifest(board_manifest_bytes)
     except (ValueError, KeyError, TypeError):
         board_files, board_image = {}, ""   # unreadable manifest: copy everything
     copy, skip = [], []
     for path in sorted(build_files):
-        old = board_files.get(path)
-        if old == build_files[path]:
+        claimed = board_files.get(path)
+        real = board_hashes.get(path) if board_hashes is not None else claimed
+        if real == build_files[path]:
             skip.append(path)
+        elif real is None:
+            copy.append((path, "new"))
+        elif claimed == build_files[path]:
+            copy.append((path, "changed on the board since the last deploy"))
         else:
-            copy.append((path, "new" if old is None else "changed"))
+            copy.append((path, "changed"))
     # Files the old image had and the new one lacks: a stale lib/x.py would shadow x.mpy.
     remove = sorted(p for p in set(board_files) | set(board_code)
                     if p not in build_files and p not in PROTECTED)
-    return {"copy": copy, "skip": skip, "remove": remove, "board_image": board_image}
+    write_manifest = bool(copy or remove) or (manifest_bytes is not None and
+                                              board_manifest_bytes != manifest_bytes)
+    return {"copy": copy, "skip": skip, "remove": remove, "board_image": board_image,
+            "manifest": write_manifest}
 
 
 def format_plan(p, build_dir, build_files, image, target_name):
@@ -88,7 +100,7 @@ def format_plan(p, build_dir, build_files, image, target_name):
         lines.append("  skip    %-28s unchanged" % path)
     for path in p["remove"]:
         lines.append("  remove  %-28s not in this build" % path)
-    if p["copy"] or p["remove"]:
+    if p.get("manifest", p["copy"] or p["remove"]):
         lines.append("  write   %-28s last, after the files" % MANIFEST)
     lines.append("%d file(s) to copy (%d B), %d unchanged, %d to remove" % (
         len(p["copy"]), total, len(p["skip"]), len(p["remove"])))
@@ -98,7 +110,7 @@ def format_plan(p, build_dir, build_files, image, target_name):
 def apply(p, build_dir, target, manifest_bytes):
     """Copy the planned files to the target; manifest removed first and written last."""
     d = Path(build_dir)
-    if not p["copy"] and not p["remove"]:
+    if not p["copy"] and not p["remove"] and not p.get("manifest"):
         return 0
     target.remove([MANIFEST])
     target.remove(p["remove"])

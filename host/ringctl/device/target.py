@@ -1,4 +1,5 @@
 """Where deploy and provision write: a real board through `mpremote`, or a simulated board's flash dir."""
+import hashlib
 import os
 import shlex
 import shutil
@@ -16,6 +17,13 @@ _LIST_CODE = ("import os\nfor d in %r:\n try: names = os.listdir('/' + d)\n exce
               "names = []\n for n in names:\n  if n.endswith(%r) and n not in %r: "
               "print((d + '/' if d else '') + n)" % (integrity.CHECKED_DIRS, integrity.CODE_EXT,
                                                    integrity.EXEMPT))
+
+
+_HASHES = ("import hashlib, binascii\nfor p in %r:\n try:\n  h = hashlib.sha256()\n"
+           "  with open('/' + p, 'rb') as f:\n   while True:\n    b = f.read(512)\n"
+           "    if not b: break\n    h.update(b)\n"
+           "  print(p, binascii.hexlify(h.digest()).decode())\n except OSError:\n"
+           "  print(p, '-')")
 
 
 def _is_code(name):
@@ -43,6 +51,14 @@ class FlashDirTarget:
     def read(self, remote):
         p = self.root / _clean(remote)
         return p.read_bytes() if p.is_file() else None
+
+    def hashes(self, paths):
+        """{path: sha256 hex of the file as it is, or None if absent}."""
+        out = {}
+        for rel in paths:
+            p = self.root / _clean(rel)
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+        return out
 
     def list_code(self):
         out = []
@@ -102,6 +118,16 @@ class MpremoteTarget:
 
     def exec(self, code):
         return self._mpremote(["exec", code]).stdout
+
+    def hashes(self, paths):
+        """Hash the files on the board itself (one mpremote call), not the manifest's claims."""
+        out = {}
+        text = self.exec(_HASHES % (sorted(_clean(p) for p in paths),)).decode(errors="replace")
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 2:
+                out[parts[0]] = None if parts[1] == "-" else parts[1]
+        return {p: out.get(_clean(p)) for p in paths}
 
     def list_code(self):
         out = self.exec(_LIST_CODE).decode(errors="replace")
