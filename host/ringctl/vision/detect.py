@@ -13,18 +13,26 @@ import numpy as np
 N_RAYS = 72
 
 
+_ONES = np.ones((1, 3), np.float32)
+
+
+def colour_feats(img):
+    """(chroma 3-channel float32, log brightness) of a BGR image, for `diff_feats`."""
+    a = img.astype(np.float32)
+    s = cv2.transform(a, _ONES) + 30
+    chroma = a * (300.0 / s)[..., None]
+    return chroma, cv2.log(s)
+
+
+def diff_feats(fa, fb):
+    """Chroma change plus (weaker) log-brightness change: shadows and lighting barely register."""
+    d = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
+    return d + 45 * cv2.absdiff(fa[1], fb[1])
+
+
 def diff_image(a, b):
-    """Per-pixel difference of two BGR images: chroma change plus (weaker) log-brightness change."""
-    # per-channel 2-D arithmetic: numpy reductions over a length-3 last axis are slow
-    ac = [c.astype(np.float32) for c in cv2.split(a)]
-    bc = [c.astype(np.float32) for c in cv2.split(b)]
-    sa = ac[0] + ac[1] + ac[2] + 30
-    sb = bc[0] + bc[1] + bc[2] + 30
-    ia, ib = 300.0 / sa, 300.0 / sb
-    chroma = cv2.absdiff(ac[0] * ia, bc[0] * ib)
-    chroma += cv2.absdiff(ac[1] * ia, bc[1] * ib)
-    chroma += cv2.absdiff(ac[2] * ia, bc[2] * ib)
-    return chroma + 45 * np.abs(cv2.log(sa / sb))
+    """Per-pixel difference of two BGR images (see diff_feats)."""
+    return diff_feats(colour_feats(a), colour_feats(b))
 
 
 @dataclass
@@ -42,12 +50,25 @@ class Blob:
     extra: dict = field(default_factory=dict)
 
 
-def find_blobs(img, ring, min_area_coins=0.2):
-    """Foreground objects in a frame of `ring` (RingModel), largest first, measured at full res."""
+def _blurred_background(ring):
+    bg = getattr(ring, "_bg_blur", None)
+    if bg is None:   # computed once per ring model
+        bg = ring._bg_blur = cv2.GaussianBlur(ring.background, (3, 3), 0)
+        ring._bg_feats = colour_feats(bg)
+    return bg
+
+
+def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.3):
+    """Foreground objects in a frame of `ring` (RingModel), largest first, measured at full res.
+
+    With `skip_chroma` (the coin's normalised colour), objects outside the ring whose colour is
+    further than `skip_dist` from it are returned unmeasured (they cannot be coins).
+    """
     f = ring.factor
     small = ring.small(img)
-    d = diff_image(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(ring.background, (3, 3), 0))
-    thr = max(45.0, 4.0 * float(np.median(d)))
+    _blurred_background(ring)
+    d = diff_feats(colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats)
+    thr = max(45.0, 4.0 * float(np.median(d[::4, ::4])))
     mask = (d > thr).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, lbl, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -63,64 +84,68 @@ def find_blobs(img, ring, min_area_coins=0.2):
         b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=area / coin_area,
                  bbox=(int(x), int(y), int(w), int(h)),
                  touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
+        if skip_chroma is not None:
+            pc = ring.plane_points([b.center])[0]
+            if np.hypot(*(pc - np.array(ring.center))) > ring.radius + 2 * ring.coin_radius_px:
+                col = np.array(cv2.mean(small[y:y + h, x:x + w], mask=(lbl[y:y + h, x:x + w] == k).astype(np.uint8))[:3])
+                ch = col / (col.sum() + 1e-6)
+                if np.abs(ch - np.asarray(skip_chroma)).sum() > skip_dist:
+                    b.chroma = tuple(ch.tolist())
+                    b.extra["unmeasured"] = True
         blobs.append(b)
     blobs.sort(key=lambda b: -b.area_coins)
     for b in blobs:
-        if b.area_coins < 3.0:
+        if b.area_coins < 3.0 and not b.extra.get("unmeasured"):
             measure(img, ring, b, thr)
     return blobs
 
 
 def measure(img, ring, blob, thr_small):
-    """Fit the object's outline at full resolution (sets plane_center, axes, angle, fit_err, chroma)."""
+    """Fit the object's outline at full resolution (sets plane_center, axes, angle, fit_err, chroma).
+
+    Frame and background are both sampled straight into polar form around the object (the
+    background at its own small scale: bilinear sampling = upsampling), so the cost depends on
+    the number of rays, not on how many pixels the coin covers.
+    """
     f = ring.factor
     r_img = ring.coin_radius_px
     H, W = img.shape[:2]
     reach = 1.8 * r_img * max(1.0, math.sqrt(blob.area_coins)) + 2 * f
     cx, cy = blob.center
-    x0 = max(0, int((cx - reach) // f) * f)
-    y0 = max(0, int((cy - reach) // f) * f)
-    x1 = min(W, int(math.ceil((cx + reach) / f)) * f)
-    y1 = min(H, int(math.ceil((cy + reach) / f)) * f)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return
-    crop = img[y0:y1, x0:x1]
-    bs = ring.background[y0 // f:(y1 + f - 1) // f, x0 // f:(x1 + f - 1) // f]
-    bg = cv2.resize(bs, (bs.shape[1] * f, bs.shape[0] * f), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
-    if bg.shape[:2] != crop.shape[:2]:
-        return
-    d = diff_image(cv2.GaussianBlur(crop, (0, 0), 1.0), bg)
-    c_local = (cx - x0, cy - y0)
-    max_r = reach
-    nr = int(max_r * 2)
-    polar = cv2.warpPolar(d, (nr, N_RAYS), c_local, max_r, cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR)
-    rr = np.arange(nr) * max_r / nr
-    inner = polar[:, rr < 0.45 * r_img]
-    outer = polar[:, (rr > 1.35 * r_img * max(1, math.sqrt(blob.area_coins))) & (rr < max_r - 1)]
+    step = float(np.clip(r_img / 40, 0.5, 1.0))   # radial sample spacing, px
+    rr = np.arange(0, reach, step, dtype=np.float32)
+    ang = np.arange(N_RAYS, dtype=np.float32) * np.float32(2 * np.pi / N_RAYS)
+    mx = (np.cos(ang)[:, None] * rr[None, :] + np.float32(cx)).astype(np.float32)
+    my = (np.sin(ang)[:, None] * rr[None, :] + np.float32(cy)).astype(np.float32)
+    polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # the small image's pixel i is centred on full-res (i + 0.5) * f - 0.5
+    polar_bg = cv2.remap(_blurred_background(ring), (mx + np.float32(0.5)) / np.float32(f) - np.float32(0.5),
+                         (my + np.float32(0.5)) / np.float32(f) - np.float32(0.5),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    d = diff_image(cv2.blur(polar, (3, 1)), polar_bg)   # light smoothing along the radius
+    inner = d[:, rr < 0.45 * r_img]
+    outer = d[:, (rr > 1.35 * r_img * max(1, math.sqrt(blob.area_coins))) & (rr < reach - 1)]
     if inner.size == 0 or outer.size == 0:
         return
     lo, hi = float(np.median(outer)), float(np.median(inner))
     if hi - lo < 0.5 * thr_small:
         return
     t = (lo + hi) / 2
-    pts = []
     start = int(np.searchsorted(rr, 0.3 * r_img))
-    for k in range(N_RAYS):
-        row = polar[k]
-        below = np.nonzero(row[start:] < t)[0]
-        if below.size == 0:
-            continue
-        j = start + int(below[0])
-        if j == 0:
-            continue
-        v0, v1 = row[j - 1], row[j]
-        frac = (v0 - t) / (v0 - v1) if v0 != v1 else 0.0
-        r = rr[j - 1] + frac * (rr[1] - rr[0])
-        a = 2 * math.pi * k / N_RAYS
-        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
-    if len(pts) < N_RAYS // 2:
+    below = d[:, start:] < t
+    has = below.any(axis=1)
+    j = start + np.argmax(below, axis=1)
+    ok = has & (j > 0)
+    k = np.nonzero(ok)[0]
+    if len(k) < N_RAYS // 2:
         return
-    pp = ring.plane_points(np.array(pts)).astype(np.float32)
+    j = j[k]
+    v0, v1 = d[k, j - 1], d[k, j]
+    frac = np.where(v0 != v1, (v0 - t) / np.where(v0 != v1, v0 - v1, 1), 0.0)
+    r = rr[j - 1] + frac * (rr[1] - rr[0])
+    a = 2 * np.pi * k / N_RAYS
+    pts = np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
+    pp = ring.plane_points(pts).astype(np.float32)
     for _ in range(3):
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(pp)
         res = _residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang)
@@ -136,13 +161,16 @@ def measure(img, ring, blob, thr_small):
     blob.angle_deg = float(ang % 180)
     blob.fit_err = float(np.median(np.abs(res)))
     blob.extra["inliers"] = int(len(pp))
-    # mean colour well inside the outline (the face, not the rim or the layout)
-    m = np.zeros(crop.shape[:2], np.uint8)
-    ci = ring.to_plane
-    inv = cv2.invertAffineTransform(ci)
+    # mean colour well inside the outline (the face, not the rim or the layout): from the polar
+    # samples of the fitted centre's neighbourhood
+    inv = cv2.invertAffineTransform(ring.to_plane)
     c_img = inv[:, :2] @ np.array([ex, ey]) + inv[:, 2]
-    cv2.circle(m, (int(c_img[0] - x0), int(c_img[1] - y0)), max(2, int(0.6 * b * ring.axes[1] / ring.axes[0])), 255, -1)
-    col = np.array(cv2.mean(crop, mask=m)[:3])
+    rin = 0.6 * b * ring.axes[1] / ring.axes[0]
+    if np.hypot(c_img[0] - cx, c_img[1] - cy) < 0.2 * r_img:
+        col = polar[:, rr < rin].reshape(-1, 3).mean(axis=0)
+    else:
+        x0, y0 = int(max(0, c_img[0] - rin)), int(max(0, c_img[1] - rin))
+        col = img[y0:int(c_img[1] + rin) + 1, x0:int(c_img[0] + rin) + 1].reshape(-1, 3).mean(axis=0)
     blob.chroma = tuple((col / (col.sum() + 1e-6)).tolist())
     blob.extra["brightness"] = float(col.mean())
 

@@ -28,7 +28,7 @@ def classify(img, ring, model):
     """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}."""
     t0 = time.perf_counter()
     ring.check_frame(img)
-    blobs = detect.find_blobs(img, ring)
+    blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
     r_exp = ring.coin_radius_px * model.radius_ratio
     R = ring.radius
     c_ring = np.array(ring.center)
