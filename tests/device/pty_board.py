@@ -24,6 +24,7 @@ class PtyBoard:
         self.boot_id = 0xB0070001
         self.n = 0
         self.lights = []
+        self.cmds = []
         info = {"fw": "0.1.0-pty", "image": image, "boot_id": self.boot_id,
                 "reset": M.RESET_POWER_ON, "device_id": device_id,
                 "interp": "micropython 1.29.0 linux (pty test board)"}
@@ -43,6 +44,7 @@ class PtyBoard:
 
     def _on_cmd(self, payload):
         code, cmd_id, text = M.unpack_cmd(payload)
+        self.cmds.append((code, text))
         if code == M.CMD_SELFTEST:
             self._ev(M.EV_SELFTEST, 1 if self.fault else 0, self.fault,
                      "fault mask %x" % self.fault if self.fault else None)

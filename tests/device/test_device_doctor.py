@@ -229,3 +229,27 @@ def test_board_in_fault_self_tests_then_retries_the_light(pm):
     light = [i for i in r.items if i["check"] == "light test"]
     assert len(light) == 1 and light[0]["status"] == "FAIL" and "not run" in light[0]["detail"]
     assert any(i["check"] == "no-spin button" and i["status"] == "FAIL" for i in r.items)
+
+
+def test_escape_to_repl_asks_the_controller_over_the_link(tmp_path):
+    # deploy/provision on a running controller: authenticated CMD_RESET "repl" first.
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from pty_board import PtyBoard
+    from ringctl.device import devlink, keys
+    assert "provision" in devlink.escape_to_repl("/dev/null", "SIMNOKEY1")   # no key: no try
+    key = os.urandom(32)
+    keys.write_private(keys.key_path("SIMPTY02"), key)
+    board = PtyBoard(key, device_id="SIMPTY02")
+    try:
+        assert devlink.escape_to_repl(board.path, "SIMPTY02") is None
+    finally:
+        board.close()
+    assert board.cmds == [(M.CMD_RESET, "repl")]
+    board = PtyBoard(key, device_id="SIMPTY02", backlog=[(M.EV_IMPACT, 0, 20000)])
+    try:
+        why = devlink.escape_to_repl(board.path, "SIMPTY02")
+    finally:
+        board.close()
+    assert "unrecorded play event" in why and board.cmds == []

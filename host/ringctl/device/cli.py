@@ -99,6 +99,23 @@ def _target(args):
     return MpremoteTarget(boards.pick_port(args.port))
 
 
+def _reach_repl(target, usb_serial):
+    """A board running the controller ignores mpremote's Ctrl-C (kbd_intr(-1)): ask it over
+    the authenticated link to reboot into the REPL first. -> True if it was asked."""
+    from .target import MpremoteTarget
+    if not isinstance(target, MpremoteTarget) or not usb_serial:
+        return False
+    from . import devlink
+    why = devlink.escape_to_repl(target.port, usb_serial)
+    if why is not None:
+        print("note: not asking the controller for the REPL (%s); using mpremote directly"
+              % why.split(";")[0])
+        return False
+    target.port = target.name = devlink.wait_for_board(usb_serial)
+    print("board %s restarted into the REPL for mpremote (%s)" % (usb_serial, target.port))
+    return True
+
+
 def cmd_deploy(args):
     from . import deploy
     if args.build_dir:
@@ -112,11 +129,14 @@ def cmd_deploy(args):
     target = _target(args)
     # Before the reset: the board's USB serial (its device id) to find it again afterwards.
     usb_serial = None if args.flash_dir else boards.serial_for_port(target.port)
+    escaped = _reach_repl(target, usb_serial)
     p = deploy.plan(files, target.read(deploy.MANIFEST), target.list_code(),
                     target.hashes(sorted(files)), manifest_bytes)
     print(deploy.format_plan(p, bdir, files, image, target.name))
     if args.dry_run:
         print("dry run: nothing copied")
+        if escaped:
+            target.reset()      # back to the controller
         return 0
     n = deploy.apply(p, bdir, target, manifest_bytes)
     print("copied %d file(s); resetting %s" % (n, target.name))
@@ -166,7 +186,11 @@ def cmd_provision(args):
     from . import provision
     target = _target(args)
     dev = _device_id(args, target)
+    provision.check_free(dev, args.force)
+    escaped = _reach_repl(target, dev if not args.flash_dir else None)
     path, fp = provision.provision(target, dev, force=args.force)
+    if escaped:
+        target.reset()          # the controller restarts with the new key
     print("provisioned device %s: key installed on %s as /key.bin, host copy %s (mode 0600), "
           "fingerprint %s" % (dev, target.name, path, fp))
     return 0

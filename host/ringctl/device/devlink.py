@@ -146,3 +146,44 @@ def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):
         return dict(link.hello)
     finally:
         link.close()
+
+
+def escape_to_repl(port, device_id, timeout=5.0):
+    """Ask the running controller to reboot into the REPL (authenticated CMD_RESET "repl",
+    firmware/main.py's technician escape) so mpremote can copy files. -> None when done,
+    else why not (the caller then tries mpremote directly)."""
+    problem = keys.key_problem(device_id)
+    if problem:
+        return problem
+    try:
+        link = open_link(port, device_id, timeout)
+    except UserError as exc:
+        return str(exc)
+    try:
+        play = link.take_backlog()
+        if play:
+            return ("the board holds %d unrecorded play event(s); run `ring run` to record "
+                    "them first" % len(play))
+        cmd = link.command(ringmsg.CMD_RESET, "repl")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            ev = link.next_event(end - time.monotonic())
+            if ev is not None and ev[2] == ringmsg.EV_RESULT and ev[4] == cmd:
+                return None if ev[5] == 0 else "controller refused the reset: " + ev[6]
+        return "no answer to the reset command"
+    finally:
+        link.close()
+
+
+def wait_for_board(serial, timeout=10.0, gone_first=1.0):
+    """After a reset the board re-enumerates: -> its (possibly new) port, or UserError."""
+    time.sleep(gone_first)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for b in boards.find_boards():
+            if b["serial"] == serial.upper():
+                time.sleep(0.5)      # let MicroPython's REPL come up behind the USB port
+                return b["port"]
+        time.sleep(0.2)
+    raise UserError(f"board {serial} did not come back on USB within {timeout:.0f} s after "
+                    "the reset; check `ring device list` and the cable", code=1)

@@ -17,12 +17,18 @@ def fingerprint(key):
     return hashlib.sha256(b"ring-key-fingerprint\0" + key).hexdigest()[:8]
 
 
-def provision(target, device_id, force=False, random_bytes=os.urandom):
-    """Install a new key on `target` and store the host copy -> (host path, fingerprint)."""
+def check_free(device_id, force=False):
+    """UserError if the device already has a host key and --force was not given."""
     path = keys.key_path(device_id)
     if path.exists() and not force:
         raise UserError(f"device {device_id} already has a host key ({path}); "
                         "pass --force to replace it (the old key stops working on this board)")
+    return path
+
+
+def provision(target, device_id, force=False, random_bytes=os.urandom):
+    """Install a new key on `target` and store the host copy -> (host path, fingerprint)."""
+    path = check_free(device_id, force)
     key = random_bytes(keys.KEY_LEN)
     if not isinstance(key, bytes) or len(key) != keys.KEY_LEN:
         raise UserError("random source returned a bad key; nothing was written", code=1)

@@ -106,10 +106,15 @@ class MpremoteTarget:
         proc = self._run(argv, capture_output=True, timeout=120)
         if check and proc.returncode != 0:
             err = (proc.stderr or b"").decode(errors="replace").strip().splitlines()
-            raise UserError(f"mpremote failed on {self.port}: {err[-1] if err else 'no output'}; "
-                            "check the port, that no other program holds it "
-                            "(`ring run`, a terminal), and that the board answers (`ring doctor`)",
-                            code=1)
+            last = err[-1] if err else "no output"
+            if "raw repl" in last.lower():
+                raise UserError(f"mpremote cannot reach the REPL on {self.port} ({last}): the "
+                                "ring controller is running; provision the host key so deploy "
+                                "can ask it for the REPL, or hold NO SPIN while plugging the "
+                                "board in (technician escape), then re-run", code=1)
+            raise UserError(f"mpremote failed on {self.port}: {last}; check the port, that "
+                            "no other program holds it (`ring run`, a terminal), and that the "
+                            "board answers (`ring doctor`)", code=1)
         return proc
 
     def read(self, remote):
