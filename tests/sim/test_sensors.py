@@ -195,3 +195,16 @@ def test_feeder_with_a_callable_that_fails_drops_and_goes_on():
     feeder = sensors.SensorFeeder(send)
     feeder.play([(0.0, "mat", 0, 1), (0.0, "impact", 0, 9000), (0.001, "wall", 0, 9000)], time.monotonic())
     assert got == ["mat 1", "wall 9000"] and feeder.dropped == 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 298957224])
+def test_the_landing_reaches_the_board_as_the_strongest_pulse(get_toss, seed):
+    """One line per channel per envelope window: a weak pulse never masks the landing's peak."""
+    tl = get_toss(seed).sensor_timeline
+    imp = [e for e in tl if e[1] == "impact"]
+    for ch in (0, 1):
+        times = [e[0] for e in imp if e[2] == ch]
+        assert all(b - a > sensors.PEAK_WINDOW_S for a, b in zip(times, times[1:]))
+    first = imp[0][0]
+    landing = [e for e in imp if e[0] - first <= sensors.PEAK_WINDOW_S]
+    assert max(e[3] for e in landing) >= 6000             # firmware impact_threshold

@@ -29,6 +29,7 @@ WALL_GAIN = 100000.0       # counts per m/s: physics.STRIKE_MIN_SPEED (0.08) x t
 RUMBLE_GAIN = 4000.0       # counts per m/s of a rolling coin's speed (rest threshold: 1500)
 RUMBLE_HZ = 50
 GUTTER_GAIN = 0.2          # a coin in the gutter shakes the layout a little
+PEAK_WINDOW_S = 0.003      # >= 2 ADC periods (adc_period_us 1000): one envelope peak per window
 MIN_LEVEL = 1300           # below the board's default noise floor (1200 ± 40, SIM.md): not emitted
 MAT_ON_T = -1.0
 
@@ -103,7 +104,26 @@ def timeline(toss):
     ev += rumble(toss)
     order = {"mat": 0, "beam": 1, "wall": 2, "impact": 3}
     ev.sort(key=lambda e: (e[0], order[e[1]], e[2]))
-    return [(round(float(t), 6), k, int(ch), int(v)) for t, k, ch, v in ev]
+    return _one_peak_per_window([(round(float(t), 6), k, int(ch), int(v)) for t, k, ch, v in ev])
+
+
+def _one_peak_per_window(ev):
+    """A piezo envelope shows one peak per PEAK_WINDOW_S: merge pulses on the same channel
+    that close together, keeping the largest. (The board holds a `piezo` level only until its
+    next ADC read, so a weak pulse sent just after a strong one would hide the strong one.)"""
+    out = []
+    last = {}                              # (kind, ch) -> index in out of the open peak
+    for e in ev:
+        t, kind, ch, v = e
+        if kind in ("impact", "wall"):
+            i = last.get((kind, ch))
+            if i is not None and t - out[i][0] <= PEAK_WINDOW_S:
+                if v > out[i][3]:
+                    out[i] = (out[i][0], kind, ch, v)
+                continue
+            last[(kind, ch)] = len(out)
+        out.append(e)
+    return out
 
 
 def summary(tl):
