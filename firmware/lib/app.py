@@ -534,6 +534,10 @@ class App:
         b.irq_mat(q.handler(SRC_MAT, b.mat, True))
         b.irq_wall(q.handler(SRC_WALL, b.wall_trig, False))
 
+    def _task_died(self, loop, context):
+        _task_died_log(self.board, context.get("exception"))
+        self.board.reset()
+
     async def main(self, chk=None):
         if hasattr(micropython, "alloc_emergency_exception_buf"):   # not on the unix port
             micropython.alloc_emergency_exception_buf(100)
@@ -549,6 +553,9 @@ class App:
             self.alive |= T_LINK
         for t in self.board.tasks(self):
             tasks.append(t)
+        # a task that dies would print a traceback onto the link (and look like the REPL to
+        # the host): log it to flash and reset instead; the host sees the reboot cause
+        asyncio.get_event_loop().set_exception_handler(self._task_died)
         for c in tasks:
             asyncio.create_task(c)
         await self.selftest()
@@ -556,6 +563,14 @@ class App:
             if self.session is None:
                 self.alive |= T_LINK
             await asyncio.sleep_ms(200)
+
+
+def _task_died_log(board, exc):
+    try:
+        with open(board.path("crash.txt"), "w") as f:
+            sys.print_exception(exc, f)
+    except Exception:
+        pass
 
 
 def run(board, chk=None):

@@ -8,9 +8,11 @@ allocation on the fast path), not the Pico's absolute timing.
 import argparse
 import json
 import os
+import tempfile
 import time
 
 from ..fw import ringmsg as M
+from .build import build
 from .rig import Rig
 
 
@@ -24,9 +26,15 @@ def p99(xs):
 DEBUG = []   # (light line, host light ms, host frame ms) per run, for investigation
 
 
-def run(n=30, pulse_us=4000, flash_dir=None):
+def run(n=30, pulse_us=4000, flash_dir=None, source=False):
+    """source=False: build with mpy-cross and run the deployed image (as on a Pico)."""
     light_dev_us, light_host_ms, frame_ms = [], [], []
-    with Rig(flash_dir) as rig:
+    tmp = tempfile.TemporaryDirectory(prefix="ringbench")
+    deploy = None
+    if not source:
+        deploy = os.path.join(tmp.name, "build")
+        build(deploy)
+    with tmp, Rig(flash_dir, deploy=deploy) as rig:
         rig.wait_ready(15)
         b = rig.board
         # no settle wait on the mat: the bench times the boundary break, not the spinner
@@ -71,6 +79,9 @@ def run(n=30, pulse_us=4000, flash_dir=None):
             "loop_us_max": int(stats.get("loop", -1)),
             "heap_peak_bytes": st[1].b if st else None,
             "heap_live_bytes": int(stats.get("live", -1)),
+            "heap_code_bytes": int(stats.get("base", -1)),
+            "heap_data_peak_bytes": (st[1].b - int(stats.get("base", 0))) if st else None,
+            "image": "deployed build (.mpy, manifest verified)" if deploy else "sources",
             "heap_free_bytes": heap[1].a if heap else None,
             "glitch_us": 300,
             "targets": {"edge_to_light_ms": 1.0, "heap_peak_bytes": 65536},
@@ -86,9 +97,11 @@ def run(n=30, pulse_us=4000, flash_dir=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ring bench firmware", description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--source", action="store_true",
+                    help="run firmware/ sources instead of a fresh mpy-cross build")
     ap.add_argument("-n", type=int, default=100, help="boundary breaks to time (default 30)")
     args = ap.parse_args(argv)
-    res = run(n=max(1, args.n))
+    res = run(n=max(1, args.n), source=args.source)
     if args.json:
         print(json.dumps(res, indent=2))
     else:
