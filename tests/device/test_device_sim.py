@@ -22,7 +22,7 @@ def board(tmp_path, monkeypatch):
 
 def test_doctor_names_the_unplugged_piezo(board, capsys):
     board.send_sensor("floor 1 0 0")            # layout piezo 1 unplugged (firmware/SIM.md)
-    rc = cli.main(["doctor", "--port", board.tty, "--device-id", board.device_id,
+    rc = cli.main(["doctor", "--port", board.tty, "--flash-dir", str(board.flash),
                    "--light-hold", "0"])
     out = capsys.readouterr().out
     assert rc == 1, out

@@ -5,9 +5,11 @@ talk to the board only through a small link interface (see devlink.py), so the s
 runs against a real board, the simulated board, and the tests' fake link.
 """
 import json
+import os
 import shutil
 import sys
 import time
+from pathlib import Path
 
 from ..errors import UserError
 from ..fw import ringmsg as M
@@ -285,18 +287,35 @@ def check_camera(report, spec, zone):
                "answers 'unsure'" % (camera.MIN_COIN_PX, camera.GOOD_COIN_PX))
 
 
-def check_disk(report, path):
-    path.mkdir(parents=True, exist_ok=True)
-    free_mb = shutil.disk_usage(path).free / 1e6
+def audit_log_path():
+    """Where the audit log lives (helper D's record module decides; $RING_HOME/audit.db)."""
+    try:
+        from ..record.log import default_path
+        return Path(default_path())
+    except ImportError:
+        return keys.ring_home() / "audit.db"
+
+
+def check_disk(report, log_path):
+    log_path = Path(log_path)
+    d = log_path.parent
+    d.mkdir(parents=True, exist_ok=True)
+    free_mb = shutil.disk_usage(d).free / 1e6
+    size = " (audit log %.1f MB)" % (log_path.stat().st_size / 1e6) if log_path.exists() else \
+        " (no audit log yet)"
+    if not os.access(d, os.W_OK):
+        report.add(FAIL, "audit log disk", "%s is not writable" % d,
+                   "ownership of RING_HOME (%s) for the account running `ring run`" % d)
+        return
     status = FAIL if free_mb < DISK_FAIL_MB else WARN if free_mb < DISK_WARN_MB else OK
-    report.add(status, "audit log disk", "%.0f MB free at %s" % (free_mb, path),
+    report.add(status, "audit log disk", "%.0f MB free at %s%s" % (free_mb, d, size),
                "free space for the audit log (>= %d MB); move RING_HOME to a larger disk"
                % DISK_WARN_MB)
 
 
 def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image="",
              selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
-             log_dir=None, walk_s=0, say=print):
+             log_path=None, walk_s=0, say=print):
     """Run every check -> Report. open_link() returns a link (hello, command, next_event,
     close) or raises UserError/OSError with the reason."""
     report = Report()
@@ -346,7 +365,7 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
         for what in ("firmware version", "image vs build", "self-test", "light test"):
             report.add(SKIP, what, "no link", "fix the link first")
     check_camera(report, camera_spec, zone)
-    check_disk(report, log_dir or keys.ring_home())
+    check_disk(report, log_path or audit_log_path())
     return report
 
 
@@ -361,6 +380,8 @@ def register(subparsers):
                    help="layout this camera covers in mm, AxB (default 3000: a whole 3 m ring;"
                    " 3000x1600 for one of two cameras)")
     p.add_argument("--build-dir", help="firmware build to compare the image hash with")
+    p.add_argument("--flash-dir", help="simulated board's flash dir (tells its device id)")
+    p.add_argument("--log", help="audit log whose disk to check (default $RING_HOME/audit.db)")
     p.add_argument("--light-hold", type=float, default=0.7,
                    help="seconds each light state stays on for the technician to see")
     p.add_argument("--walk-test", type=int, default=0, metavar="SECONDS",
@@ -382,6 +403,8 @@ def run(args):
         if args.build_dir:
             raise
     port, device_id, err = None, args.device_id, None
+    if args.flash_dir and not device_id:
+        device_id = devlink.sim_device_id(args.flash_dir)
     try:
         port = boards.pick_port(args.port)
         device_id = device_id or devlink.device_id_for(port)
@@ -394,7 +417,7 @@ def run(args):
         return devlink.open_link(port, device_id)
     report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
-                      device_id=device_id, walk_s=args.walk_test,
+                      device_id=device_id, walk_s=args.walk_test, log_path=args.log,
                       say=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report.items, indent=1) if args.json else report.text())
     return 1 if report.failed else 0
