@@ -253,3 +253,14 @@ def test_escape_to_repl_asks_the_controller_over_the_link(tmp_path):
     finally:
         board.close()
     assert "unrecorded play event" in why and board.cmds == []
+
+
+@pytest.mark.parametrize("interp,status", [
+    ("micropython 1.28.0 pico", "OK"), ("MicroPython v1.28.0 on 2026-04-06; Raspberry Pi Pico", "OK"),
+    ("micropython 1.24.1 pico2", "WARN"), ("micropython 1.28.01 pico", "WARN")])
+def test_firmware_version_against_the_pin(pm, interp, status):
+    link = FakeLink()
+    link.hello.update(device_id="E6614103E7452D2F", interpreter=interp)
+    r = doctor.Report()
+    doctor.check_link(r, link, pm)
+    assert _by(r)["firmware version"]["status"] == status

@@ -6,6 +6,7 @@ runs against a real board, the simulated board, and the tests' fake link.
 """
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -135,7 +136,7 @@ def check_link(report, link, pm):
     fw = "firmware %s on %s" % (hello.get("firmware", "?"), interp or "?")
     if str(hello.get("device_id", "")).upper().startswith("SIM"):
         report.add(OK, "firmware version", fw + " (simulated board)")
-    elif pinned and ("v" + pinned) not in interp:
+    elif pinned and not re.search(r"(^|[ v])%s($|[ ;])" % re.escape(pinned), interp):
         report.add(WARN, "firmware version", fw + "; pinned MicroPython is v" + pinned,
                    "flash the UF2 named in hardware/MICROPYTHON.md, then `ring device deploy`")
     else:
