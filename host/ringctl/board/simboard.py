@@ -32,6 +32,17 @@ FW_DIR = ROOT / "firmware"
 RESET_EXIT = 75
 
 
+def _die_with_parent():
+    """preexec_fn: the firmware process gets SIGKILL when its owner dies (Linux), so a killed
+    test or `ring sim board` never leaves a simulated board running."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def micropython_binary():
     exe = Path(sys.executable).parent / "micropython"
     if exe.exists():
@@ -97,6 +108,11 @@ class SimBoard:
             self.tty = os.ttyname(self.slave)
         self._spawn(reset_cause)
         self._connect(timeout)
+        try:
+            (_port_registry() / _port_key(self.tty)).write_text(
+                "%s %d\n" % (self.device_id, os.getpid()))
+        except OSError:
+            pass
         if self._watch is None:
             self._watch = threading.Thread(target=self._watchdog, daemon=True)
             self._watch.start()
@@ -123,7 +139,8 @@ class SimBoard:
         self.proc = subprocess.Popen(
             [micropython_binary(), "-X", "heapsize=" + self.heapsize, str(main)],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
-            pass_fds=(self.master,), env=env, cwd=str(self.flash))
+            pass_fds=(self.master,), env=env, cwd=str(self.flash),
+            preexec_fn=_die_with_parent)
 
     def _connect(self, timeout):
         end = time.monotonic() + timeout
@@ -211,6 +228,11 @@ class SimBoard:
     def stop(self):
         self._stopping = True
         self.kill()
+        if self.tty:
+            try:
+                (_port_registry() / _port_key(self.tty)).unlink()
+            except OSError:
+                pass
         if self._sock is not None:
             try:
                 self._sock.close()
@@ -266,6 +288,33 @@ class SimBoard:
         return self.light_state() if got else None
 
 
+def _port_registry():
+    d = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / "ringsim-ports"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _port_key(tty_path):
+    return str(tty_path).strip("/").replace("/", "_")
+
+
+def device_id(flash_dir):
+    """Device id (SIM...) the simulated board uses for this flash dir, or None."""
+    p = Path(flash_dir) / "device_id"
+    return p.read_text().strip() if p.is_file() else None
+
+
+def device_id_for_port(port):
+    """Device id of the running simulated board whose link is on `port` (a /dev/pts path)."""
+    f = _port_registry() / _port_key(os.path.realpath(port))
+    try:
+        dev, pid = f.read_text().split()[:2]
+        os.kill(int(pid), 0)          # that SimBoard's owner is still alive
+        return dev
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv=None):
     """`ring sim board`: start a simulated board, print its tty and socket, run until Ctrl-C."""
     import argparse
@@ -282,6 +331,11 @@ def main(argv=None):
         key = bytes.fromhex(raw.decode().strip()) if len(raw) != 32 else raw
     elif not (flash / "key.bin").exists():
         key = os.urandom(32)
+    import signal
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, _term)
     b = SimBoard(flash, key).start()
     print("link tty: %s" % b.tty)
     print("sensor socket: %s" % b.sensor_socket)
