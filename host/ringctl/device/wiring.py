@@ -7,6 +7,10 @@ COLOURS = {"beam": "#c0392b", "button": "#2c3e50", "mat": "#8e44ad", "light": "#
            "wall": "#16a085", "piezo": "#2471a3", "status": "#7f8c8d"}
 POWER = {"GND": "#000000", "AGND": "#000000", "3V3(OUT)": "#c0392b", "VSYS": "#e67e22",
          "VBUS": "#e67e22"}
+POWER_NOTES = {"VBUS": "VBUS: USB 5 V from the host PC (through the USB isolator)",
+               "VSYS": "VSYS: 5 V from the 24->5 V regulator via a 1N5817 Schottky",
+               "3V3(OUT)": "3V3(OUT): pull-ups, MCP6002 and LM393 supply (300 mA max)",
+               "AGND": "AGND: envelope board ground (piezo shields)"}
 PITCH = 24          # px between header pins
 TOP = 110           # y of physical pin 1
 BOARD_X, BOARD_W = 720, 160
@@ -60,7 +64,7 @@ def render_svg(pm):
         tx = end + side * 6
         anchor = "end" if side < 0 else "start"
         if p is None:
-            text = label
+            text = POWER_NOTES.get(label, label)
         else:
             extra = "ADC%d" % p["adc"] if p["kind"] == "adc" else (
                 ("pull-%s" % p["pull"] if p.get("pull") else "") + (", active %s" % p["active"]))
@@ -74,8 +78,9 @@ def render_svg(pm):
                    % (y, COLOURS.get(p["group"], "#555555"), p["gpio"], p["name"],
                       escape(p["role"])))
         y += 18
-    notes = ["Inputs: all switches and receivers pull the pin LOW; keep every signal at 3V3 "
-             "logic (never 5 V or 24 V on a GPIO).",
+    notes = ["Inputs: contacts and beam optocouplers pull the pin LOW when active; the "
+             "LM393 wall trigger goes HIGH on a strike. Every signal stays at 3V3 logic "
+             "(never 5 V or 24 V on a GPIO).",
              "Stack light: each LIGHT_*/BUZZER pin drives a logic-level MOSFET low-side switch; "
              "24 V supply ground joins board GND at one point."]
     for n in notes:
