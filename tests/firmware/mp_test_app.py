@@ -139,4 +139,35 @@ def test_event_clock_is_64_bit_across_ticks_wrap():
         r.restore()
 
 
+def test_dead_task_is_logged_and_resets_instead_of_printing():
+    r = rig("died")
+    try:
+        a = r.app
+        resets = []
+        a.board.reset = lambda repl=False: resets.append(repl)
+        try:
+            raise ValueError("boom in a task")
+        except ValueError as e:
+            exc = e
+        a._task_died(None, {"exception": exc})
+        assert resets == [False], resets
+        with open(r.root + "/crash.txt") as f:
+            assert "boom in a task" in f.read()
+    finally:
+        r.restore()
+
+
+def test_reset_to_repl_command_waits_for_delivery_then_flags():
+    r = rig("repl")
+    try:
+        a = r.app
+        a.command(M.CMD_RESET, 5, "repl")
+        r.drain()
+        res = r.codes(M.EV_RESULT)
+        assert res and res[0][1] == 5 and "REPL" in res[0][3], res
+        assert a.pending_reset[0] is True
+    finally:
+        r.restore()
+
+
 mptest.main(globals())
