@@ -13,17 +13,22 @@ from ..fw import integrity
 
 # Code files the board's integrity check looks at (ringctl.fw.integrity): anything there that
 # is not in the manifest is "unexpected" and locks the board, so deploy must remove it.
-_LIST_CODE = ("import os\nfor d in %r:\n try: names = os.listdir('/' + d)\n except OSError: "
-              "names = []\n for n in names:\n  if n.endswith(%r) and n not in %r: "
-              "print((d + '/' if d else '') + n)" % (integrity.CHECKED_DIRS, integrity.CODE_EXT,
-                                                   integrity.EXEMPT))
+def list_code_script(root="/"):
+    """MicroPython source printing the code files in the integrity-checked folders."""
+    return ("import os\nfor d in %r:\n try: names = os.listdir(%r + d)\n except OSError: "
+            "names = []\n for n in names:\n  if n.endswith(%r) and n not in %r: "
+            "print((d + '/' if d else '') + n)" % (integrity.CHECKED_DIRS, root,
+                                                 integrity.CODE_EXT, integrity.EXEMPT))
 
 
-_HASHES = ("import hashlib, binascii\nfor p in %r:\n try:\n  h = hashlib.sha256()\n"
-           "  with open('/' + p, 'rb') as f:\n   while True:\n    b = f.read(512)\n"
-           "    if not b: break\n    h.update(b)\n"
-           "  print(p, binascii.hexlify(h.digest()).decode())\n except OSError:\n"
-           "  print(p, '-')")
+def hash_script(paths, root="/"):
+    """MicroPython source printing 'path sha256hex' (or 'path -') for each file, hashed on
+    the board itself in 512-byte reads (the heap stays small)."""
+    return ("import hashlib, binascii\nfor p in %r:\n try:\n  h = hashlib.sha256()\n"
+            "  with open(%r + p, 'rb') as f:\n   while True:\n    b = f.read(512)\n"
+            "    if not b: break\n    h.update(b)\n"
+            "  print(p, binascii.hexlify(h.digest()).decode())\n except OSError:\n"
+            "  print(p, '-')" % (list(paths), root))
 
 
 def _is_code(name):
@@ -127,7 +132,7 @@ class MpremoteTarget:
     def hashes(self, paths):
         """Hash the files on the board itself (one mpremote call), not the manifest's claims."""
         out = {}
-        text = self.exec(_HASHES % (sorted(_clean(p) for p in paths),)).decode(errors="replace")
+        text = self.exec(hash_script(sorted(_clean(p) for p in paths))).decode(errors="replace")
         for line in text.splitlines():
             parts = line.split()
             if len(parts) == 2:
@@ -135,7 +140,7 @@ class MpremoteTarget:
         return {p: out.get(_clean(p)) for p in paths}
 
     def list_code(self):
-        out = self.exec(_LIST_CODE).decode(errors="replace")
+        out = self.exec(list_code_script()).decode(errors="replace")
         return sorted(line.strip() for line in out.splitlines() if line.strip())
 
     def write_many(self, items, private=False):
