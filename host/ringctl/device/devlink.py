@@ -119,6 +119,7 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
     usb = boards.serial_for_port(port) == device_id or usb_serial == device_id
     client = LinkClient("auto" if usb else port, key, name="ring-doctor",
                         serial_number=device_id if usb else None)
+    t0 = time.monotonic()
     try:
         up = client.wait_up(timeout)
     except UserError:
@@ -133,7 +134,9 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
         client.close()
         raise UserError(f"link to {port} not up within {timeout:.0f} s: {why}"
                         + (f" ({last})" if last else ""), code=1)
-    return BoardLink(client)
+    link = BoardLink(client)
+    link.hello["handshake_ms"] = int((time.monotonic() - t0) * 1000)
+    return link
 
 
 def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):

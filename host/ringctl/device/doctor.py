@@ -116,9 +116,10 @@ def _result_error(cmd_id):
 
 def check_link(report, link, pm):
     hello = link.hello or {}
-    report.add(OK, "link + handshake", "device %s, last reset: %s" % (
+    report.add(OK, "link + handshake", "device %s, last reset: %s%s" % (
         hello.get("device_id", "?"),
-        M.RESET_NAMES.get(hello.get("reset_cause"), hello.get("reset_cause", "?"))))
+        M.RESET_NAMES.get(hello.get("reset_cause"), hello.get("reset_cause", "?")),
+        ", handshake %d ms" % hello["handshake_ms"] if "handshake_ms" in hello else ""))
     if hello.get("reset_cause") == M.RESET_WATCHDOG:
         report.add(WARN, "last reset", "watchdog reset: the firmware hung or crashed",
                    "`ring link dump` around the last boot; report the firmware version")
