@@ -11,6 +11,7 @@ import machine
 import ringmsg as M
 
 PATH_MAX = 108
+MAX_CLIENTS = 4          # sensor-socket clients at once (simulator, test, SimBoard's reader)
 RESET_EXIT = 75          # process exit code meaning "reset me" (simboard.py restarts the board)
 
 # trigger flags (same values as rp2's Pin.IRQ_FALLING / IRQ_RISING)
@@ -124,7 +125,7 @@ class Board:
         self.tx_poll = select.poll()
         self.tx_poll.register(self.tx, select.POLLOUT)
         self.one = bytearray(1)
-        self.conn = None
+        self.conns = []
         self.app = None
         self.dropped = 0
 
@@ -223,14 +224,14 @@ class Board:
         self.dropped += 1
 
     # ---- light / phase reports to the simulator --------------------------------------------------
-    def _say(self, line):
-        c = self.conn
-        if c is None:
-            return
-        try:
-            c.write(line)
-        except OSError:
-            pass
+    def _say(self, line, only=None):
+        for c in self.conns:
+            if only is not None and c is not only:
+                continue
+            try:
+                c.write(line)
+            except OSError:
+                pass
 
     def on_light(self, state, bits, edge_us):
         self._say("light %s %d%d%d%d %d\n" % (M.LIGHT_NAMES[state], bits & 1, (bits >> 1) & 1,
@@ -265,21 +266,22 @@ class Board:
             except OSError:
                 await asyncio.sleep_ms(20)
                 continue
-            if self.conn is not None:
+            if len(self.conns) >= MAX_CLIENTS:     # the oldest client makes room
+                old = self.conns.pop(0)
                 try:
-                    self.conn.close()
+                    old.close()
                 except OSError:
                     pass
             c.setblocking(False)
-            self.conn = c
+            self.conns.append(c)
             app = self.app
-            self._say("hello %s %08x\n" % (self.unique_id(), app.boot_id if app else 0))
+            self._say("hello %s %08x\n" % (self.unique_id(), app.boot_id if app else 0), c)
             asyncio.create_task(self._client(c))
 
     async def _client(self, c):
         s = asyncio.StreamReader(c)
         pend = b""
-        while self.conn is c:
+        while c in self.conns:
             try:
                 data = await s.read(512)
             except OSError:
@@ -289,17 +291,17 @@ class Board:
             pend += data
             while b"\n" in pend:
                 line, _, pend = pend.partition(b"\n")
-                err = self.apply(line.decode().strip())
+                err = self.apply(line.decode().strip(), c)
                 if err:
-                    self._say("err %s\n" % err)
-        if self.conn is c:
-            self.conn = None
+                    self._say("err %s\n" % err, c)
+        if c in self.conns:
+            self.conns.remove(c)
         try:
             c.close()
         except OSError:
             pass
 
-    def apply(self, line):
+    def apply(self, line, client=None):
         """One protocol line (firmware/SIM.md). -> None or the error text."""
         f = line.split()
         if not f:
@@ -333,7 +335,7 @@ class Board:
                 a.mean = int(f[2])
                 a.noise = int(f[3])
             elif cmd == "ping":
-                self._say("pong %s %d\n" % (f[1], time.ticks_us()))
+                self._say("pong %s %d\n" % (f[1], time.ticks_us()), client)
             elif cmd == "state":
                 app = self.app
                 if app is not None:

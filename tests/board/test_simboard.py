@@ -139,3 +139,27 @@ def test_build_fails_clearly_on_bad_module(tmp_path):
         build(tmp_path / "out", src)
     assert "lib/bad.py" in str(e.value)
     assert not (tmp_path / "out").exists(), "no half-written build"
+
+
+def test_second_socket_client_drives_while_simboard_listens(rig):
+    import socket
+    res = rig.command(M.CMD_ARM)
+    assert res.b == 0, res.text
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(rig.board.sensor_socket)
+    try:
+        s.settimeout(3)
+        assert s.recv(200).startswith(b"hello SIM")
+        t0 = time.monotonic()
+        s.sendall(b"button nospin 1\n")
+        # the launcher's own connection still receives the light line
+        assert rig.board.wait_light("barred", 5, since=t0), rig.board.lines(t0)
+        bar = rig.wait_event(M.EV_BARRED, 5, since=t0)
+        assert bar and bar[1].a == M.BAR_BUTTON
+        s.sendall(b"bogus line\n")
+        got = b""
+        while b"err " not in got:
+            got += s.recv(400)      # light/lamps lines are broadcast to this client too
+        assert b"lamps 1001" in got
+    finally:
+        s.close()
