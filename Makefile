@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/ring bench link --json
 	$(BIN)/ring bench firmware --json
 	$(BIN)/ring bench vision --json
+	$(BIN)/ring bench sim --json
 
 soak: $(STAMP)
 	$(BIN)/pytest -m slow

@@ -85,7 +85,8 @@ class Printer:
         light = rec["light"]
         if rec.get("edge_to_light_ms") is not None:
             light += " (edge->light %.2f ms)" % rec["edge_to_light_ms"]
-        mark = {"agree": "ok", "wrong": "WRONG", "unsure": "unsure->boxer"}[rec["check"]]
+        mark = {"agree": "ok", "wrong": "WRONG", "unsure": "unsure->boxer",
+                "false-no-spin": "needless no-spin"}[rec["check"]]
         line = "spin %2d %-8s %-34s light %-26s %-7s %s | truth %s [%s]" % (
             rec["spin"], rec["scenario"] or "clean", phases, light, rec["outcome"].upper(),
             "; ".join(rec["reasons"][:2]), rec["truth"], mark)

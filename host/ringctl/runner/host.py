@@ -148,7 +148,8 @@ class RingHost:
         self.spin = Spin(self.spins, self.boot_id)
         if self.camera is not None and self.ring_model is not None:
             if self.watcher is None:
-                self.watcher = CameraWatcher(self.camera, self.ring_model)
+                self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
+                                             keep=self.stills)
             self.watcher.reset()
         self.link.send_cmd(rm.CMD_ARM, "")
         self.log.append("arm", {"spin": self.spins})
@@ -172,40 +173,52 @@ class RingHost:
                 return True
         return False
 
-    def still_frames(self):
-        """The newest still frames (camera motion check) once the board says "at rest".
+    def still_verdicts(self):
+        """Verdicts of the newest still frames once the board says "at rest": (frames, verdicts).
 
-        The watcher has been looking since the arm, so normally they are already there;
-        otherwise wait for them up to `still_timeout_s`. [] when the camera stalls."""
+        The watcher has been looking (and judging still frames) since the arm, so normally
+        they are ready at once; otherwise wait up to `still_timeout_s`. ([], []) when the
+        camera stalls: the boxer calls the spin."""
         watcher = self.watcher
         if watcher is None:
-            return []
+            return [], []
         deadline = time.monotonic() + self.still_timeout_s
         while True:
-            frames = watcher.stills(self.stills)
-            if len(frames) >= self.stills:
-                return frames
-            if watcher.stalled(self.camera_stale_s) or time.monotonic() > deadline:
-                return frames if frames and not watcher.stalled(self.camera_stale_s) else []
-            self.pump(0.01)
+            got = watcher.judged(self.stills)
+            if len(got) >= self.stills:
+                break
+            if watcher.stalled(self.camera_stale_s):
+                return [], []
+            if time.monotonic() > deadline:
+                break
+            self.pump(0.005)
+        return [f for f, _ in got], [v for _, v in got]
 
     def adjudicate(self):
         """Decide the spin from the board's events and the still frames; set the light."""
-        from ..vision import classify
         spin = self.spin
         if spin.board_restarted:
             spin.adj.call_no_spin("boxer", "7.1.1", "ring board restarted during the spin: "
                                   "no reliable record of it")
-        frames = [] if spin.adj.calls else self.still_frames()
-        self.camera_fault = not spin.adj.calls and not frames
-        spin.verdicts = [classify(f, self.ring_model, self.face_model) for f in frames]
-        outcome = spin.adj.decide(spin.verdicts if frames else None)
+        # A no-spin already called by a person or barred by a ring sensor stands whatever the
+        # coins show (7.3, 7.6): no need to wait for still frames.
+        certain_no_spin = bool(spin.adj.calls or spin.barred)
+        frames, spin.verdicts = ([], []) if certain_no_spin else self.still_verdicts()
+        self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
+        if certain_no_spin and self.watcher is not None:
+            frames = self.watcher.latest()          # for the record only
+        if spin.verdicts and len(spin.verdicts) < self.stills:
+            # Several agreeing still frames are required (issue 4): fewer is not a call.
+            spin.verdicts.append({"result": "unsure", "coins": [], "reasons": [
+                "unsure: only %d still frame(s) of the coins on camera, need %d"
+                % (len(spin.verdicts), self.stills)]})
+        outcome = spin.adj.decide(spin.verdicts if spin.verdicts else None)
         spin.outcome = outcome
         spin.t_result = time.monotonic()
         # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
         light = rm.LIGHT_FAULT if self.camera_fault else RESULT_LIGHT[outcome.result]
         self.link.send_cmd(rm.CMD_LIGHT, str(light))
-        if frames:
+        if frames and frames[-1] is not None:
             ok, jpg = cv2.imencode(".jpg", frames[-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
             spin.frame_jpeg = jpg.tobytes() if ok else None
         self.log.append("spin", {"spin": spin.number, "outcome": outcome.as_json(),
@@ -244,27 +257,33 @@ class RingHost:
 
 
 class CameraWatcher:
-    """Reads the camera on its own thread and runs the per-frame motion check (issue 4)."""
+    """Reads the camera on its own thread, runs the per-frame motion check (issue 4) and
+    judges still frames as they come, so a verdict is ready when the board says "at rest"."""
 
-    def __init__(self, camera, ring_model, keep=8):
+    def __init__(self, camera, ring_model, face_model, keep=3):
         import threading
         from ..vision import MotionCheck
         self.camera = camera
+        self.ring_model = ring_model
+        self.face_model = face_model
         self.motion = MotionCheck(ring_model)
         self.keep = keep
         self.lock = threading.Lock()
-        self.frames = []            # (host time, frame, still)
+        self.still = []             # (frame, verdict) of the newest still frames
         self.last_frame_t = time.monotonic()
         self.errors = 0
+        self.frames = 0
+        self.last_frame = None
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self.thread.start()
 
     def reset(self):
         with self.lock:
-            self.frames = []
+            self.still = []
 
     def _run(self):
+        from ..vision import classify
         while not self._stop:
             try:
                 frame, t_s = self.camera.read()
@@ -275,15 +294,25 @@ class CameraWatcher:
                 time.sleep(0.01)
                 continue
             now = time.monotonic()
+            self.last_frame_t = now
+            self.frames += 1
+            self.last_frame = frame
             state = self.motion.update(frame, now)
+            if not state.get("still"):
+                with self.lock:
+                    self.still = []     # something moved: earlier still frames are stale
+                continue
+            verdict = classify(frame, self.ring_model, self.face_model)
             with self.lock:
-                self.last_frame_t = now
-                self.frames.append((now, frame, bool(state.get("still"))))
-                del self.frames[:-self.keep]
+                self.still.append((frame, verdict))
+                del self.still[:-self.keep]
 
-    def stills(self, n):
+    def judged(self, n):
         with self.lock:
-            return [f for (_, f, still) in self.frames if still][-n:]
+            return list(self.still[-n:])
+
+    def latest(self):
+        return [self.last_frame] if self.last_frame is not None else []
 
     def stalled(self, stale_s):
         return time.monotonic() - self.last_frame_t > stale_s

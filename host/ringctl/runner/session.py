@@ -61,17 +61,17 @@ class DemoSession:
             raise UserError("the simulated board did not complete the handshake within %d s "
                             "(is micropython installed? run 'make venv')" % BOARD_UP_S, code=1)
         info = self.link.peer_info or {}
-        self.firmware = info.get("impl") or info.get("interpreter") or "?"
+        self.firmware = info.get("interp") or "?"
         self.log_path = os.path.join(self.work, "audit.db")
         self.log = AuditLog(self.log_path)
         self.ring = RingGeometry()
-        self.simring = SimRing(self.ring, sensor_socket=self.board.sensor_socket,
+        self.simring = SimRing(self.ring, sensor_socket=self.board.send_sensor,
                                camera={"coin_px": self.coin_px, "fps": self.fps}, seed=self.seed)
         self.camera = self.simring.camera
         ring_model, face_model = self._commission_vision()
         self.host = RingHost(self.link, self.log, Engine(), camera=self.camera,
                              ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
-                             say=self.say)
+                             camera_stale_s=2.0, say=self.say)
         self.table = Table(self.host.engine, np.random.default_rng(self.seed))
         self.host.pump(0.3)                          # boot, self-test and light events
 
@@ -114,7 +114,9 @@ class DemoSession:
         return ring_model, face_model
 
     # ---- one spin ----------------------------------------------------------------------------
-    def play_spin(self, seed, force=None):
+    def play_spin(self, seed, force=None, during=None):
+        """One spin end to end. `during(toss)`, if given, runs on a thread once the coins
+        are released (fault drills: kill the board, stall the camera)."""
         host = self.host
         table_lines = []
         while True:                                   # bets and calls until the spin is on
@@ -123,11 +125,14 @@ class DemoSession:
                 break
             for ev in host.apply(op):
                 table_lines.append(_table_line(op, ev))
-        self.simring.clear()                          # coins picked up, the ring is empty
         spin = host.arm()
         host.wait_armed(3.0)
         toss = self.simring.spin(seed, force=force)
+        self.last_toss = toss
         t0 = toss.t0                                  # release of the coins (host clock)
+        if during is not None:
+            import threading
+            threading.Thread(target=during, args=(toss,), daemon=True).start()
         if force == "low":
             # 7.1.2: the boxer sees the coins not spun above the spinner's head and presses
             # "no spin" before they come to rest (7.2).
@@ -135,15 +140,17 @@ class DemoSession:
         host.wait_rest(timeout=toss.duration_s + self.quiet_s + 3.0)
         outcome = host.adjudicate()
         truth = toss.truth["outcome"]
-        check = "agree" if outcome.result == truth else "unsure" if outcome.result == "unsure" \
-            else "wrong"
+        check = _check(outcome.result, truth)
         if outcome.result == "unsure":
             # The boxer looks at the coins and calls it (recorded with the reason).
             outcome = host.boxer_call(truth, "boxer read the coins on the layout")
         for ev in host.finish():
             table_lines.append(_table_line({"op": "spin"}, ev))
         self.simring.wait(2.0)
-        host.pump(0.05)
+        # The coins are picked up (a coin left on the boundary unblocks its beam) before the
+        # next arm, so nothing of this spin is blamed on the next one.
+        self.simring.clear()
+        host.pump(0.1)
         t_release = t0
         rest_wall = t_release + toss.truth["rest_t"] if toss.truth.get("rest_t") else None
         net_ms = None
@@ -155,7 +162,8 @@ class DemoSession:
                "outcome": outcome.result, "reasons": outcome.reasons, "truth": truth,
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
                "light": host.light, "edge_to_light_ms": max(e2l) if e2l else None,
-               "rest_to_result_ms": net_ms,
+               "rest_to_result_ms": net_ms, "board_restarted": spin.board_restarted,
+               "camera_fault": host.camera_fault,
                "timings_s": {k: (None if v is None else round(v - t_release, 3)) for k, v in (
                    ("landed", spin.t_first_impact), ("rest", spin.t_rest),
                    ("result", spin.t_result))},
@@ -180,14 +188,26 @@ class DemoSession:
                 "agree": sum(r["check"] == "agree" for r in recs),
                 "wrong": sum(r["check"] == "wrong" for r in recs),
                 "unsure": sum(r["check"] == "unsure" for r in recs),
+                "false_no_spin": sum(r["check"] == "false-no-spin" for r in recs),
                 "no_spin": sum(r["outcome"] == "no-spin" for r in recs),
                 "rest_to_result_ms_p50": _pct(self.rest_to_result_ms, 50),
                 "rest_to_result_ms_p99": _pct(self.rest_to_result_ms, 99),
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
                 "audit_log": self.log_path,
-                "chain_ok": self.log.verify().get("ok") if hasattr(self.log.verify(), "get")
-                else bool(self.log.verify())}
+                "chain_ok": bool(self.log.verify()["ok"])}
+
+
+def _check(result, truth):
+    """agree | unsure | false-no-spin (a needless re-spin) | wrong (a result that would be paid
+    against the truth, or a valid result called on a spin that was invalid)."""
+    if result == truth:
+        return "agree"
+    if result == "unsure":
+        return "unsure"
+    if result == "no-spin":
+        return "false-no-spin"
+    return "wrong"
 
 
 def _pct(values, q):
