@@ -117,6 +117,8 @@ class App:
 
     def show(self, state, t_edge_us):
         """Set the light now; measure edge -> outputs when a sensor edge caused it."""
+        if state == self.light.state and t_edge_us is None:
+            return          # nothing changes: no event, no socket line
         self.light.show(state)
         edge_us = -1
         if t_edge_us is not None:
