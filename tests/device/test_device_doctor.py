@@ -50,6 +50,7 @@ class FakeLink:
                 self._ev(M.EV_RESULT, cmd_id, 5, "light driver fault")
             else:
                 self._ev(M.EV_LIGHT, int(text), -1)
+                self._ev(M.EV_RESULT, cmd_id, 0)
         return cmd_id
 
     def next_event(self, timeout):

@@ -32,6 +32,14 @@ def test_doctor_names_the_unplugged_piezo(board, capsys):
     assert "OK    light test" in out and "OK    beam sector 7" in out
     assert "OK    link + handshake       device %s" % board.device_id in out
     assert board.light_state()["name"] == "fault"     # the board shows the fault it found
+    # Everything the doctor acknowledged is in the audit log first (nothing acked is lost).
+    from ringctl.record.log import AuditLog, default_path
+    with AuditLog(default_path()) as log:
+        recs = [r.data for r in log.records("event")]
+        assert log.verify()["ok"]
+    assert recs and all(r["by"] == "ring doctor" for r in recs)
+    st = [r for r in recs if r["name"] == "selftest"]
+    assert st and st[-1]["b"] == 1 << 9                 # FAULT_PIEZO bit of channel 1
 
 
 def test_doctor_healthy_sim_board_has_no_failures(board, capsys):

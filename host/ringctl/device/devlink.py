@@ -4,6 +4,7 @@ Wraps helper A's ringctl.link.LinkClient (authenticated session over pyserial or
 simulated board's pty). The key comes from $RING_HOME/keys/<device-id>.key; the device id
 is the USB serial number, or for the simulated board the one it stores in its flash dir.
 """
+import base64
 import json
 import time
 from pathlib import Path
@@ -18,13 +19,28 @@ PLAY_EVENTS = {ringmsg.EV_BEAM, ringmsg.EV_WALL, ringmsg.EV_IMPACT, ringmsg.EV_R
 BACKLOG_S = 0.3
 
 
+def event_record(ev, by):
+    """A link Event as the audit log keeps it (the same fields `ring run` records)."""
+    return {"boot_id": ev.boot_id, "event_id": ev.event_id, "code": ev.code,
+            "name": ringmsg.EVENT_NAMES.get(ev.code, str(ev.code)), "t_us": ev.t_us,
+            "a": ev.a, "b": ev.b, "text": ev.text, "by": by,
+            "payload": base64.b64encode(bytes(ev.payload)).decode() if ev.payload else ""}
+
+
 class BoardLink:
-    """Adapter: hello (dict), command(code, text) -> cmd id, next_event(timeout), close()."""
+    """Adapter: hello (dict), command(code, text) -> cmd id, next_event(timeout), close().
+
+    Every event it acknowledges is first appended to the audit log (`log`, an AuditLog),
+    exactly as `ring run` does: what the board said during a doctor run or a deploy stays on
+    record, and an acknowledged event is never lost."""
 
     host_protocol = "%d.%d" % (ringlink.PROTO_MAJOR, ringlink.PROTO_MINOR)
 
-    def __init__(self, client):
+    def __init__(self, client, log=None, by="ring doctor"):
         self.client = client
+        self.log = log
+        self.by = by
+        self.recorded = 0
         info = client.peer_info or {}
         self.hello = {
             "device_id": info.get("device_id", ""),
@@ -37,9 +53,16 @@ class BoardLink:
         }
         self.backlog = []
 
+    def _ack(self, ev):
+        if self.log is not None:
+            self.log.append("event", event_record(ev, self.by),
+                            event=(ev.boot_id, ev.event_id))    # durable first
+            self.recorded += 1
+        self.client.ack(ev)                                       # then acknowledged
+
     def take_backlog(self, wait_s=BACKLOG_S):
         """Events the board had queued before we asked anything. Play events among them
-        stay unacknowledged (the board keeps them for `ring run` to record)."""
+        stay unacknowledged (the board keeps them for `ring run` to adjudicate and record)."""
         end = time.monotonic() + wait_s
         while time.monotonic() < end:
             ev = self.client.get_event(max(0.0, end - time.monotonic()))
@@ -51,7 +74,7 @@ class BoardLink:
         play = [ev for ev in self.backlog if ev.code in PLAY_EVENTS]
         if not play:
             for ev in self.backlog:
-                self.client.ack(ev)
+                self._ack(ev)
         return play
 
     def command(self, code, text=""):
@@ -61,13 +84,31 @@ class BoardLink:
         ev = self.client.get_event(timeout)
         if ev is None:
             return None
-        self.client.ack(ev)     # doctor's own answers: nothing to record
+        self._ack(ev)
         if self.hello["boot_id"] == "?":
             self.hello["boot_id"] = "%08x" % ev.boot_id
         return (ev.boot_id, ev.event_id, ev.code, ev.t_us, ev.a, ev.b, ev.text)
 
     def close(self):
         self.client.close()
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+
+def open_audit_log(path=None):
+    """The audit log (helper D's AuditLog) or None when the record module is absent."""
+    try:
+        from ..record.log import AuditLog, default_path
+    except ImportError:
+        return None
+    p = Path(path or default_path())
+    p.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return AuditLog(str(p))
+    except Exception as exc:     # sqlite3 errors, permissions: say so, never half-record
+        raise UserError(f"cannot open the audit log {p} ({exc}); check RING_HOME's disk and "
+                        "permissions (`ring doctor` reports both)", code=1) from None
 
 
 def sim_device_id(flash_dir):
@@ -107,14 +148,19 @@ def device_id_for(port):
     return None
 
 
-def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
+def open_link(port, device_id=None, timeout=5.0, usb_serial=None, log=None, by="ring doctor"):
     """Authenticated link to the board on `port` -> BoardLink. UserError says what to check."""
     from ..link import LinkClient
     device_id = device_id or device_id_for(port)
     if not device_id:
         raise UserError(f"cannot tell which board is on {port} (no USB serial number); "
                         "pass --device-id", code=1)
-    key = keys.load_key(device_id)
+    try:
+        key = keys.load_key(device_id)
+    except UserError:
+        if log is not None:
+            log.close()
+        raise
     # A USB board may come back under another ttyACM number after a reset: follow its serial.
     usb = boards.serial_for_port(port) == device_id or usb_serial == device_id
     client = LinkClient("auto" if usb else port, key, name="ring-doctor",
@@ -124,6 +170,8 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
         up = client.wait_up(timeout)
     except UserError:
         client.close()
+        if log is not None:
+            log.close()
         raise
     if not up:
         why = ("the board is at the MicroPython REPL, not running the controller: "
@@ -132,9 +180,11 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
                "not running, or another program holds the port")
         last = client.last_error
         client.close()
+        if log is not None:
+            log.close()
         raise UserError(f"link to {port} not up within {timeout:.0f} s: {why}"
                         + (f" ({last})" if last else ""), code=1)
-    link = BoardLink(client)
+    link = BoardLink(client, log, by)
     link.hello["handshake_ms"] = int((time.monotonic() - t0) * 1000)
     return link
 
@@ -142,10 +192,12 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None):
 def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):
     """After a deploy's reset: the board's HELLO facts, or {} with the reason in 'error'."""
     try:
-        link = open_link(port, device_id, timeout, usb_serial=usb_serial)
+        link = open_link(port, device_id, timeout, usb_serial=usb_serial,
+                         log=open_audit_log(), by="ring device deploy")
     except UserError as exc:
         return {"error": str(exc)}
     try:
+        link.take_backlog()       # boot events of the new image: recorded, then acknowledged
         return dict(link.hello)
     finally:
         link.close()
@@ -159,7 +211,8 @@ def escape_to_repl(port, device_id, timeout=5.0):
     if problem:
         return problem
     try:
-        link = open_link(port, device_id, timeout)
+        log = open_audit_log()
+        link = open_link(port, device_id, timeout, log=log, by="ring device")
     except UserError as exc:
         return str(exc)
     try:

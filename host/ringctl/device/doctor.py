@@ -203,9 +203,10 @@ def check_light(report, link, hold_s, timeout):
     bad = []
     for state in LIGHT_SEQUENCE:
         cmd = link.command(M.CMD_LIGHT, str(state))
-        ev = _wait(link, lambda e: (e[2] == M.EV_LIGHT and e[4] == state) or
-                   _result_error(cmd)(e), timeout)
-        if ev is None or ev[2] == M.EV_RESULT:
+        # The command's EV_RESULT is the confirmation (EV_LIGHT comes before it, but only
+        # when the light actually changes).
+        ev = _wait(link, lambda e: e[2] == M.EV_RESULT and e[4] == cmd, timeout)
+        if ev is None or ev[5] != 0:
             bad.append("%s (%s)" % (M.LIGHT_NAMES[state],
                                     "no confirmation" if ev is None else ev[6]))
         if hold_s:
@@ -416,7 +417,8 @@ def run(args):
     def opener():
         if err is not None:
             raise err
-        return devlink.open_link(port, device_id)
+        # Every event the doctor acknowledges goes to the audit log first, as in `ring run`.
+        return devlink.open_link(port, device_id, log=devlink.open_audit_log(args.log))
     report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
                       device_id=device_id, walk_s=args.walk_test, log_path=args.log,
