@@ -3,6 +3,7 @@ right / wrong / unsure / false-no-spin counts on a held-out generated set (seeds
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -69,28 +70,39 @@ def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
     return (counts, records) if keep else counts
 
 
+def _timed(fn, n):
+    """(wall ms list, this thread's CPU ms list): CPU time is what one core spends, unaffected by
+    other processes competing for the cores; wall time includes their interference."""
+    wall, cpu = [], []
+    for _ in range(n):
+        w0, c0 = time.perf_counter(), time.thread_time()
+        fn()
+        cpu.append((time.thread_time() - c0) * 1000)
+        wall.append((time.perf_counter() - w0) * 1000)
+    return wall, cpu
+
+
 def _timing(model, size, n, rng):
-    """ms per frame for classify and for MotionCheck.update at `size`."""
+    """ms per frame for classify (still-frame adjudication) and MotionCheck.update at `size`."""
     spec = scenes.make(int(rng.integers(1_000_000, 1_100_000)), "valid", size, chips=2)
     rm = site(spec)
     img, _ = render.render_scene(spec, rng)
     judge.classify(img, rm, model)
-    ms = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        judge.classify(img, rm, model)
-        ms.append((time.perf_counter() - t0) * 1000)
+    aw, ac = _timed(lambda: judge.classify(img, rm, model), n)
     mc = motion.MotionCheck(rm)
     frames = [img, cv2.add(img, 1)]
     mc.update(frames[0], 0.0)
-    mm = []
-    for i in range(n * 3):
-        t0 = time.perf_counter()
-        mc.update(frames[i % 2], i / 30)
-        mm.append((time.perf_counter() - t0) * 1000)
+    k = [0]
+
+    def step():
+        k[0] += 1
+        mc.update(frames[k[0] % 2], k[0] / 30)
+    mw, mcpu = _timed(step, n * 3)
     q = lambda v, p: round(float(np.percentile(v, p)), 2)  # noqa: E731
-    return {"adjudicate_ms_median": q(ms, 50), "adjudicate_ms_p99": q(ms, 99),
-            "motion_ms_median": q(mm, 50), "motion_ms_p99": q(mm, 99)}
+    return {"adjudicate_ms_median": q(aw, 50), "adjudicate_ms_p99": q(aw, 99),
+            "adjudicate_cpu_ms_median": q(ac, 50), "adjudicate_cpu_ms_p99": q(ac, 99),
+            "motion_ms_median": q(mw, 50), "motion_ms_p99": q(mw, 99),
+            "motion_cpu_ms_median": q(mcpu, 50), "motion_cpu_ms_p99": q(mcpu, 99)}
 
 
 def main(argv=None):
@@ -101,7 +113,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     model = face_model()
-    out = {"threads": 1}
+    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2)}
     rng = np.random.default_rng(12345)
     for name, size in (("1920x1080", (1920, 1080)), ("3840x2160", (3840, 2160))):
         out[name] = _timing(model, size, args.repeat, rng)
