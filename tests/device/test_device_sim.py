@@ -43,11 +43,18 @@ def test_doctor_names_the_unplugged_piezo(board, capsys):
 
 
 def test_doctor_healthy_sim_board_has_no_failures(board, capsys):
+    import time
+    t0 = time.monotonic()
     rc = cli.main(["doctor", "--port", board.tty, "--device-id", board.device_id,
                    "--light-hold", "0"])
     out = capsys.readouterr().out
     assert "FAIL" not in out.replace("0 FAIL", ""), out
     assert rc == 0
+    # The light test really drove the board's outputs through every state, in order.
+    shown = [l.split()[1] for l in board.lines(since=t0) if l.startswith("light ")]
+    want = iter(shown)
+    assert all(name in want for name in ["armed", "in-flight", "barred", "heads", "tails",
+                                         "odds", "unsure", "fault", "idle"]), shown
 
 
 def test_technician_workflow_on_a_sim_flash_dir(tmp_path, monkeypatch, capsys):
