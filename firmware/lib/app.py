@@ -29,6 +29,8 @@ WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
 TICK_MS = const(2)
 LINK_MS = const(10)
+LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop pass)
+FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_BARRED)
 SPIN_WAIT_US = const(2000)    # glitch-filter waits up to this are busy-waited
 SELFTEST_MS = const(300)
 GC_EVERY = const(16384)       # collect after this many bytes: keeps garbage (and gc pauses) small
@@ -39,6 +41,12 @@ R_OK = const(0)
 R_REFUSED = const(1)
 R_INVALID = const(2)
 R_UNKNOWN = const(3)
+
+
+async def _readable(obj):
+    """Wait until obj is readable without reading it (what asyncio's Stream.read does first).
+    Uses asyncio's I/O queue directly: there is no public wait-for-readable call."""
+    yield asyncio.core._io_queue.queue_read(obj)
 
 
 class Hist:
@@ -172,11 +180,13 @@ class App:
         return v - p.floor()
 
     async def fast_task(self):
+        """IRQ hand-off. loop_us counts its work, not the deliberate glitch-filter wait."""
         while True:
             self.alive |= T_FAST
             await self.wake.wait()
             t = time.ticks_us()
             self.process_edges()
+            work = tdiff(time.ticks_us(), t)
             while self.beams.pending:      # glitch filter: re-check until confirmed or gone
                 w = self.beams.wait_us(time.ticks_us())
                 if w <= SPIN_WAIT_US:
@@ -187,11 +197,14 @@ class App:
                         pass                    # spin, not sleep: an OS sleep oversleeps
                 else:
                     await asyncio.sleep_ms(0)
+                t = time.ticks_us()
                 self.process_edges()
+                work += tdiff(time.ticks_us(), t)
                 if self.beams.pending and not w:
                     await asyncio.sleep_ms(0)   # pin already clear: let its edge arrive
-            self.pump_link()               # the event leaves at once, not at the next poll
-            self.h_loop.add(tdiff(time.ticks_us(), t))
+            t = time.ticks_us()
+            self.pump_link(FAST_FRAMES)    # the bar leaves at once, not at the next poll
+            self.h_loop.add(work + tdiff(time.ticks_us(), t))
 
     # ---- timers ------------------------------------------------------------------------------
     def tick_once(self):
@@ -217,8 +230,8 @@ class App:
         used = gc.mem_alloc()
         if used > self.heap_peak:
             self.heap_peak = used
-        if self.events.count:
-            self.pump_link()
+        if self.events.count or self.session is not None and self.session.unacked:
+            self.pump_link(FAST_FRAMES)
         self.h_loop.add(tdiff(time.ticks_us(), t))
 
     async def tick_task(self):
@@ -251,12 +264,16 @@ class App:
     async def adc_task(self):
         while True:
             self.alive |= T_ADC
+            t = time.ticks_us()
             self.adc_once()
+            self.h_loop.add(tdiff(time.ticks_us(), t))
             period = self.cfg.v["adc_period_us"] // 1000
             await asyncio.sleep_ms(period if period > 1 else 1)
 
     # ---- link ----------------------------------------------------------------------------------
-    def pump_link(self):
+    def pump_link(self, limit=1000):
+        """Events into the link, frames onto the line (at most `limit` frames: the fast path
+        sends the first ones at once and leaves a burst to the timer tasks)."""
         s = self.session
         if s is None:
             return
@@ -269,11 +286,12 @@ class App:
             if s.send(ringlink.MT_EVENT, ev, now) < 0:
                 break           # link ring full: stays queued (EV_OVERFLOW if ours fills)
             q.pop()
-        while True:
+        while limit > 0:
             out = s.poll(now)
             if out is None:
                 break
             self.board.link_write(out)
+            limit -= 1
 
     def link_service(self):
         """Read what the line has, run commands, heartbeat check, flush frames."""
@@ -294,27 +312,32 @@ class App:
                 self.command(code, cid, text)
         lost = (not s.connected) or s.peer_silent_ms(now) > self.cfg.v["host_timeout_ms"]
         self.spin.host(not lost, time.ticks_us())
-        self.pump_link()
+        self.pump_link(LINK_FRAMES)
         if self.pending_reset is not None and (s.unacked == 0 or
                                                tdiff(now, self.pending_reset[1]) > 1000):
             self.board.reset(self.pending_reset[0])
 
     async def link_rx_task(self):
-        """Sleeps until the line is readable (no polling), then serves it at once."""
-        stream = asyncio.StreamReader(self.board.rx)
+        """Sleeps until the line is readable (no polling), then serves it at once.
+
+        Never a blocking read here: the timer task may already have drained the bytes the
+        poller saw, and a blocking read(1) would then freeze every task until the host's next
+        frame (~200 ms heartbeat; seen as 200 ms edge->light outliers before this)."""
+        rx = self.board.rx
         while True:
-            first = await stream.read(1)
-            if first:
-                s = self.session
-                s.feed(first, time.ticks_ms())
+            await _readable(rx)
+            t = time.ticks_us()
             self.link_service()
+            self.h_loop.add(tdiff(time.ticks_us(), t))
 
     async def link_timer_task(self):
         """Heartbeats, retransmissions, host-silence detection even when nothing arrives."""
         self.session.start(time.ticks_ms())
         while True:
             self.alive |= T_LINK
+            t = time.ticks_us()
             self.link_service()
+            self.h_loop.add(tdiff(time.ticks_us(), t))
             await asyncio.sleep_ms(LINK_MS)
 
     # ---- commands (host -> device) -------------------------------------------------------------

@@ -125,6 +125,7 @@ class Board:
         self.tx_poll = select.poll()
         self.tx_poll.register(self.tx, select.POLLOUT)
         self.one = bytearray(1)
+        self.nonblock = os.getenv("RING_LINK_NONBLOCK") == "1" and self.rx is self.tx
         self.conns = []
         self.app = None
         self.dropped = 0
@@ -193,8 +194,16 @@ class Board:
 
     # ---- link ------------------------------------------------------------------------------------
     def link_read(self, buf):
-        """Whatever the pty has, up to len(buf). Byte by byte: MicroPython's FileIO.readinto
-        blocks until the buffer is full, so poll before every byte."""
+        """Whatever the pty has, up to len(buf), never blocking. SimBoard makes the pty fd
+        non-blocking (RING_LINK_NONBLOCK=1): one readinto takes what is there. Otherwise
+        MicroPython's FileIO.readinto would block until the buffer is full, so poll before
+        every byte (as board_pico does with USB-CDC stdin)."""
+        if self.nonblock:
+            try:
+                n = self.rx.readinto(buf)
+            except OSError:
+                return 0
+            return n or 0
         n = 0
         lim = len(buf)
         p = self.rx_poll
@@ -215,7 +224,8 @@ class Board:
         """Never block the controller on a host that does not read: drop (the link resends)."""
         for _ in self.tx_poll.ipoll(0):
             try:
-                self.tx.write(data)
+                if self.tx.write(data) is None:    # non-blocking fd full: dropped
+                    self.dropped += 1
                 if hasattr(self.tx, "flush"):
                     self.tx.flush()
             except OSError:

@@ -105,6 +105,7 @@ class SimBoard:
         if self.master is None:
             self.master, self.slave = os.openpty()
             tty.setraw(self.slave)
+            os.set_blocking(self.master, False)   # shared with the firmware process
             self.tty = os.ttyname(self.slave)
         self._spawn(reset_cause)
         self._connect(timeout)
@@ -126,6 +127,7 @@ class SimBoard:
             "MICROPYPATH": "%s:.frozen" % lib,
             "RING_FLASH": str(self.flash),
             "RING_LINK_FD": str(self.master),
+            "RING_LINK_NONBLOCK": "1",     # board_sim reads whole chunks, never blocks
             "RING_SIM_SOCKET": self.sensor_socket,
             "RING_RESET_CAUSE": str(reset_cause),
             "RING_DEVICE_ID": self.device_id,
