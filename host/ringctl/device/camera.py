@@ -39,37 +39,31 @@ def layout_table():
              round(zone_coin_pixels(w, h, a, b), 1)) for label, w, h, n, a, b in LAYOUTS]
 
 
-def open_source(spec):
-    """cv2.VideoCapture for a device index ('0'), file or URL; None if it cannot open."""
-    import cv2
-    cap = cv2.VideoCapture(int(spec) if str(spec).isdigit() else str(spec))
-    if not cap.isOpened():
-        return None
-    return cap
-
-
 def measure(spec, frames=30, max_s=3.0):
-    """-> dict(width, height, fps_reported, fps_measured, frames) or dict(error=...)."""
-    import cv2
-    cap = open_source(spec)
-    if cap is None:
-        return {"error": f"cannot open camera {spec!r}"}
+    """-> dict(width, height, fps_reported, fps_measured, frames) or dict(error=...).
+    spec: anything ringctl.vision.sources.open_source takes (camera index, video file, image
+    folder, stream URL)."""
+    from ..errors import UserError
+    from ..vision.sources import open_source
+    try:
+        src = open_source(spec)
+    except UserError as exc:
+        return {"error": str(exc)}
     try:
         got, t0, shape = 0, time.monotonic(), None
         while got < frames and time.monotonic() - t0 < max_s:
-            ok, frame = cap.read()
-            if not ok:
+            frame, _ = src.read()
+            if frame is None:
                 break
             shape = frame.shape
             got += 1
         dt = time.monotonic() - t0
         if shape is None:
             return {"error": f"camera {spec!r} opened but gave no frame"}
-        reported = cap.get(cv2.CAP_PROP_FPS) or 0.0
         live = str(spec).isdigit() or "://" in str(spec)
         return {"width": int(shape[1]), "height": int(shape[0]), "frames": got,
-                "fps_reported": round(reported, 2),
+                "fps_reported": round(src.fps or 0.0, 2),
                 # A file decodes as fast as it can: only a live source's timing means anything.
                 "fps_measured": round(got / dt, 2) if live and dt > 0 and got > 1 else None}
     finally:
-        cap.release()
+        src.close()
