@@ -19,9 +19,10 @@ FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 
 
-def _tol(r):
-    """Measurement tolerance for edge positions, px (outline fits are ~0.3 px; margin for blur)."""
-    return max(2.0, 0.06 * r)
+def _tol(r, ring=None):
+    """Measurement tolerance for edge positions, px: coin outline fits are ~0.3 px (margin for
+    blur), plus the ring boundary's own scatter from calibration when judging inside/rim."""
+    return max(2.0, 0.06 * r) + (2.0 * ring.edge_px if ring is not None else 0.0)
 
 
 def classify(img, ring, model):
@@ -56,7 +57,7 @@ def classify(img, ring, model):
             (a / bb > 1.08 or b.fit_err > 0.8)   # two overlapping discs: an elongated outline
         if pair:
             entry["radius"] = round(r_exp, 1)
-            entry["inside"] = bool(dist + a < R - _tol(a))
+            entry["inside"] = bool(dist + a < R - _tol(a, ring))
             entry["confidence"] = 0.9
             coins += [entry, dict(entry)]
             nospin.append("7.3.4 coin lying on or touching the other coin")
@@ -76,7 +77,7 @@ def classify(img, ring, model):
         ratio = bb / a
         # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)
         clear = R - (dist + a)
-        tol = _tol(a)
+        tol = _tol(a, ring)
         entry["inside"] = bool(clear > tol)
         if clear < -tol:
             nospin.append("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim")

@@ -22,7 +22,7 @@ class RingModel:
     """The ring as one camera sees it. Lengths in image px; `angle_deg` is the long axis direction."""
 
     def __init__(self, image_size, center, axes, angle_deg, background, coin_mm, ring_mm, warnings=(),
-                 layout_bgr=None):
+                 layout_bgr=None, edge_px=0.0):
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self.center = (float(center[0]), float(center[1]))
         self.axes = (float(max(axes)), float(min(axes)))
@@ -31,6 +31,7 @@ class RingModel:
         self.coin_mm, self.ring_mm = float(coin_mm), float(ring_mm)
         self.warnings = list(warnings)
         self.layout_bgr = list(layout_bgr) if layout_bgr is not None else None
+        self.edge_px = float(edge_px)   # median distance of edge points from the fitted boundary
 
     # --- geometry -------------------------------------------------------------------------
     @property
@@ -78,7 +79,7 @@ class RingModel:
                 "coin_mm": self.coin_mm, "ring_mm": self.ring_mm,
                 "coin_radius_px": round(self.coin_radius_px, 2),
                 "coin_diameter_px": round(2 * self.coin_radius_px * self.axes[1] / self.axes[0], 1),
-                "warnings": self.warnings, "layout_bgr": self.layout_bgr,
+                "warnings": self.warnings, "layout_bgr": self.layout_bgr, "edge_px": round(self.edge_px, 3),
                 "background_png": base64.b64encode(png.tobytes()).decode("ascii")}
 
     def to_json(self):
@@ -93,7 +94,7 @@ class RingModel:
             if bg is None:
                 raise ValueError("background")
             return cls(d["image_size"], d["center"], d["axes"], d["angle_deg"], bg, d["coin_mm"], d["ring_mm"],
-                       d.get("warnings", ()), d.get("layout_bgr"))
+                       d.get("warnings", ()), d.get("layout_bgr"), d.get("edge_px", 1.0))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise UserError(f"not a ring calibration (bad or missing field {exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
@@ -144,25 +145,6 @@ def _size_warnings(model):
             f"use {need:.1f}x the pixels across the ring, e.g. a sensor at least {int(math.ceil(w * need))} px "
             f"wide with the same view, a {need:.1f}x longer lens per ring zone (several cameras), "
             f"or move the camera {need:.1f}x closer"]
-
-
-def _unused_fit_ellipse_robust(pts):
-    """fitEllipse, then refit without the points far from the first fit (leaks, occluders)."""
-    pts = np.asarray(pts, np.float32)
-    if len(pts) < 20:
-        return None
-    for _ in range(3):
-        (cx, cy), (d1, d2), ang = cv2.fitEllipse(pts)
-        t = math.radians(ang)
-        x, y = pts[:, 0] - cx, pts[:, 1] - cy
-        u = x * math.cos(t) + y * math.sin(t)
-        v = -x * math.sin(t) + y * math.cos(t)
-        res = (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
-        keep = np.abs(res) < max(1.0, 3 * np.median(np.abs(res)))
-        if keep.all() or keep.sum() < 20:
-            break
-        pts = pts[keep]
-    return (cx, cy), (d1 / 2, d2 / 2), ang, float(np.median(np.abs(res)))
 
 
 def _steps(d, w, w_in=None):
@@ -225,7 +207,7 @@ def _layout_inside(dist, e, win):
 
 
 def find_boundary(img):
-    """(center, (a, b), angle_deg, layout_bgr) of the ring's inner boundary; UserError if none.
+    """(center, (a, b), angle_deg, layout_bgr, edge_px) of the ring's inner boundary; UserError if none.
 
     Along rays from the image centre (which must be on the layout), the boundary is the first
     strong, lasting step away from the layout's colour: printed lines and lettering are thin
@@ -309,10 +291,10 @@ def find_boundary(img):
     if refined is None:
         raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                         "wall); focus the camera on the layout and photograph the empty ring again")
-    (cx, cy), (a, b), an = refined
+    (cx, cy), (a, b), an, edge_px = refined
     if a < b:
         a, b, an = b, a, an + 90
-    return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr]
+    return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
 
 
 def _refine(img, ell, layout_bgr, f, n=360):
@@ -363,7 +345,8 @@ def _refine(img, ell, layout_bgr, f, n=360):
     if e is None or inl.sum() < 0.6 * n:
         return None
     (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
-    return (cx, cy), (d1 / 2, d2 / 2), an
+    res = _ell_residual(pts[inl], ((cx, cy), (d1, d2), an))
+    return (cx, cy), (d1 / 2, d2 / 2), an, float(np.median(np.abs(res)))
 
 
 def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
@@ -378,9 +361,9 @@ def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
     if not (coin_mm > 0 and ring_mm > coin_mm * 4):
         raise UserError(f"coin {coin_mm} mm / ring {ring_mm} mm is not plausible; "
                         "give --coin-mm (e.g. 30.8) and --ring-mm (the ring's inner diameter)")
-    center, axes, ang, layout = find_boundary(img)
+    center, axes, ang, layout, edge_px = find_boundary(img)
     h, w = img.shape[:2]
-    model = RingModel((w, h), center, axes, ang, None, coin_mm, ring_mm, layout_bgr=layout)
+    model = RingModel((w, h), center, axes, ang, None, coin_mm, ring_mm, layout_bgr=layout, edge_px=edge_px)
     model.background = model.small(img)
     model.warnings = _size_warnings(model)
     return model
