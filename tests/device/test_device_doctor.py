@@ -265,3 +265,20 @@ def test_firmware_version_against_the_pin(pm, interp, status):
     r = doctor.Report()
     doctor.check_link(r, link, pm)
     assert _by(r)["firmware version"]["status"] == status
+
+
+def test_camera_coin_size_measured_from_a_rendered_ring(pm, tmp_path):
+    # An image folder of the simulator's overhead frames: the doctor finds the ring and
+    # measures the coin size instead of estimating it from the zone.
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+    from ringctl.vision.render import render_scene
+    img, _ = render_scene({"size": [960, 720]}, np.random.default_rng(1))
+    (tmp_path / "cam").mkdir()
+    cv2.imwrite(str(tmp_path / "cam" / "f000.png"), img)
+    items = _by(doctor.diagnose(lambda: FakeLink(), pm, camera_spec=str(tmp_path / "cam")))
+    assert items["camera"]["detail"].startswith("960x720")
+    cs = items["coin size"]
+    assert cs["status"] == "FAIL" and "measured from the ring in view" in cs["detail"]
+    px = float(cs["detail"].split()[0])
+    assert 4 <= px <= 9       # 0.42 * 720 px radius over a 3 m ring: about 6 px per coin

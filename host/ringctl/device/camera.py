@@ -50,20 +50,32 @@ def measure(spec, frames=30, max_s=3.0):
     except UserError as exc:
         return {"error": str(exc)}
     try:
-        got, t0, shape = 0, time.monotonic(), None
+        got, t0, shape, last = 0, time.monotonic(), None, None
         while got < frames and time.monotonic() - t0 < max_s:
             frame, _ = src.read()
             if frame is None:
                 break
-            shape = frame.shape
+            shape, last = frame.shape, frame
             got += 1
         dt = time.monotonic() - t0
         if shape is None:
             return {"error": f"camera {spec!r} opened but gave no frame"}
         live = str(spec).isdigit() or "://" in str(spec)
-        return {"width": int(shape[1]), "height": int(shape[0]), "frames": got,
+        return {"width": int(shape[1]), "height": int(shape[0]), "frames": got, "frame": last,
                 "fps_reported": round(src.fps or 0.0, 2),
                 # A file decodes as fast as it can: only a live source's timing means anything.
                 "fps_measured": round(got / dt, 2) if live and dt > 0 and got > 1 else None}
     finally:
         src.close()
+
+
+def ring_coin_pixels(frame):
+    """Coin size measured from the ring in view (ringctl.vision calibration) ->
+    (px per coin, None) or (None, why not): a zone camera does not see the whole ring."""
+    from ..errors import UserError
+    try:
+        from ..vision.ring import calibrate
+        model = calibrate(frame, coin_mm=COIN_MM)
+    except (ImportError, UserError) as exc:
+        return None, str(exc)
+    return 2 * model.coin_radius_px, None

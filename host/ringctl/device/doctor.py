@@ -281,10 +281,16 @@ def check_camera(report, spec, zone):
         m["width"], m["height"], fps, "" if m["fps_measured"] else " (reported)"),
         "frame rate >= %d fps: camera mode, exposure time (<= 1 ms for a spinning coin), "
         "USB 3 port" % camera.MIN_FPS)
-    px = camera.zone_coin_pixels(m["width"], m["height"], zone[0], zone[1])
+    px, why = camera.ring_coin_pixels(m["frame"])
+    if px is not None:
+        how = "measured from the ring in view"
+    else:
+        px = camera.zone_coin_pixels(m["width"], m["height"], zone[0], zone[1])
+        how = "estimated for a %dx%d mm zone; ring not measured: %s" % (
+            zone[0], zone[1], why.split(";")[0])
     status = FAIL if px < camera.MIN_COIN_PX else WARN if px < camera.GOOD_COIN_PX else OK
-    report.add(status, "coin size", "%.0f px across a %.1f mm coin (camera covers %dx%d mm)"
-               % (px, camera.COIN_MM, zone[0], zone[1]),
+    report.add(status, "coin size", "%.0f px across a %.1f mm coin (%s)"
+               % (px, camera.COIN_MM, how),
                "need >= %d px (%d for margin): a higher-resolution sensor, a longer lens "
                "per zone, or more cameras (hardware/INSTALL.md); below that the vision "
                "answers 'unsure'" % (camera.MIN_COIN_PX, camera.GOOD_COIN_PX))
