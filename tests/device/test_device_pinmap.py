@@ -166,3 +166,11 @@ def test_defaults_agree_with_the_firmware_config(pm):
             assert tuple(d["choices"]) == tuple(config.CHOICES[key]), key
     assert set(config.defaults()) == set(pm["defaults"])
     assert config.defaults() == {k: d["value"] for k, d in pm["defaults"].items()}
+
+
+def test_polarity_must_match_what_the_firmware_drives(pm):
+    # e.g. rewiring the beams light-ON (HIGH = broken) needs a firmware change too.
+    bad = copy.deepcopy(pm)
+    _pin(bad, "BEAM4")["active"] = "high"
+    errs = pinmap.check(bad)
+    assert any("BEAM4" in e and "board_pico.py" in e for e in errs), errs

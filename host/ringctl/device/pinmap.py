@@ -35,6 +35,12 @@ BOARD_CAPS = {
     "pico2": dict(_COMMON, mcu="RP2350A", pulldown_ok=False),
 }
 KINDS = ("input", "output", "adc", "led")
+# (kind, pull, active) the firmware hard-codes per pin (firmware/lib/board_pico.py, app.py).
+_IN_LOW = ("input", "up", "low")
+_FIRMWARE_LEVELS = {"BEAM#": _IN_LOW, "BTN_NOSPIN": _IN_LOW, "BTN_ARM": _IN_LOW, "MAT": _IN_LOW,
+                    "WALL_TRIG": ("input", "up", "high"),
+                    "LIGHT_RED": ("output", None, "high"), "LIGHT_AMBER": ("output", None, "high"),
+                    "LIGHT_GREEN": ("output", None, "high"), "BUZZER": ("output", None, "high")}
 PULLS = ("up", "down", None)
 
 # Pico / Pico 2 40-pin header (same on both): physical pin -> label.
@@ -142,6 +148,15 @@ def check(pm):
                                                     "WALL_TRIG", "WALL", "PIEZO0"]:
         if need not in by_name:
             errs.append(f"pin '{need}' is missing; the firmware needs it")
+    # board_pico.py takes the pin NUMBERS from pins.py but sets pulls and polarity itself:
+    # a map that says otherwise would be wired differently from what the firmware reads.
+    for name, p in by_name.items():
+        want = _FIRMWARE_LEVELS.get(re.sub(r"\d+$", "#", name) if name.startswith("BEAM")
+                                    else name)
+        if want and isinstance(p, dict) and (p.get("kind"), p.get("pull"), p.get("active")) \
+                != want:
+            errs.append(f"pin '{name}': the firmware (board_pico.py) drives it as kind {want[0]}, "
+                        f"pull {want[1]}, active {want[2]}; change the firmware too, or keep that")
     errs += _check_defaults(pm.get("defaults"))
     return errs
 
