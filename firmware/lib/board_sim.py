@@ -88,16 +88,31 @@ class TaskFlag:
 
 
 class SimWDT:
-    """No hardware to reset the process: counts feeds (tests check the supervisor feeds it)."""
+    """The process cannot reset itself when it hangs, so the watchdog lives outside: every
+    feed rewrites <flash>/wdt.feed ("<timeout ms>"); SimBoard kills and restarts the board
+    (reset cause "watchdog") when the file is older than the timeout, like the RP2040's WDT."""
 
-    def __init__(self, timeout):
+    def __init__(self, timeout, path=None):
         self.timeout = timeout
         self.feeds = 0
-        self.last = time.ticks_ms()
+        self.f = None
+        if path:
+            try:
+                self.f = open(path, "wb")
+            except OSError:
+                self.f = None
+        self.feed()
 
     def feed(self):
         self.feeds += 1
-        self.last = time.ticks_ms()
+        f = self.f
+        if f is not None:
+            try:
+                f.seek(0)
+                f.write(b"%d\n" % self.timeout)
+                f.flush()
+            except OSError:
+                pass
 
 
 class Board:
@@ -158,7 +173,8 @@ class Board:
         return TaskFlag()
 
     def wdt(self, ms):
-        self.wdt_obj = SimWDT(ms)
+        ms = int(os.getenv("RING_SIM_WDT_MS") or ms)     # tests shorten it
+        self.wdt_obj = SimWDT(ms, self.path("wdt.feed"))
         return self.wdt_obj
 
     def reset(self, repl=False):

@@ -163,3 +163,20 @@ def test_second_socket_client_drives_while_simboard_listens(rig):
         assert b"lamps 1001" in got
     finally:
         s.close()
+
+
+def test_hung_firmware_is_reset_by_the_watchdog(tmp_path):
+    import os
+    import signal
+    with Rig(tmp_path / "flash", board_env={"RING_SIM_WDT_MS": "1500"}) as r:
+        r.wait_ready(15)
+        boot0 = r.client.peer_info["boot_id"]
+        os.kill(r.board.proc.pid, signal.SIGSTOP)      # the firmware hangs: nobody feeds
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            info = r.client.peer_info
+            if r.board.watchdog_resets and info and info["boot_id"] != boot0 and r.client.link_up:
+                break
+            time.sleep(0.05)
+        assert r.board.watchdog_resets == 1
+        assert r.client.peer_info["reset"] == M.RESET_WATCHDOG

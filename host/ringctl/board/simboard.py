@@ -79,6 +79,7 @@ class SimBoard:
         self._light = {"name": None, "lamps": "0000", "edge_us": -1, "t": 0.0}
         self.phase = None
         self.restarts = 0
+        self.watchdog_resets = 0
         self._stopping = False
         self._watch = None
         self._reader = None
@@ -133,10 +134,11 @@ class SimBoard:
             "RING_DEVICE_ID": self.device_id,
         })
         env.update(self.extra_env)
-        try:
-            os.remove(self.sensor_socket)
-        except OSError:
-            pass
+        for stale in (self.sensor_socket, self.flash / "wdt.feed"):
+            try:
+                os.remove(stale)
+            except OSError:
+                pass
         self._log = open(self.flash / "board.log", "ab")
         self.proc = subprocess.Popen(
             [micropython_binary(), "-X", "heapsize=" + self.heapsize, str(main)],
@@ -196,7 +198,10 @@ class SimBoard:
             self._cv.notify_all()
 
     def _watchdog(self):
-        """Restart the firmware after a reset request (exit 75), like the board rebooting."""
+        """Restart the firmware after a reset request (exit 75), like the board rebooting, and
+        play the RP2040 watchdog: a board whose supervisor stopped feeding (wdt.feed older than
+        its timeout) is killed and restarted with reset cause "watchdog"."""
+        feed = self.flash / "wdt.feed"
         while not self._stopping:
             p = self.proc
             if p is not None and p.poll() is not None and p.returncode == RESET_EXIT:
@@ -205,6 +210,21 @@ class SimBoard:
                     self._restart_proc(ringmsg.RESET_SOFT)
                 except UserError:
                     pass
+            elif p is not None and p.poll() is None:
+                try:
+                    timeout_ms = int(feed.read_text().split()[0])
+                    age = time.time() - feed.stat().st_mtime
+                except (OSError, ValueError, IndexError):
+                    timeout_ms = age = None
+                if timeout_ms and age * 1000 > timeout_ms:
+                    self.watchdog_resets += 1
+                    self.restarts += 1
+                    try:
+                        p.kill()
+                        p.wait(5)
+                        self._restart_proc(ringmsg.RESET_WATCHDOG)
+                    except (UserError, subprocess.TimeoutExpired):
+                        pass
             time.sleep(0.05)
 
     def _restart_proc(self, cause):
