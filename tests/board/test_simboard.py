@@ -180,3 +180,19 @@ def test_hung_firmware_is_reset_by_the_watchdog(tmp_path):
             time.sleep(0.05)
         assert r.board.watchdog_resets == 1
         assert r.client.peer_info["reset"] == M.RESET_WATCHDOG
+
+
+def test_crash_is_logged_and_resets_never_the_repl(tmp_path):
+    import shutil
+    from ringctl.board.simboard import SimBoard
+    fw = tmp_path / "fw"
+    shutil.copytree(ROOT / "firmware", fw)
+    (fw / "lib" / "spin.py").write_text("raise RuntimeError('broken build under test')\n")
+    b = SimBoard(tmp_path / "flash", bytes(32), firmware_dir=fw)
+    try:
+        with pytest.raises(UserError) as e:
+            b.start(timeout=10)
+        assert "code 75" in str(e.value), "a crash must end in a reset request, not the REPL"
+        assert "broken build under test" in (tmp_path / "flash" / "crash.txt").read_text()
+    finally:
+        b.stop()
