@@ -139,6 +139,18 @@ def test_list_none_found(monkeypatch, capsys):
     assert "no ring board found" in out and "dialout" in out and "BOOTSEL" in out
 
 
+def test_list_points_at_a_board_in_bootsel(monkeypatch, tmp_path, capsys):
+    for name, vid, pid in (("1-1", "2e8a", "000f"), ("1-2", "046d", "c52b"), ("1-3", "2e8a", "0005")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "idVendor").write_text(vid + "\n")
+        (tmp_path / name / "idProduct").write_text(pid + "\n")
+    assert boards.bootsel_boards(str(tmp_path)) == ["RP2350 (Pico 2)"]
+    monkeypatch.setattr(boards, "comports", lambda: [])
+    monkeypatch.setattr(boards, "bootsel_boards", lambda: ["RP2040 (Pico)"])
+    assert cli.main(["device", "list"]) == 0
+    assert "found a RP2040 (Pico) board in BOOTSEL mode" in capsys.readouterr().out
+
+
 def test_list_and_pick(monkeypatch, capsys):
     ports = [_port("/dev/ttyACM1", 0x2E8A, 0x0005, "e6614103e7452d2f"),
              _port("/dev/ttyACM0", 0x2E8A, 0x0005, "E66141040B2A1C29"),

@@ -6,8 +6,6 @@ from ..errors import UserError
 
 VID = 0x2E8A        # Raspberry Pi
 PID_MICROPYTHON = 0x0005
-# Boot ROMs show up as USB mass storage (not a serial port) when BOOTSEL is held.
-BOOTSEL_LABELS = ("RPI-RP2", "RP2350")
 
 NONE_FOUND = "no ring board found (USB 2E8A:0005)"
 CHECKS = (
@@ -37,12 +35,25 @@ def find_boards(ports=None):
     return sorted(found, key=lambda b: b["port"])
 
 
-def bootsel_drives(root="/dev/disk/by-label"):
-    """Boards waiting in BOOTSEL mode (drive labels), so `list` can say 'flash the UF2'."""
-    d = Path(root)
+PID_BOOTSEL = {0x0003: "RP2040 (Pico)", 0x000F: "RP2350 (Pico 2)"}
+
+
+def bootsel_boards(sysfs="/sys/bus/usb/devices"):
+    """Boards waiting in BOOTSEL mode (USB mass storage, so pyserial cannot see them) ->
+    list of chip names, read from sysfs so `list` can say 'flash the UF2'."""
+    found = []
+    d = Path(sysfs)
     if not d.is_dir():
-        return []
-    return sorted(n for n in os.listdir(d) if n in BOOTSEL_LABELS)
+        return found
+    for dev in sorted(d.iterdir()):
+        try:
+            vid = int((dev / "idVendor").read_text(), 16)
+            pid = int((dev / "idProduct").read_text(), 16)
+        except (OSError, ValueError):
+            continue
+        if vid == VID and pid in PID_BOOTSEL:
+            found.append(PID_BOOTSEL[pid])
+    return found
 
 
 def pick_port(port=None, ports=None):

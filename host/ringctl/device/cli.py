@@ -61,9 +61,9 @@ def cmd_list(args):
         print(boards.NONE_FOUND + ". Check:")
         for c in boards.CHECKS:
             print("  - " + c)
-        for label in boards.bootsel_drives():
-            print("found a board in BOOTSEL mode (drive %s): flash MicroPython, see "
-                  "hardware/MICROPYTHON.md" % label)
+        for chip in boards.bootsel_boards():
+            print("found a %s board in BOOTSEL mode: copy the MicroPython UF2 onto its "
+                  "drive (hardware/MICROPYTHON.md), then run this again" % chip)
         return 0
     print("%-16s %-18s %s" % ("PORT", "SERIAL (device id)", "DESCRIPTION"))
     for b in found:
