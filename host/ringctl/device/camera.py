@@ -44,9 +44,11 @@ def measure(spec, frames=30, max_s=3.0):
     spec: anything ringctl.vision.sources.open_source takes (camera index, video file, image
     folder, stream URL)."""
     from ..errors import UserError
-    from ..vision.sources import open_source
     try:
+        from ..vision.sources import open_source
         src = open_source(spec)
+    except ImportError as exc:
+        return {"error": f"vision package unavailable ({exc}); reinstall with 'make venv'"}
     except UserError as exc:
         return {"error": str(exc)}
     try:
