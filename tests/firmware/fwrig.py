@@ -95,8 +95,9 @@ class Rig:
         for _ in range(ms):
             self.ft.us += 1000
             self.app.process_edges()
-            self.app.adc_once()
-            self.app.tick_once()
+            self.app.adc_once()             # the ADC task: every 1 ms
+            if (self.ft.us // 1000) & 1 == 0:
+                self.app.tick_once()        # the timer task: every TICK_MS = 2 ms
         self.drain()
 
     def ready(self, host=True):

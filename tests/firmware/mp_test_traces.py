@@ -114,4 +114,22 @@ def test_glitch_ignored():
     assert not rig.codes(M.EV_BEAM)
 
 
+
+# Traces recorded from the physics simulator (ring sim toss --timeline), see each file's "about".
+def test_recorded_clean_toss():
+    run_trace("recorded_clean")
+
+
+def test_recorded_coin_out_via_wall():
+    run_trace("recorded_outside")
+
+
+def test_recorded_coin_clears_curtain_is_for_the_host():
+    run_trace("recorded_wall")
+
+
+def test_recorded_spinner_off_mat():
+    run_trace("recorded_mat")
+
+
 mptest.main(globals())
