@@ -170,4 +170,28 @@ def test_reset_to_repl_command_waits_for_delivery_then_flags():
         r.restore()
 
 
+def test_no_mat_fitted_arms_straight_into_flight():
+    r = fwrig.Rig("nomat", cfg={"use_mat": 0})
+    try:
+        r.ready()
+        r.events = []
+        r.play([[0, "arm"]], 5)
+        assert r.phases() == ["armed", "in-flight"], r.phases()
+    finally:
+        r.restore()
+
+
+def test_arm_refused_while_a_beam_is_broken():
+    r = rig("beamarm")
+    try:
+        r.play([[0, "beam", 4, 1]], 5)
+        r.app.command(M.CMD_ARM, 3, "")
+        r.drain()
+        res = [e for e in r.codes(M.EV_RESULT) if e[1] == 3][0]
+        assert res[2] == APP.R_REFUSED and "7.3.1" in res[3] and "0x10" in res[3], res
+        assert r.app.spin.phase == M.PH_IDLE
+    finally:
+        r.restore()
+
+
 mptest.main(globals())
