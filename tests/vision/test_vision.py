@@ -219,3 +219,22 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert main(["vision", "classify", "--ring", str(out / "ring.json"), "--model", str(out / "model.json"),
                  str(tmp_path / "bad.png")]) == 2
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_three_coins_or_a_chip_in_the_ring_is_unsure(model):
+    spec = scenes.make(71, "valid", chips=0)
+    rm = bench.site(spec, 71)
+    c0 = np.array(spec["ring"]["center"])
+    r = spec["coins"][0]["radius_px"]
+    spots = [c0 + d * np.array([np.cos(a), np.sin(a)]) for d in (0, 80, 160) for a in np.linspace(0, 6, 7)]
+    free = next(p for p in spots if all(np.hypot(*(p - np.array(c["center_px"]))) > 3 * r for c in spec["coins"]))
+    three = json.loads(json.dumps(spec))
+    three["coins"].append({"center_px": free.tolist(), "radius_px": r, "face": "heads", "rotation_deg": 10})
+    img, truth = render.render_scene(three, np.random.default_rng(0))
+    v = judge.classify(img, rm, model)
+    assert truth["result"] == "unsure" and v["result"] == "unsure", v
+    chip = json.loads(json.dumps(spec))
+    chip["chips"] = [{"center_px": free.tolist(), "radius_px": 1.3 * r, "color": [200, 60, 40]}]
+    img, truth = render.render_scene(chip, np.random.default_rng(0))
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure" and any("not a coin" in x for x in v["reasons"]), v

@@ -84,7 +84,7 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.3):
         b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=area / coin_area,
                  bbox=(int(x), int(y), int(w), int(h)),
                  touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
-        if skip_chroma is not None:
+        if skip_chroma is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
             pc = ring.plane_points([b.center])[0]
             if np.hypot(*(pc - np.array(ring.center))) > ring.radius + 2 * ring.coin_radius_px:
                 col = np.array(cv2.mean(small[y:y + h, x:x + w], mask=(lbl[y:y + h, x:x + w] == k).astype(np.uint8))[:3])
@@ -166,11 +166,12 @@ def measure(img, ring, blob, thr_small):
     inv = cv2.invertAffineTransform(ring.to_plane)
     c_img = inv[:, :2] @ np.array([ex, ey]) + inv[:, 2]
     rin = 0.6 * b * ring.axes[1] / ring.axes[0]
-    if np.hypot(c_img[0] - cx, c_img[1] - cy) < 0.2 * r_img:
-        col = polar[:, rr < rin].reshape(-1, 3).mean(axis=0)
+    x0, y0 = int(max(0, c_img[0] - rin)), int(max(0, c_img[1] - rin))
+    region = img[y0:max(y0, int(c_img[1] + rin) + 1), x0:max(x0, int(c_img[0] + rin) + 1)]
+    if np.hypot(c_img[0] - cx, c_img[1] - cy) < 0.2 * r_img or region.size == 0:
+        col = polar[:, rr < max(rin, 2 * step)].reshape(-1, 3).mean(axis=0)
     else:
-        x0, y0 = int(max(0, c_img[0] - rin)), int(max(0, c_img[1] - rin))
-        col = img[y0:int(c_img[1] + rin) + 1, x0:int(c_img[0] + rin) + 1].reshape(-1, 3).mean(axis=0)
+        col = region.reshape(-1, 3).mean(axis=0)
     blob.chroma = tuple((col / (col.sum() + 1e-6)).tolist())
     blob.extra["brightness"] = float(col.mean())
 
