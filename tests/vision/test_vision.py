@@ -87,9 +87,10 @@ def test_heldout_accuracy_floor(model):
     counts = bench.evaluate(scenes.HELDOUT_SEEDS[:30], model)
     assert counts["wrong"] == 0, counts
     assert counts["valid"] >= 8
-    assert counts["valid_called"] >= 0.9 * counts["valid"], counts
+    assert counts["valid_called"] >= 0.95 * counts["valid"], counts
     judged = 30 - counts["calibration_failed"]
-    assert counts["right"] >= 0.85 * judged, counts
+    assert counts["calibration_failed"] <= 2, counts
+    assert counts["right"] >= 0.9 * judged, counts
 
 
 def test_coin_faces_differ_but_not_by_brightness():

@@ -152,6 +152,13 @@ def _background(spec, w, h, origin=(0.0, 0.0)):
     return img * (1 - a_in) + _layout(spec, w, h) * a_in
 
 
+def _plain(o):
+    """numpy scalars/arrays in a spec (e.g. from the simulator) -> plain JSON values."""
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    raise TypeError(f"spec value {o!r} is not plain data")
+
+
 @functools.lru_cache(maxsize=8)
 def _cached_background(key):
     """The static scene (same ring, layout, floor) is the same in every frame: draw it once."""
@@ -340,7 +347,8 @@ def render_scene(spec, rng=None):
         pw, ph = (int(v) for v in np.ceil(corners.max(axis=0) - origin) + 2)
     else:
         origin, pw, ph = np.zeros(2), w, h
-    key = json.dumps([spec["ring"], spec["layout"], spec["floor"], pw, ph, origin.tolist()], sort_keys=True)
+    key = json.dumps([spec["ring"], spec["layout"], spec["floor"], pw, ph, origin.tolist()], sort_keys=True,
+                     default=_plain)
     canvas = _cached_background(key).copy()
     li = spec["lighting"]
     az, el = float(li.get("light_az_deg", 135)), float(li.get("light_elev_deg", 70))
