@@ -25,7 +25,10 @@ API
   iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
 CLI: `ring vision calibrate|train|classify|synth` (cli.py); `ring bench vision --json` (bench.py).
 """
-from .sources import open_source  # noqa: F401
+from .sources import open_source
+
+__all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify", "MotionCheck",
+           "adjudicate_frames", "render", "scenes"]
 
 
 def __getattr__(name):

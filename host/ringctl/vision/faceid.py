@@ -35,6 +35,8 @@ def coin_patch(img, ring, blob):
     reach = int(math.ceil(PATCH_R * s * 1.5)) + 3
     x0, y0 = max(0, int(c[0]) - reach), max(0, int(c[1]) - reach)
     crop = img[y0:int(c[1]) + reach + 1, x0:int(c[0]) + reach + 1]
+    if crop.size == 0:   # off the picture: a blank patch reads as nothing (face None)
+        return np.zeros((size, size), np.uint8)
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     if s > 1.3:   # shrinking: low-pass first
         grey = cv2.GaussianBlur(grey, (0, 0), 0.45 * s)

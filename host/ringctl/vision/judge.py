@@ -3,7 +3,6 @@
 Never guesses: anything that could change the call but cannot be measured with margin makes
 the result "unsure" (the boxer looks), never heads/tails/odds.
 """
-import math
 import time
 
 import numpy as np
