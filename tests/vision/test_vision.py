@@ -239,3 +239,17 @@ def test_three_coins_or_a_chip_in_the_ring_is_unsure(model):
     img, truth = render.render_scene(chip, np.random.default_rng(0))
     v = judge.classify(img, rm, model)
     assert v["result"] == "unsure" and any("not a coin" in x for x in v["reasons"]), v
+
+
+def test_something_big_reaching_into_the_ring_is_unsure(model):
+    """A big object (an arm, a bag) from outside over the ring's edge may hide a coin."""
+    spec = scenes.make(72, "valid", chips=0)
+    rm = bench.site(spec, 72)
+    c0 = np.array(spec["ring"]["center"])
+    r = spec["coins"][0]["radius_px"]
+    far = max((c0 + spec["ring"]["radius"] * np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 6.2, 32)),
+              key=lambda p: min(np.hypot(*(p - np.array(c["center_px"]))) for c in spec["coins"]))
+    spec["chips"] = [{"center_px": (c0 + (far - c0) * 1.15).tolist(), "radius_px": 5 * r, "color": [60, 90, 160]}]
+    img, truth = render.render_scene(spec, np.random.default_rng(0))
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure" and "unsure: unexplained object in the ring" in v["reasons"], v

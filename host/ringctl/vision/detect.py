@@ -50,6 +50,19 @@ class Blob:
     extra: dict = field(default_factory=dict)
 
 
+def ring_mask(ring):
+    """Detection-scale mask of the ring's interior (cached on the ring model)."""
+    m = getattr(ring, "_ring_mask", None)
+    if m is None:
+        f = ring.factor
+        w, h = ring.small_size
+        m = np.zeros((h, w), np.uint8)
+        c = ((ring.center[0] + 0.5) / f - 0.5, (ring.center[1] + 0.5) / f - 0.5)
+        cv2.ellipse(m, (c, (2 * ring.axes[0] / f, 2 * ring.axes[1] / f), ring.angle_deg), 1, -1)
+        ring._ring_mask = m
+    return m
+
+
 def _blurred_background(ring):
     bg = getattr(ring, "_bg_blur", None)
     if bg is None:   # computed once per ring model
@@ -92,6 +105,9 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.3):
                 if np.abs(ch - np.asarray(skip_chroma)).sum() > skip_dist:
                     b.chroma = tuple(ch.tolist())
                     b.extra["unmeasured"] = True
+        # how much of it lies inside the ring (an arm reaching in is centred outside)
+        b.extra["in_ring_coins"] = float(np.count_nonzero(
+            (lbl[y:y + h, x:x + w] == k) & (ring_mask(ring)[y:y + h, x:x + w] > 0))) / coin_area
         blobs.append(b)
     blobs.sort(key=lambda b: -b.area_coins)
     for b in blobs:

@@ -35,8 +35,8 @@ def classify(img, ring, model):
     coins, nospin, unsure = [], [], []
     for b in blobs:
         if b.axes is None or b.plane_center is None:
-            pc = ring.plane_points([b.center])[0]
-            if np.hypot(*(pc - c_ring)) < R:
+            # too big or shapeless to measure: if it reaches into the ring it may hide a coin
+            if b.extra.get("in_ring_coins", 0) > 0.2:
                 unsure.append("unsure: unexplained object in the ring")
             continue
         pc = np.array(b.plane_center)
