@@ -35,7 +35,9 @@ SPEC_DOC = {
     "noise": "sensor noise sigma in grey levels (0..255)",
     "jpeg": "null or JPEG quality 1..100 (the frame is encoded and decoded)",
     "coin_style": "{color: [b,g,r] metal colour (default copper), design: int (which coin),"
-                  " thickness: coin thickness / radius (default 0.13)}",
+                  " thickness: coin thickness / radius (default 0.13), face_images: null |"
+                  " {heads: path, tails: path} photos of real coin faces (square, coin filling it)"
+                  " used instead of the procedural designs}",
     "coins": "[{center_px: [x,y], radius_px, face: 'heads'|'tails', rotation_deg, tilt_deg (0 = flat),"
              " tilt_axis_deg (axis the coin is rotated about; default tangent to the wall),"
              " leaning: bool (resting on the ring wall; default tilt 70), on_top_of: index of the coin"
@@ -186,6 +188,26 @@ def _shaded_coin(height, rotation_deg, az_deg, elev_deg, color):
     inten = 0.42 + 0.38 * ndl + 0.25 * h + 0.35 * spec
     col = np.array(color, np.float32) / 255
     return inten[..., None] * col + 0.25 * spec[..., None]
+
+
+@functools.lru_cache(maxsize=8)
+def _face_photo(path):
+    g = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+    if g is None:
+        raise ValueError(f"coin face image {path!r} cannot be read")
+    g = cv2.resize(g, (faces.TEX, faces.TEX), interpolation=cv2.INTER_CUBIC).astype(np.float32) / 255
+    g.setflags(write=False)
+    return g
+
+
+def _photo_coin(path, rotation_deg, color):
+    """Coin texture from a real photo of a face: its grey levels tint the metal colour."""
+    c = faces.TEX / 2
+    m = cv2.getRotationMatrix2D((c - 0.5, c - 0.5), -rotation_deg, 1.0)
+    g = cv2.warpAffine(_face_photo(path), m, (faces.TEX, faces.TEX), flags=cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+    inten = 0.3 + 1.0 * g / max(1e-6, float(np.percentile(g, 95)))
+    return inten[..., None] * (np.array(color, np.float32) / 255)
 
 
 def _chip_texture(color, kind):
@@ -385,8 +407,11 @@ def render_scene(spec, rng=None):
         c = coins[i]
         p, r, tilt, axis = poses[i]
         face = c.get("face", "heads")
-        tex = _shaded_coin(faces.height_map(face, int(style.get("design", 0))),
-                           float(c.get("rotation_deg", 0.0)), az, el, col)
+        if style.get("face_images"):
+            tex = _photo_coin(str(style["face_images"][face]), float(c.get("rotation_deg", 0.0)), col)
+        else:
+            tex = _shaded_coin(faces.height_map(face, int(style.get("design", 0))),
+                               float(c.get("rotation_deg", 0.0)), az, el, col)
         if tilt > 0.5:   # the coin's edge shows on the low side of a tilted coin
             t = float(style.get("thickness", 0.13)) * r * np.sin(np.deg2rad(tilt))
             a = np.deg2rad(axis + 90)
