@@ -284,3 +284,16 @@ def test_real_coin_faces_from_the_photo(tmp_path):
         assert v["result"] in (truth["result"], "unsure"), (seed, v, truth["result"])
         right += v["result"] == truth["result"]
     assert right >= 6
+
+
+def test_face_model_save_load_and_bad_files(model, tmp_path):
+    path = tmp_path / "model.json"
+    model.save(path)
+    back = faceid.FaceModel.load(path)
+    f = model.templates[0]
+    assert back.read(f)[0] == model.read(f)[0] == model.labels[0]
+    assert abs(back.scores(f)[0] - model.scores(f)[0]) < 1e-2
+    (tmp_path / "bad.json").write_text('{"kind": "ringctl.vision.FaceModel"}')
+    for bad in (tmp_path / "bad.json", tmp_path / "missing.json"):
+        with pytest.raises(UserError):
+            faceid.FaceModel.load(bad)

@@ -6,6 +6,8 @@ compared over every rotation at once by FFT circular correlation along the angle
 (NOTES.md). A face is read only when its best match is good AND clearly better than the
 other face's; the thresholds come from leave-one-out cross-validation on the training photos.
 """
+import base64
+import binascii
 import json
 import math
 
@@ -109,7 +111,8 @@ class FaceModel:
                 "chroma": list(self.chroma), "radius_ratio": self.radius_ratio,
                 "min_score": self.min_score, "min_margin": self.min_margin, "report": self.report,
                 "shape": list(self.templates.shape),
-                "templates": np.round(self.templates, 4).ravel().tolist()}
+                # float16 is ample for unit-variance features and keeps the file ~300 kB
+                "templates_f16": base64.b64encode(self.templates.astype("<f2").tobytes()).decode("ascii")}
 
     def save(self, path):
         with open(path, "w") as f:
@@ -128,10 +131,14 @@ class FaceModel:
         try:
             if d.get("kind") != "ringctl.vision.FaceModel":
                 raise KeyError("kind")
-            t = np.array(d["templates"], np.float32).reshape(d["shape"])
+            if "templates_f16" in d:
+                raw = base64.b64decode(d["templates_f16"])
+                t = np.frombuffer(raw, "<f2").astype(np.float32).reshape(d["shape"])
+            else:
+                t = np.array(d["templates"], np.float32).reshape(d["shape"])
             return cls(t, d["labels"], d["chroma"], d["radius_ratio"], d["min_score"], d["min_margin"],
                        d.get("report", {}))
-        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        except (KeyError, ValueError, TypeError, AttributeError, binascii.Error) as exc:
             raise UserError(f"{path} is not a face model (bad field {exc}); make one with 'ring vision train'")
 
 
