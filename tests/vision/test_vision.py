@@ -214,7 +214,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     for line in lines:
         v = json.loads(line)
         assert set(v) == {"image", "result", "reasons", "coins", "ms"}
-        assert v["result"] == truth[v["image"].rsplit("/", 1)[1]]["result"]
+        assert v["result"] == truth[v["image"].rsplit("/", 1)[1]]["result"], v
     assert main(["vision", "classify", "--ring", str(out / "nope.json"), "--model", "m", "x.png"]) == 2
     (tmp_path / "bad.png").write_text("not an image")
     assert main(["vision", "classify", "--ring", str(out / "ring.json"), "--model", str(out / "model.json"),

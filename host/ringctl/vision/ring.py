@@ -224,6 +224,9 @@ def find_boundary(img):
     disc = (xx - sw / 2) ** 2 + (yy - sh / 2) ** 2 < (0.2 * min(sw, sh)) ** 2
     sample = lab[disc][::3].astype(np.float32)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    # kmeans++ draws from OpenCV's process-wide RNG: seed it so the same photo always
+    # gives the same calibration, whatever ran before in this process.
+    cv2.setRNGSeed(12345)
     _, labels, centres = cv2.kmeans(sample, 4, None, crit, 2, cv2.KMEANS_PP_CENTERS)
     counts = np.bincount(labels.ravel(), minlength=4)
     centres = centres[counts > 0.03 * len(sample)]   # ignore specks
