@@ -112,6 +112,8 @@ class Console:
         self.link_state = None
         self.shown_phase = None
         self.waiting_call = False
+        self._buf = b""
+        self._eof = False
 
     def loop(self):
         host = self.host
@@ -135,6 +137,10 @@ class Console:
                 self.out(f"  ! {exc}")
 
     def _show_link(self):
+        if getattr(self.host.link, "at_repl", False) and not getattr(self, "repl_shown", False):
+            self.repl_shown = True
+            self.out("  ! the board is at the MicroPython REPL, not running the controller: "
+                     "reset it, or redeploy with 'ring device deploy'")
         up = bool(self.host.link.link_up)
         if up != self.link_state:
             self.link_state = up
@@ -193,14 +199,21 @@ class Console:
             raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, s, q or a JSON op")
 
     def _read_line(self):
-        try:
-            r, _, _ = select.select([self.stdin], [], [], 0)
-        except (ValueError, OSError):
-            return None
-        if not r:
-            return None
-        line = self.stdin.readline()
-        if line == "":
-            time.sleep(0.05)
-            return None
-        return line.strip()
+        """One typed line if there is one, without blocking (raw fd reads: a buffered
+        readline would hide further lines from select)."""
+        if b"\n" not in self._buf and not self._eof:
+            try:
+                fd = self.stdin.fileno()
+                r, _, _ = select.select([fd], [], [], 0)
+                if r:
+                    chunk = os.read(fd, 4096)
+                    self._buf += chunk
+                    self._eof = chunk == b""
+            except (ValueError, OSError):
+                self._eof = True
+        if b"\n" in self._buf:
+            line, self._buf = self._buf.split(b"\n", 1)
+            return line.decode(errors="replace").strip()
+        if self._eof:
+            time.sleep(0.05)            # stdin closed: keep running the ring, no more commands
+        return None

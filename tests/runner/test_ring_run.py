@@ -1,0 +1,102 @@
+"""`ring run` as a process against the simulated board over its pty: the boxer at the terminal.
+
+No camera is given, so every spin that the board does not bar is "unsure" and the boxer calls
+it at the terminal; the call is recorded and the table settles by the rules.
+"""
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from ringctl.board.simboard import SimBoard
+from ringctl.record.log import AuditLog
+
+RING = os.path.join(os.path.dirname(sys.executable), "ring")
+
+
+class Proc:
+    def __init__(self, args, env):
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, text):
+        self.p.stdin.write(text + "\n")
+        self.p.stdin.flush()
+
+    def expect(self, fragment, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.seen.append(line)
+            if fragment in line:
+                return line
+        raise AssertionError(f"{fragment!r} not seen; output so far:\n" + "\n".join(self.seen))
+
+
+@pytest.fixture
+def board(tmp_path):
+    key = os.urandom(32)
+    b = SimBoard(str(tmp_path / "flash"), key=key)
+    b.start()
+    keyfile = tmp_path / "board.key"
+    keyfile.write_bytes(key)
+    os.chmod(keyfile, 0o600)
+    yield b, str(keyfile)
+    b.stop()
+
+
+def test_ring_run_arms_follows_the_spin_and_records_the_boxers_call(board, tmp_path):
+    b, keyfile = board
+    db = str(tmp_path / "audit.db")
+    env = dict(os.environ, RING_HOME=str(tmp_path / "home"))
+    proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db], env)
+    try:
+        proc.expect("link up", 15)
+        for op in ('{"op": "spinner", "calls": "heads", "name": "Ada"}', '{"op": "bets-open"}',
+                   '{"op": "bet", "id": "b1", "on": "spinner", "amount": 10}',
+                   '{"op": "bet", "id": "b2", "on": "tails", "amount": 5}',
+                   '{"op": "bets-closed"}'):
+            proc.send(op)
+        proc.expect('"bets-closed"')
+        proc.send("a")
+        proc.expect("armed, come in spinner")
+        b.send_sensor("mat 1")                       # spinner on the mat: in flight
+        time.sleep(0.4)
+        b.send_sensor("piezo 0 20000")               # the coins land
+        proc.expect("UNSURE", 10)                    # no camera: the boxer must call it
+        proc.send("h")
+        proc.expect('"settled"', 5)                  # tails wager b2 loses on heads (4.1.3)
+        proc.send("q")
+        assert proc.p.wait(10) == 0
+    finally:
+        if proc.p.poll() is None:
+            proc.p.kill()
+    log = AuditLog(db)
+    assert log.verify()["ok"]
+    overrides = list(log.records(kind="override", with_blobs=False))
+    assert overrides and overrides[0].data["result"] == "heads"
+    assert any(r.data.get("name") == "rest" for r in log.records(kind="event", with_blobs=False))
+    log.close()
+
+
+def test_ring_run_bad_config_is_one_line(tmp_path):
+    cfg = tmp_path / "c.json"
+    cfg.write_text("{not json")
+    p = subprocess.run([RING, "run", "--port", "/dev/null", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2
+    assert "not valid JSON" in p.stderr and "Traceback" not in p.stderr
