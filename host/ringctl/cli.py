@@ -5,10 +5,10 @@ Each group module exposes `register(subparsers)` which adds its parser(s) and se
 `ring --help` and a typo never pay for OpenCV or pybullet imports, and a broken group
 cannot take the others down.
 """
-import argparse
 import importlib
 import sys
 
+from .cliutil import OneLineParser
 from .errors import UserError
 
 # name -> (module, one-line help). A module registers exactly the parser `name`.
@@ -26,11 +26,7 @@ GROUPS = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad arguments in one line (no usage dump, no traceback)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+_Parser = OneLineParser
 
 
 def build_parser(only=None):

@@ -1,4 +1,13 @@
 """Small helpers shared by the CLI group modules."""
+import argparse
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad arguments in one line (no usage dump, no traceback)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
 
 
 def group_parser(subparsers, name, help_text):

@@ -9,7 +9,6 @@ import json
 import os
 import sys
 
-from ringctl.game.engine import Engine
 from ringctl.record import AuditLog
 from ringctl.record.rebuild import rebuild_engine
 

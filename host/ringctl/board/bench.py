@@ -5,7 +5,6 @@ Figures come from the real firmware under the MicroPython unix port on this mach
 higher: the unix-port numbers prove the design (no host in the loop, IRQ hand-off, no
 allocation on the fast path), not the Pico's absolute timing.
 """
-import argparse
 import json
 import os
 import tempfile
@@ -14,6 +13,7 @@ import time
 from ..fw import ringmsg as M
 from .build import build
 from .rig import Rig
+from ..cliutil import OneLineParser
 
 
 def p99(xs):
@@ -95,7 +95,7 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="ring bench firmware", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="ring bench firmware", description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--source", action="store_true",
                     help="run firmware/ sources instead of a fresh mpy-cross build")

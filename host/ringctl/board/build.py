@@ -12,7 +12,6 @@ the board runs at boot, so both sides agree by construction.
 API: build(out_dir=None, src_dir=None) -> manifest dict (raises UserError on any failure);
      main(argv) -> exit status.
 """
-import argparse
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..fw import integrity
+from ..cliutil import OneLineParser
 
 ROOT = Path(__file__).resolve().parents[3]
 SRC = ROOT / "firmware"
@@ -96,7 +96,7 @@ def build(out_dir=None, src_dir=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="ring device build", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="ring device build", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="output directory (default build/firmware)")
     ap.add_argument("--src", default=None, help="firmware source directory (default firmware/)")
     ap.add_argument("--json", action="store_true", help="print the manifest as JSON")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..fw import ringmsg
+from ..cliutil import OneLineParser
 
 ROOT = Path(__file__).resolve().parents[3]
 FW_DIR = ROOT / "firmware"
@@ -339,8 +340,7 @@ def device_id_for_port(port):
 
 def main(argv=None):
     """`ring sim board`: start a simulated board, print its tty and socket, run until Ctrl-C."""
-    import argparse
-    ap = argparse.ArgumentParser(prog="ring sim board", description=main.__doc__)
+    ap = OneLineParser(prog="ring sim board", description=main.__doc__)
     ap.add_argument("--flash", default=None, help="flash directory (key.bin, config.json); "
                     "default: a new temporary one")
     ap.add_argument("--key", default=None, help="32-byte key file to provision (hex or raw); "

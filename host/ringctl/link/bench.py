@@ -4,7 +4,6 @@ Frames/s = seal (HMAC-SHA256) + COBS encode + deframe (COBS decode, CRC-32) + ve
 event-sized frame at a time. Round trip = host `send_cmd` until the board's ACK is back,
 host on pyserial, board = tests/link/mp_device.py under `micropython` on the pty master.
 """
-import argparse
 import json
 import os
 import pty
@@ -15,6 +14,7 @@ import time
 import tty
 from pathlib import Path
 
+from ..cliutil import OneLineParser
 from ..errors import UserError
 from ..fw import ringlink as rl
 
@@ -134,7 +134,7 @@ def rtt(samples, warmup=20):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="ring bench link", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="ring bench link", description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--frames", type=int, default=3000, help="frames per runtime (default 3000)")
     ap.add_argument("--samples", type=int, default=1000,

@@ -60,7 +60,6 @@ def load_config(path):
 
 
 def run(args):
-    from ..game.engine import Engine
     from ..link.client import LinkClient
     from ..link.keys import load_key
     from ..link.ports import resolve_port

@@ -7,12 +7,10 @@ spinner", 6.3), a seeded pybullet toss is played in real time into the board's s
 and the simulated camera, the host adjudicates and sets the light, the rules engine settles.
 Every outcome is compared with the simulator's ground truth.
 """
-import argparse
 import json
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 

@@ -6,7 +6,6 @@ import time
 import numpy as np
 
 from ..errors import UserError
-from ..fw import ringmsg as rm
 from .host import RingHost
 from .table import Table
 

@@ -1,5 +1,4 @@
 """`ring sim bench` (and `ring bench sim` once listed): simulation speed and rest-time figures as JSON."""
-import argparse
 import json
 import time
 from collections import Counter
@@ -8,6 +7,7 @@ import numpy as np
 
 from .geometry import RingGeometry
 from .physics import simulate_toss
+from ..cliutil import OneLineParser
 
 
 def measure(seeds=20, start=0, ring=None):
@@ -38,7 +38,7 @@ def measure(seeds=20, start=0, ring=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ring bench sim", description=__doc__)
+    p = OneLineParser(prog="ring bench sim", description=__doc__)
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--start", type=int, default=0)
     p.add_argument("--ring-diameter", type=float, default=1.2, help="layout diameter, m")

@@ -3,7 +3,7 @@
 World frame: metres, origin at the ring centre on the layout surface, +z up. Angles are
 measured counter-clockwise from +x; boundary-beam sector k covers [k*45°, (k+1)*45°).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

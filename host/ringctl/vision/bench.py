@@ -1,7 +1,6 @@
 """`ring bench vision [--json]`: adjudication and motion-check ms at 1080p and 4K (one core), and
 right / wrong / unsure / false-no-spin counts on a held-out generated set (seeds never tuned on).
 """
-import argparse
 import json
 import os
 import sys
@@ -12,6 +11,7 @@ import numpy as np
 
 from ..errors import UserError
 from . import faceid, judge, motion, render, ring as ringmod, scenes
+from ..cliutil import OneLineParser
 
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 
@@ -113,7 +113,7 @@ def _timing(model, size, n, rng, n_scenes=4):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ring bench vision", description=__doc__)
+    p = OneLineParser(prog="ring bench vision", description=__doc__)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--scenes", type=int, default=200, help="held-out scenes to score (default 200)")
     p.add_argument("--repeat", type=int, default=40, help="timed runs per resolution (over 4 scenes)")
