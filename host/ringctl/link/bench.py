@@ -9,7 +9,6 @@ import os
 import pty
 import statistics
 import subprocess
-import sys
 import time
 import tty
 from pathlib import Path
@@ -46,14 +45,8 @@ def _root():
 
 
 def _micropython():
-    exe = Path(sys.executable).parent / "micropython"
-    if exe.exists():
-        return str(exe)
-    import shutil
-    found = shutil.which("micropython")
-    if not found:
-        raise UserError("micropython binary not found; run 'make venv'", code=1)
-    return found
+    from ..board.simboard import micropython_binary
+    return micropython_binary()
 
 
 def _mp_env():

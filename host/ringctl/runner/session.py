@@ -220,20 +220,9 @@ def _coin_spec():
 
 def _flat_quat(face, yaw):
     """Quaternion (x, y, z, w) of a coin lying flat, `face` up, turned by yaw about vertical."""
-    qz = np.array([0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)])
-    if face == "heads":
-        return qz
-    # flip about x by 180 deg, then yaw: q = qz * qx
-    return _qmul(qz, np.array([1.0, 0.0, 0.0, 0.0]))
-
-
-def _qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz])
+    from ..sim.physics import _quat_about, _quat_mul
+    qz = _quat_about((0, 0, 1), yaw)
+    return qz if face == "heads" else _quat_mul(qz, _quat_about((1, 0, 0), np.pi))
 
 
 def _table_line(op, ev):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..vision.sources import Source
 from .geometry import RingGeometry, quat_to_matrix
 
 RENDER_FLAT_DEG = 2.0   # rest tilt below this is contact-margin noise in the engine: draw flat
@@ -119,7 +120,7 @@ def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
     return spec
 
 
-class CameraSource:
+class CameraSource(Source):
     """Frames of a simulated toss. Real time: `read()` paces to `fps` and shows the pose at
     (now - release); after the toss the coins stay where they rested. Not real time: frame
     k shows t = start_s + k / fps and the source ends `still_s` after the toss ends.
@@ -239,15 +240,3 @@ class CameraSource:
     def close(self):
         self.toss = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __iter__(self):
-        while True:
-            frame, t = self.read()
-            if frame is None:
-                return
-            yield frame, t
