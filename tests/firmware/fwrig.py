@@ -52,7 +52,8 @@ def tmpdir(name):
 class Rig:
     """App + board_sim Board on virtual time. Events are read back from the app's queue."""
 
-    def __init__(self, name, cfg=None, key=True, files=None):
+    def __init__(self, name, cfg=None, key=True, files=None, board=None, chk=None):
+        """board: any board object (default board_sim's); chk: integrity result for boot."""
         self.ft = FakeTime()
         for mod in (APP, SENS, EVM):
             mod.time = self.ft
@@ -66,10 +67,12 @@ class Rig:
         for n, data in (files or {}).items():
             with open(self.root + "/" + n, "w") as f:
                 f.write(data)
-        self.board = board_sim.Board(root=self.root, link_fd=None, sock_path="")
+        if board is None:
+            board = board_sim.Board(root=self.root, link_fd=None, sock_path="")
+        self.board = board
         self.board.link_write = lambda data: None       # no host process in unit tests
         self.app = APP.App(self.board)
-        self.app.boot()
+        self.app.boot(chk)
         self.app.session = None   # events stay in the app's queue; drain() reads them
         self.events = []        # (code, a, b, text) as they left the queue
         self.lights = []        # (state, edge_us)
@@ -113,26 +116,26 @@ class Rig:
         kind = step[1]
         b = self.board
         if kind == "beam":
-            b.beams[step[2]].set(0 if step[3] else 1)
+            b.beams[step[2]].set_active(step[3])
         elif kind == "mat":
-            b.mat.set(0 if step[2] else 1)
+            b.mat.set_active(step[2])
         elif kind == "button":
-            b.buttons[("nospin", "arm").index(step[2])].set(0 if step[3] else 1)
+            b.buttons[("nospin", "arm").index(step[2])].set_active(step[3])
         elif kind == "piezo":
             b.adc[step[2]].peak = step[3]
         elif kind == "wall":
             b.adc[2].peak = step[2]
-            b.wall_trig.set(1)
-            b.wall_trig.set(0)
+            b.wall_trig.set_active(1)
+            b.wall_trig.set_active(0)
         elif kind == "floor":
             a = b.adc[step[2]]
             a.mean = step[3]
             a.noise = step[4]
         elif kind == "glitch":
             pin = b.beams[step[2]]
-            pin.set(0)
+            pin.set_active(1)
             self.ft.us += step[3]
-            pin.set(1)
+            pin.set_active(0)
         elif kind == "selftest":
             self.selftest()
         elif kind == "arm":

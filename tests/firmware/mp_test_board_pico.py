@@ -7,6 +7,7 @@ class FakePin:
     IN = 0
     OUT = 1
     PULL_UP = 1
+    PULL_DOWN = 2
     IRQ_FALLING = 4
     IRQ_RISING = 8
     made = {}
@@ -70,7 +71,10 @@ def test_pins_follow_the_pinmap():
     import pins
     b = board_pico.Board()
     assert [p.n for p in b.beams] == list(pins.BEAM_PINS)
-    assert all(p.pull == FakePin.PULL_UP for p in b.beams + b.buttons + [b.mat])
+    want = [FakePin.PULL_UP if pins.PINS[n][2] == pins.PULL_UP else None
+            for n in ["BEAM%d" % i for i in range(8)] + ["BTN_NOSPIN", "BTN_ARM", "MAT"]]
+    assert [p.pull for p in b.beams + b.buttons + [b.mat]] == want, "pulls from pins.PINS"
+    assert FakePin.PULL_UP in want
     assert [p.n for p in b.lamps] == list(pins.LIGHT_PINS)
     assert all(p.mode == FakePin.OUT and p.v == 0 for p in b.lamps), "lamps start off"
     assert b.wall_trig.n == pins.WALL_TRIG and b.mat.n == pins.MAT
@@ -83,10 +87,30 @@ def test_irq_triggers_and_active_levels():
     b.irq_wall(lambda p: None)
     assert b.beams[3].irqs == [FakePin.IRQ_FALLING | FakePin.IRQ_RISING]
     assert b.wall_trig.irqs == [FakePin.IRQ_RISING], "strike = rising edge"
-    b.beams[2].v = 0
-    assert b.beam_active(2) == 1 and b.beam_active(1) == 0, "LOW = beam broken"
+    import pins
+    assert pins.PINS["BEAM2"][3] == 0, "beams are light-ON in hardware/pinmap.json"
+    for p in b.beams:
+        p.v = 0                           # every receiver sees its emitter: sinks LOW
+    b.beams[2].v = 1                      # sector 2 dark: pull-up
+    assert b.beam_active(2) == 1 and b.beam_active(1) == 0, "light-ON: HIGH = beam broken"
     b.mat.v = 0
     assert b.mat_active() == 1, "closed = LOW = on the mat"
+    b.mat.v = 1
+    assert b.mat_active() == 0, "open (or a cut cable) = off the mat"
+
+
+def test_active_levels_follow_pins_py_not_the_code():
+    # a wiring change is a pinmap.json change only: flip BEAM5 to dark-ON (active low)
+    import pins
+    saved = pins.PINS["BEAM5"]
+    pins.PINS["BEAM5"] = saved[:3] + (1,) + saved[4:]
+    try:
+        b = board_pico.Board()
+        b.beams[5].v = 0
+        b.beams[4].v = 0
+        assert b.beam_active(5) == 1 and b.beam_active(4) == 0
+    finally:
+        pins.PINS["BEAM5"] = saved
 
 
 def test_reset_cause_and_identity():

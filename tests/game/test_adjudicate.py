@@ -235,3 +235,15 @@ def test_6_1_kip_call():
     assert out.result == "no-spin" and out.reasons[0].startswith("6.1 ")
     with pytest.raises(AdjudicationError):
         Ring().adj.call_no_spin("boxer", "9.9")
+
+
+def test_a_beam_break_reported_at_start_and_end_is_one_reason():
+    from ringctl.fw import ringmsg as rm
+    from ringctl.game.adjudicate import SpinAdjudicator
+    adj = SpinAdjudicator(1)
+    for sector, us in [(1, 0), (2, 0), (1, 500), (2, 700), (5, 0)]:
+        adj.feed((1, 1, rm.EV_BEAM, 0, sector, us, ""))
+    bars = adj._sensor_bars(adj._evidence())
+    assert bars == ["7.3.1 coin crossed the ring boundary (beam sector 1, 500 us)",
+                    "7.3.1 coin crossed the ring boundary (beam sector 2, 700 us)",
+                    "7.3.1 coin crossed the ring boundary (beam sector 5, still broken)"]

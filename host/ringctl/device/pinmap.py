@@ -35,12 +35,22 @@ BOARD_CAPS = {
     "pico2": dict(_COMMON, mcu="RP2350A", pulldown_ok=False),
 }
 KINDS = ("input", "output", "adc", "led")
-# (kind, pull, active) the firmware hard-codes per pin (firmware/lib/board_pico.py, app.py).
-_IN_LOW = ("input", "up", "low")
-_FIRMWARE_LEVELS = {"BEAM#": _IN_LOW, "BTN_NOSPIN": _IN_LOW, "BTN_ARM": _IN_LOW, "MAT": _IN_LOW,
-                    "WALL_TRIG": ("input", "up", "high"),
-                    "LIGHT_RED": ("output", None, "high"), "LIGHT_AMBER": ("output", None, "high"),
-                    "LIGHT_GREEN": ("output", None, "high"), "BUZZER": ("output", None, "high")}
+# board_pico.py / board_sim.py take pull and active level of every input from pins.PINS, so
+# the map may change them; what it may not change is the kind, and the lamp outputs (light.py
+# writes 1 = on; the MOSFET gate pull-down keeps them off while the board boots).
+_FIRMWARE_KINDS = {"BEAM#": "input", "BTN_NOSPIN": "input", "BTN_ARM": "input", "MAT": "input",
+                   "WALL_TRIG": "input"}
+_OUTPUTS_HIGH = ("LIGHT_RED", "LIGHT_AMBER", "LIGHT_GREEN", "BUZZER")
+# Which way an input must read when its cable is cut (the pin then sits at its pull level):
+# a beam must read "broken" (7.3.1: a dead or unplugged receiver must bar and show in the
+# self-test, never read "clear"); the mat must read "off the mat" (7.3.3: bars, never lets a
+# spin through). Buttons: a cut NO contact reads "not pressed" (covered by the doctor's
+# button test); no rule is forced here.
+_FAILSAFE = {"beam": (True, "broken", "7.3.1: a cut cable or dead receiver would read 'clear' "
+                      "and the ring would never bar a boundary crossing; wire the receivers "
+                      "light-ON and set active 'high' with pull 'up'"),
+             "mat": (False, "on the mat", "7.3.3: a cut mat cable would read 'spinner on the "
+                     "mat'; use a contact that closes when stood on, active 'low', pull 'up'")}
 PULLS = ("up", "down", None)
 
 # Pico / Pico 2 40-pin header (same on both): physical pin -> label.
@@ -148,17 +158,40 @@ def check(pm):
                                                     "WALL_TRIG", "WALL", "PIEZO0"]:
         if need not in by_name:
             errs.append(f"pin '{need}' is missing; the firmware needs it")
-    # board_pico.py takes the pin NUMBERS from pins.py but sets pulls and polarity itself:
-    # a map that says otherwise would be wired differently from what the firmware reads.
     for name, p in by_name.items():
-        want = _FIRMWARE_LEVELS.get(re.sub(r"\d+$", "#", name) if name.startswith("BEAM")
-                                    else name)
-        if want and isinstance(p, dict) and (p.get("kind"), p.get("pull"), p.get("active")) \
-                != want:
-            errs.append(f"pin '{name}': the firmware (board_pico.py) drives it as kind {want[0]}, "
-                        f"pull {want[1]}, active {want[2]}; change the firmware too, or keep that")
+        if not isinstance(p, dict):
+            continue
+        key = re.sub(r"\d+$", "#", name) if name.startswith("BEAM") else name
+        want = _FIRMWARE_KINDS.get(key)
+        if want and p.get("kind") != want:
+            errs.append(f"pin '{name}': the firmware reads it as an {want}; keep kind '{want}'")
+        if name in _OUTPUTS_HIGH and (p.get("kind"), p.get("active")) != ("output", "high"):
+            errs.append(f"pin '{name}': the light driver (light.py) writes 1 = lamp on; keep "
+                        "kind 'output', active 'high'")
+        errs += _failsafe_errors(where=f"pin '{name}'", p=p)
     errs += _check_defaults(pm.get("defaults"))
     return errs
+
+
+def cut_reads_active(p):
+    """True if an input whose cable is cut (pin left at its pull level) reads active;
+    None when it has no pull (floating: undefined)."""
+    idle = {"up": "high", "down": "low"}.get(p.get("pull"))
+    return None if idle is None else idle == p.get("active")
+
+
+def _failsafe_errors(where, p):
+    rule = _FAILSAFE.get(p.get("group"))
+    if rule is None or p.get("kind") != "input":
+        return []
+    must, what, why = rule
+    got = cut_reads_active(p)
+    if got is None:
+        return [f"{where}: no pull, so a cut cable floats and may read '{what}' or not ({why})"]
+    if got != must:
+        return [f"{where}: not fail-safe: a cut cable reads "
+                f"{'' if got else 'not '}'{what}' ({why})"]
+    return []
 
 
 def _check_defaults(defaults):

@@ -78,8 +78,8 @@ def render_svg(pm):
                    % (y, COLOURS.get(p["group"], "#555555"), p["gpio"], p["name"],
                       escape(p["role"])))
         y += 18
-    notes = ["Inputs: contacts and beam optocouplers pull the pin LOW when active; the "
-             "LM393 wall trigger goes HIGH on a strike. Every signal stays at 3V3 logic "
+    notes = [_input_note(pm),
+             "The LM393 wall trigger goes HIGH on a strike. Every signal stays at 3V3 logic "
              "(never 5 V or 24 V on a GPIO).",
              "Stack light: each LIGHT_*/BUZZER pin drives a logic-level MOSFET low-side switch; "
              "24 V supply ground joins board GND at one point."]
@@ -88,3 +88,19 @@ def render_svg(pm):
         y += 18
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _input_note(pm):
+    """What an undriven (cut) input reads, from the map's pull and active level: the
+    installer must see which way each cable fails (beams must fail "broken", 7.3.1)."""
+    parts = []
+    for g, what in (("beam", "beam broken"), ("mat", "on the mat"), ("button", "pressed")):
+        ps = [p for p in pm["pins"] if p.get("group") == g and p.get("kind") == "input"]
+        if not ps:
+            continue
+        p = ps[0]
+        idle = {"up": "HIGH", "down": "LOW"}.get(p.get("pull"), "floating")
+        active = p["active"].upper()
+        cut = ("reads %s" % what) if idle == active else ("reads not %s" % what)
+        parts.append("%s: %s = %s, cut cable (%s) %s" % (g, active, what, idle, cut))
+    return "Inputs (from pinmap.json): " + "; ".join(parts) + "."

@@ -259,9 +259,20 @@ class SpinAdjudicator:
     @staticmethod
     def _sensor_bars(ev):
         out = []
+        # The board reports a break twice (b = 0 at its start, b = duration at its end): one
+        # reason per break, with its duration once known; "still broken" if it never ended.
+        breaks, open_at = [], {}
         for beam in ev["beams"]:
-            out.append("7.3.1 coin crossed the ring boundary (beam sector %d, %d us)"
-                       % (beam["sector"], beam["us"]))
+            k = open_at.pop(beam["sector"], None) if beam["us"] > 0 else None
+            if k is not None:
+                breaks[k] = beam                      # the end of a break already listed
+            else:
+                if beam["us"] == 0:
+                    open_at[beam["sector"]] = len(breaks)
+                breaks.append(beam)
+        for beam in breaks:
+            out.append("7.3.1 coin crossed the ring boundary (beam sector %d, %s)"
+                       % (beam["sector"], "%d us" % beam["us"] if beam["us"] else "still broken"))
         for wall in ev["walls"]:
             out.append("7.3.2 coin hit the ring wall above the layout (level %d)" % wall["level"])
         first = ev["first_impact_us"]

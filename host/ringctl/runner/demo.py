@@ -88,8 +88,14 @@ class Printer:
         line = "spin %2d %-8s %-34s light %-26s %-7s %s | truth %s [%s]" % (
             rec["spin"], rec["scenario"] or "clean", phases, light, rec["outcome"].upper(),
             "; ".join(rec["reasons"][:2]), rec["truth"], mark)
-        print(line, flush=True)
+        bets = [s for s in rec["table"] if s.startswith("bet ")]
         for s in rec["table"]:
+            if not s.startswith("bet "):
+                print("  table " + s, flush=True)
+        if bets:
+            print("  table bets: " + ", ".join(s[4:] for s in bets), flush=True)
+        print(line, flush=True)
+        for s in rec["settled"]:
             print("        " + s, flush=True)
 
     def summary(self, summary):

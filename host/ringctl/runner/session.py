@@ -143,8 +143,7 @@ class DemoSession:
         if outcome.result == "unsure":
             # The boxer looks at the coins and calls it (recorded with the reason).
             outcome = host.boxer_call(truth, "boxer read the coins on the layout")
-        for ev in host.finish():
-            table_lines.append(_table_line({"op": "spin"}, ev))
+        settled = [_table_line({"op": "spin"}, ev) for ev in host.finish()]
         self.simring.wait(2.0)
         # The coins are picked up (a coin left on the boundary unblocks its beam) before the
         # next arm, so nothing of this spin is blamed on the next one.
@@ -166,7 +165,8 @@ class DemoSession:
                "timings_s": {k: (None if v is None else round(v - t_release, 3)) for k, v in (
                    ("landed", spin.t_first_impact), ("rest", spin.t_rest),
                    ("result", spin.t_result))},
-               "table": [s for s in table_lines if s]}
+               "true_rest_s": toss.truth.get("rest_t"),
+               "table": [s for s in table_lines if s], "settled": [s for s in settled if s]}
         self.records.append(rec)
         return rec
 
@@ -237,5 +237,8 @@ def _table_line(op, ev):
         rest = {k: v for k, v in ev.items() if k not in ("event", "line")}
         return "%s %s" % (kind, json.dumps(rest, sort_keys=True))
     if kind == "placed":
-        return None
+        return "bet %s on %s %s [%s]" % (ev["bet"], ev["on"], ev["amount"], ev.get("rule", "4.5"))
+    if kind in ("bets-open", "bets-closed"):
+        return {"bets-open": "\"place your bets\" [6.2]",
+                "bets-closed": "\"no more bets, come in spinner\" [6.3]"}[kind]
     return None
