@@ -553,11 +553,11 @@ class App:
         # IRQs last: everything they hand work to exists now
         q = self.edges
         for s in range(8):
-            b.irq_beam(s, q.handler(s, b.beams[s], True))
-        b.irq_button(0, q.handler(SRC_NOSPIN, b.buttons[0], True))
-        b.irq_button(1, q.handler(SRC_ARM, b.buttons[1], True))
-        b.irq_mat(q.handler(SRC_MAT, b.mat, True))
-        b.irq_wall(q.handler(SRC_WALL, b.wall_trig, False))
+            b.irq_beam(s, q.handler(s, b.beams[s], b.beam_low[s]))
+        b.irq_button(0, q.handler(SRC_NOSPIN, b.buttons[0], b.button_low[0]))
+        b.irq_button(1, q.handler(SRC_ARM, b.buttons[1], b.button_low[1]))
+        b.irq_mat(q.handler(SRC_MAT, b.mat, b.mat_low))
+        b.irq_wall(q.handler(SRC_WALL, b.wall_trig, b.wall_low))
 
     def _task_died(self, loop, context):
         _task_died_log(self.board, context.get("exception"))

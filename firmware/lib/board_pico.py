@@ -6,25 +6,25 @@ import machine
 
 import ringmsg as M
 
-try:
-    import pins
-except ImportError:   # not generated yet: the issue-3 pin set
-    pins = None
+import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
 
-
-def _g(name, default):
-    return getattr(pins, name, default) if pins is not None else default
-
-
-BEAM_PINS = _g("BEAM_PINS", (2, 3, 4, 5, 6, 7, 8, 9))
-BTN_PINS = (_g("BTN_NOSPIN", 10), _g("BTN_ARM", 11))
-MAT_PIN = _g("MAT", 12)
-LIGHT_PINS = _g("LIGHT_PINS", (13, 14, 15, 16))
-WALL_TRIG = _g("WALL_TRIG", 20)
-ADC_PINS = (_g("PIEZO0", 26), _g("PIEZO1", 27), _g("WALL", 28))
-LED_PIN = _g("LED", 25)
+BEAM_NAMES = tuple("BEAM%d" % i for i in range(8))
+BTN_NAMES = ("BTN_NOSPIN", "BTN_ARM")
+LIGHT_PINS = pins.LIGHT_PINS
+ADC_PINS = (pins.PIEZO0, pins.PIEZO1, pins.WALL)
+LED_PIN = pins.LED
 
 _BOTH = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+
+
+def _input(name):
+    """(Pin, active_low) for an input, configured exactly as pinmap.json says: the wiring
+    (light-ON beams, closed-LOW contacts, pull-ups) changes there, never here."""
+    gpio, _, pull, active_low, _ = pins.PINS[name]
+    P = machine.Pin
+    mode = P.PULL_UP if pull == pins.PULL_UP else (
+        getattr(P, "PULL_DOWN", None) if pull == pins.PULL_DOWN else None)
+    return P(gpio, P.IN, mode), active_low
 
 
 class Board:
@@ -34,10 +34,16 @@ class Board:
 
     def __init__(self):
         P = machine.Pin
-        self.beams = [P(n, P.IN, P.PULL_UP) for n in BEAM_PINS]
-        self.buttons = [P(n, P.IN, P.PULL_UP) for n in BTN_PINS]
-        self.mat = P(MAT_PIN, P.IN, P.PULL_UP)
-        self.wall_trig = P(WALL_TRIG, P.IN, P.PULL_UP)
+        # active_low per input: the app records the *active* level (1 = broken / pressed /
+        # on the mat / strike) as pin.value() ^ active_low (board_sim does the same)
+        beams = [_input(n) for n in BEAM_NAMES]
+        self.beams = [b[0] for b in beams]
+        self.beam_low = bytes(b[1] for b in beams)
+        btns = [_input(n) for n in BTN_NAMES]
+        self.buttons = [b[0] for b in btns]
+        self.button_low = bytes(b[1] for b in btns)
+        self.mat, self.mat_low = _input("MAT")
+        self.wall_trig, self.wall_low = _input("WALL_TRIG")
         self.adc = [machine.ADC(P(n)) for n in ADC_PINS]
         self.lamps = [P(n, P.OUT, value=0) for n in LIGHT_PINS]
         self.ledpin = P(LED_PIN, P.OUT, value=0)
@@ -96,13 +102,13 @@ class Board:
         self.ledpin.value(v)
 
     def beam_active(self, s):
-        return self.beams[s].value() ^ 1
+        return self.beams[s].value() ^ self.beam_low[s]
 
     def button_active(self, k):
-        return self.buttons[k].value() ^ 1
+        return self.buttons[k].value() ^ self.button_low[k]
 
     def mat_active(self):
-        return self.mat.value() ^ 1
+        return self.mat.value() ^ self.mat_low
 
     def irq_beam(self, s, h):
         self.beams[s].irq(h, _BOTH)
@@ -114,7 +120,9 @@ class Board:
         self.mat.irq(h, _BOTH)
 
     def irq_wall(self, h):
-        self.wall_trig.irq(h, machine.Pin.IRQ_RISING)
+        # the strike edge: rising when active HIGH (the LM393), falling when active LOW
+        P = machine.Pin
+        self.wall_trig.irq(h, P.IRQ_FALLING if self.wall_low else P.IRQ_RISING)
 
     def link_read(self, buf):
         n = 0
@@ -152,5 +160,5 @@ class Board:
 
 def escape_requested():
     """Boot-time technician escape: no-spin button held at power-on -> stay at the REPL."""
-    p = machine.Pin(BTN_PINS[0], machine.Pin.IN, machine.Pin.PULL_UP)
-    return p.value() == 0
+    p, low = _input("BTN_NOSPIN")
+    return (p.value() ^ low) == 1

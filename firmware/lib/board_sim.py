@@ -9,6 +9,7 @@ import asyncio
 import machine
 
 import ringmsg as M
+import pins   # the same active levels as the real board (hardware/pinmap.json)
 
 PATH_MAX = 108
 MAX_CLIENTS = 4          # sensor-socket clients at once (simulator, test, SimBoard's reader)
@@ -48,6 +49,28 @@ class SimPin(machine.PinBase):
         h = self.handler
         if h is not None and self.trigger & (IRQ_RISING if level else IRQ_FALLING):
             h(self)
+
+
+class SimInput(SimPin):
+    """An input wired as pinmap.json says: `low` = 1 if active LOW. set_active(1) drives the
+    wire to the active level (beam broken, pressed, on the mat, strike); cut() leaves it at
+    the pull level, as a cut cable or a dead sensor would."""
+
+    def __init__(self, name, low, pull):
+        super().__init__(name, low)       # idle (inactive) level = low ^ 0
+        self.low = low
+        self.pull = pull
+
+    def set_active(self, on):
+        self.set((1 if on else 0) ^ self.low)
+
+    def cut(self):
+        self.set(1 if self.pull == pins.PULL_UP else 0)
+
+
+def _sim_input(name):
+    _, _, pull, low, _ = pins.PINS[name]
+    return SimInput(name, low, pull)
 
 
 class SimADC:
@@ -128,10 +151,17 @@ class Board:
         else:
             self.rx = self.tx = open(int(fd), "r+b")
         self.sock_path = sock_path if sock_path is not None else os.getenv("RING_SIM_SOCKET")
-        self.beams = [SimPin("BEAM%d" % i) for i in range(8)]
-        self.buttons = [SimPin("BTN_NOSPIN"), SimPin("BTN_ARM")]
-        self.mat = SimPin("MAT")
-        self.wall_trig = SimPin("WALL_TRIG", 0)
+        # Inputs sit at the wire levels pinmap.json gives the real board (light-ON beams:
+        # LOW = light received = clear); the socket protocol stays logical ("beam 3 1" =
+        # broken) and set_active() turns it into the wire level.
+        self.beams = [_sim_input("BEAM%d" % i) for i in range(8)]
+        self.beam_low = bytes(p.low for p in self.beams)
+        self.buttons = [_sim_input("BTN_NOSPIN"), _sim_input("BTN_ARM")]
+        self.button_low = bytes(p.low for p in self.buttons)
+        self.mat = _sim_input("MAT")
+        self.mat_low = self.mat.low
+        self.wall_trig = _sim_input("WALL_TRIG")
+        self.wall_low = self.wall_trig.low
         self.adc = [SimADC(), SimADC(), SimADC()]
         self.lamps = [SimPin(n, 0) for n in ("LIGHT_RED", "LIGHT_AMBER", "LIGHT_GREEN", "BUZZER")]
         self.ledpin = SimPin("LED", 0)
@@ -188,13 +218,15 @@ class Board:
 
     # ---- inputs (active level: 1 = broken / pressed / on the mat) ----------------------------------
     def beam_active(self, s):
-        return self.beams[s].level ^ 1
+        p = self.beams[s]
+        return p.level ^ p.low
 
     def button_active(self, k):
-        return self.buttons[k].level ^ 1
+        p = self.buttons[k]
+        return p.level ^ p.low
 
     def mat_active(self):
-        return self.mat.level ^ 1
+        return self.mat.level ^ self.mat.low
 
     def irq_beam(self, s, h):
         self.beams[s].irq(h, IRQ_FALLING | IRQ_RISING)
@@ -206,7 +238,7 @@ class Board:
         self.mat.irq(h, IRQ_FALLING | IRQ_RISING)
 
     def irq_wall(self, h):
-        self.wall_trig.irq(h, IRQ_RISING)
+        self.wall_trig.irq(h, IRQ_FALLING if self.wall_low else IRQ_RISING)
 
     # ---- link ------------------------------------------------------------------------------------
     def link_read(self, buf):
@@ -338,15 +370,23 @@ class Board:
                 s = int(f[1])
                 if not 0 <= s < 8:
                     return "beam sector must be 0..7"
-                if f[2] == "pulse":
+                if f[2] == "cut":
+                    self.beams[s].cut()
+                elif f[2] == "pulse":
                     asyncio.create_task(self._pulse(self.beams[s], int(f[3])))
                 else:
-                    self.beams[s].set(0 if int(f[2]) else 1)
+                    self.beams[s].set_active(int(f[2]))
             elif cmd == "mat":
-                self.mat.set(0 if int(f[1]) else 1)
+                if f[1] == "cut":
+                    self.mat.cut()
+                else:
+                    self.mat.set_active(int(f[1]))
             elif cmd == "button":
                 k = ("nospin", "arm").index(f[1])
-                self.buttons[k].set(0 if int(f[2]) else 1)
+                if f[2] == "cut":
+                    self.buttons[k].cut()
+                else:
+                    self.buttons[k].set_active(int(f[2]))
             elif cmd == "piezo":
                 ch = int(f[1])
                 if ch not in (0, 1):
@@ -354,8 +394,8 @@ class Board:
                 self.adc[ch].peak = int(f[2])
             elif cmd == "wall":
                 self.adc[2].peak = int(f[1])
-                self.wall_trig.set(1)
-                self.wall_trig.set(0)
+                self.wall_trig.set_active(1)
+                self.wall_trig.set_active(0)
             elif cmd == "floor":
                 a = self.adc[int(f[1])]
                 a.mean = int(f[2])
@@ -378,15 +418,15 @@ class Board:
         if us < 1000:
             # short pulses (glitches, fast coins) are timed here exactly: both edges are
             # stamped by the IRQ path and the firmware's glitch filter judges them
-            pin.set(0)
+            pin.set_active(1)
             time.sleep_us(us)
-            pin.set(1)
+            pin.set_active(0)
             return
-        pin.set(0)
+        pin.set_active(1)
         end = time.ticks_add(time.ticks_us(), us)
         while True:
             left = time.ticks_diff(end, time.ticks_us())
             if left <= 0:
                 break
             await asyncio.sleep_ms((left - 1000) // 1000 if left > 2000 else 0)
-        pin.set(1)
+        pin.set_active(0)

@@ -7,7 +7,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-PINMAP_SHA256 = '51fc979de135afdafd701b3969fbb592d8fb4b2b2dc741324e95fa7b2902c141'
+PINMAP_SHA256 = 'f7daecdf47348ec0833e1544aa792897c70ba69547f5d0f0d5a106f3f9a26d2c'
 BOARDS = ('RPI_PICO', 'RPI_PICO2')
 MICROPYTHON = '1.28.0'
 
@@ -21,7 +21,7 @@ PULL_UP = const(1)
 PULL_DOWN = const(2)
 
 # ---- GPIO numbers ----
-BEAM0 = const(2)  # break-beam receiver, sector 0 (7.3.1 ring boundary)
+BEAM0 = const(2)  # break-beam receiver, sector 0 (7.3.1 ring boundary), HIGH = broken (fail-safe)
 BEAM1 = const(3)  # break-beam receiver, sector 1 (7.3.1)
 BEAM2 = const(4)  # break-beam receiver, sector 2 (7.3.1)
 BEAM3 = const(5)  # break-beam receiver, sector 3 (7.3.1)
@@ -56,14 +56,14 @@ WALL_PINS = (WALL_TRIG, WALL)
 
 # name -> (gpio, kind, pull, active_low, irq)
 PINS = {
-    'BEAM0': (BEAM0, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM1': (BEAM1, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM2': (BEAM2, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM3': (BEAM3, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM4': (BEAM4, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM5': (BEAM5, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM6': (BEAM6, KIND_INPUT, PULL_UP, 1, 1),
-    'BEAM7': (BEAM7, KIND_INPUT, PULL_UP, 1, 1),
+    'BEAM0': (BEAM0, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM1': (BEAM1, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM2': (BEAM2, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM3': (BEAM3, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM4': (BEAM4, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM5': (BEAM5, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM6': (BEAM6, KIND_INPUT, PULL_UP, 0, 1),
+    'BEAM7': (BEAM7, KIND_INPUT, PULL_UP, 0, 1),
     'BTN_NOSPIN': (BTN_NOSPIN, KIND_INPUT, PULL_UP, 1, 1),
     'BTN_ARM': (BTN_ARM, KIND_INPUT, PULL_UP, 1, 1),
     'LIGHT_RED': (LIGHT_RED, KIND_OUTPUT, PULL_NONE, 0, 0),

@@ -39,11 +39,13 @@ class EdgeQueue:
 
     def handler(self, src, pin, active_low):
         """A bound IRQ handler for one pin; created once at init (closure), so no allocation
-        happens when the IRQ fires. Records the *active* level (1 = beam broken / pressed)."""
+        happens when the IRQ fires. Records the *active* level (1 = beam broken / pressed);
+        active_low (0/1) comes from pins.PINS via the board, so rewiring needs no code change."""
+        x = 1 if active_low else 0
+
         def irq(p):
             t = time.ticks_us()
-            v = pin.value()
-            self.push(src, (v ^ 1) if active_low else v, t)
+            self.push(src, pin.value() ^ x, t)
         return irq
 
     def push(self, src, level, t):

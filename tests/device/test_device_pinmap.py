@@ -168,9 +168,42 @@ def test_defaults_agree_with_the_firmware_config(pm):
     assert config.defaults() == {k: d["value"] for k, d in pm["defaults"].items()}
 
 
-def test_polarity_must_match_what_the_firmware_drives(pm):
-    # e.g. rewiring the beams light-ON (HIGH = broken) needs a firmware change too.
+def test_beams_must_fail_broken_and_the_mat_must_fail_off(pm):
+    # 7.3.1: a dark-ON beam (LOW = broken, pull-up) reads "clear" with its cable cut
     bad = copy.deepcopy(pm)
-    _pin(bad, "BEAM4")["active"] = "high"
+    _pin(bad, "BEAM4")["active"] = "low"
+    _pin(bad, "BEAM6")["pull"] = None
     errs = pinmap.check(bad)
-    assert any("BEAM4" in e and "board_pico.py" in e for e in errs), errs
+    assert any("BEAM4" in e and "not fail-safe" in e and "7.3.1" in e for e in errs), errs
+    assert any("BEAM6" in e and "floats" in e for e in errs), errs
+    # the same active-low beam with a pull-DOWN fails "broken" again: allowed (Pico only, E9)
+    ok = copy.deepcopy(pm)
+    ok["boards"] = [b for b in ok["boards"] if b["id"] == "pico"]
+    _pin(ok, "BEAM4").update(active="low", pull="down")
+    assert pinmap.check(ok) == []
+    # 7.3.3: a mat that reads "on the mat" when its cable is cut
+    bad = copy.deepcopy(pm)
+    _pin(bad, "MAT")["active"] = "high"
+    assert any("MAT" in e and "7.3.3" in e for e in pinmap.check(bad))
+
+
+def test_input_levels_are_the_maps_choice_but_lamps_stay_active_high(pm):
+    # board_pico reads pull + active level from pins.PINS: flipping WALL_TRIG is allowed,
+    # a lamp driven active-low or a beam turned into an output is not
+    moved = copy.deepcopy(pm)
+    _pin(moved, "WALL_TRIG")["active"] = "low"
+    assert pinmap.check(moved) == []
+    assert "'WALL_TRIG': (WALL_TRIG, KIND_INPUT, PULL_UP, 1, 1)" in pinmap.generate_pins_py(moved)
+    bad = copy.deepcopy(pm)
+    _pin(bad, "LIGHT_AMBER")["active"] = "low"
+    _pin(bad, "BEAM2")["kind"] = "output"
+    errs = pinmap.check(bad)
+    assert any("LIGHT_AMBER" in e and "light.py" in e for e in errs), errs
+    assert any("BEAM2" in e and "input" in e for e in errs), errs
+
+
+def test_committed_beams_are_light_on(pm):
+    for i in range(8):
+        p = _pin(pm, "BEAM%d" % i)
+        assert (p["pull"], p["active"]) == ("up", "high"), p
+        assert pinmap.cut_reads_active(p) is True

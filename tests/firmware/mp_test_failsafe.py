@@ -124,10 +124,12 @@ def red_lamp():
 
 
 def test_pinmap_beams_are_light_on_with_pull_up():
+    _wires.clear()
+    board_pico.Board()
     for s in range(8):
         gpio, kind, pull, active_low, irq = pins.PINS["BEAM%d" % s]
         assert (pull, active_low) == (pins.PULL_UP, 0), "BEAM%d must fail 'broken'" % s
-        assert beam(s).pull == WirePin.PULL_UP if _wires else True
+        assert beam(s).pull == WirePin.PULL_UP, "board_pico sets the pull from pins.PINS"
 
 
 def test_cut_beam_cable_at_boot_fails_the_selftest_with_the_fault_light():
