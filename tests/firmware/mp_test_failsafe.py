@@ -209,4 +209,24 @@ def test_cut_mat_cable_reads_off_the_mat_and_bars_not_passes():
         rig.restore()
 
 
+def test_sim_board_speaks_logical_levels_and_can_cut_a_cable():
+    # SIM.md: "beam s 1" = broken whatever the wiring; the simulated wire carries the same
+    # level as the real one (light-ON: broken = HIGH); "cut" leaves the pin at its pull
+    import board_sim
+    b = board_sim.Board(root=fwrig.tmpdir("fs_sim"), link_fd=None, sock_path="")
+    assert [b.beam_active(s) for s in range(8)] == [0] * 8 and b.beams[3].level == 0
+    assert b.apply("beam 3 1") is None
+    assert b.beam_active(3) == 1 and b.beams[3].level == 1, "light-ON: broken = HIGH"
+    b.apply("beam 3 0")
+    b.apply("beam 5 cut")
+    assert b.beam_active(5) == 1, "a cut beam cable reads broken (7.3.1)"
+    b.apply("mat 1")
+    assert b.mat_active() == 1 and b.mat.level == 0
+    b.apply("mat cut")
+    assert b.mat_active() == 0, "a cut mat cable reads off the mat (7.3.3)"
+    b.apply("button nospin cut")
+    assert b.button_active(0) == 0
+    assert b.apply("beam 9 cut") is not None
+
+
 mptest.main(globals())
