@@ -108,8 +108,10 @@ class App:
         self.testing = False
         self.h_light = Hist()
         self.h_loop = Hist()
-        self.heap_peak = 0
-        self.heap_live = 0
+        self.heap_peak = 0      # highest gc.mem_alloc() seen (sampled every TICK_MS): all of it
+        self.heap_live = 0      # after the supervisor's last gc.collect()
+        self.heap_ready = 0     # after modules, App, boot and gc.collect(): play starts here
+        self.app_peak = 0       # highest gc.mem_alloc() since heap_ready
         self.session = None
         self.rx = bytearray(256)
         self.integrity = "?"
@@ -230,6 +232,8 @@ class App:
         used = gc.mem_alloc()
         if used > self.heap_peak:
             self.heap_peak = used
+        if used > self.app_peak:
+            self.app_peak = used
         if self.events.count or self.session is not None and self.session.unacked:
             self.pump_link(FAST_FRAMES)
         self.h_loop.add(tdiff(time.ticks_us(), t))
@@ -423,9 +427,20 @@ class App:
     def status(self):
         sp = self.spin
         self.events.put(M.EV_PHASE, None, sp.phase, sp.phase)
-        self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+        self.heap_event()
         self.events.put(M.EV_MAT, None, sp.mat_on, 0)
         self.events.put(M.EV_STATS, None, self.h_loop.pct(99), self.heap_peak, self.stats_text())
+
+    def heap_event(self):
+        """EV_HEAP a = free, b = peak used since start; text: the heap's size, the level when
+        play started (ready) and the peak above it (app), so the app's own use is separate
+        from the interpreter and the loaded code."""
+        free = gc.mem_free()
+        used = gc.mem_alloc()
+        app = self.app_peak - self.heap_ready if self.heap_ready else -1
+        self.events.put(M.EV_HEAP, None, free, self.heap_peak,
+                        "total=%d ready=%d app=%d base=%d live=%d" % (
+                            free + used, self.heap_ready, app, self.heap_base, self.heap_live))
 
     def stats_text(self):
         # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost
@@ -515,7 +530,7 @@ class App:
         now = time.ticks_ms()
         if tdiff(now, self.last_heap_ms) >= self.cfg.v["heap_report_s"] * 1000:
             self.last_heap_ms = now
-            self.events.put(M.EV_HEAP, None, gc.mem_free(), self.heap_peak)
+            self.heap_event()
         return fed
 
     async def supervisor(self, wdt):
@@ -569,6 +584,7 @@ class App:
         self.boot(chk)
         gc.collect()
         gc.threshold(GC_EVERY)
+        self.heap_ready = self.app_peak = gc.mem_alloc()   # play starts: app_peak counts from here
         wdt = self.board.wdt(WDT_MS)
         tasks = [self.fast_task(), self.tick_task(), self.adc_task(), self.supervisor(wdt)]
         if self.session is not None:
