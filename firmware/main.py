@@ -57,6 +57,8 @@ try:
         # integrity first: a changed module must not get the chance to run (issue 3)
         import integrity
         chk = integrity.check(b.root)
+        del integrity                      # boot-only code: give its heap back
+        sys.modules.pop("integrity", None)
         try:
             import app
         except Exception:

@@ -15,7 +15,6 @@ from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN,
                      SRC_MAT, SRC_WALL)
 from spin import Spin
 from events import Clock, EventQueue
-import integrity
 
 FW_VERSION = "0.3.0"
 
@@ -29,6 +28,7 @@ WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
 TICK_MS = const(2)
 LINK_MS = const(10)
+LINK_SLOTS = const(16)        # ringlink tx ring (each slot 98 bytes + header)
 LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop pass)
 FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_BARRED)
 SPIN_WAIT_US = const(2000)    # glitch-filter waits up to this are busy-waited
@@ -542,7 +542,10 @@ class App:
     def boot(self, chk=None):
         b = self.board
         t = time.ticks_us()
-        st, img, problems = chk if chk is not None else integrity.check(b.root)
+        if chk is None:
+            import integrity      # main.py has run it already; only tests come here
+            chk = integrity.check(b.root)
+        st, img, problems = chk
         if st == "unverified" and not b.dev:
             st = "mismatch"     # a production board must carry its manifest
         self.integrity = st
@@ -559,7 +562,10 @@ class App:
         if key is None:
             self.spin.set_fault(0, "no key.bin: run 'ring device provision'", t)
         else:
-            self.session = ringlink.Session(key, ringlink.ROLE_DEVICE, info={
+            # 16 link slots = 2x the window of 8 frames in flight; events waiting beyond
+            # that stay packed in our own ring (events.py), which is denser
+            self.session = ringlink.Session(key, ringlink.ROLE_DEVICE, ring_slots=LINK_SLOTS,
+                                            info={
                 "fw": FW_VERSION, "image": self.image, "boot_id": self.boot_id,
                 "reset": b.reset_cause(), "device_id": b.unique_id(),
                 "interp": "%s %s %s" % (sys.implementation.name,

@@ -1,7 +1,7 @@
-# Outgoing event queue (preallocated slots, never silent on overflow) and the 64-bit microsecond clock for event times.
+# Outgoing event queue (one preallocated byte ring, never silent on overflow) and the 64-bit microsecond clock for event times.
 import time
-from array import array
-from ringmsg import pack_event_into, EVENT_HDR, EV_OVERFLOW
+import struct
+from ringmsg import EVENT_FMT, EVENT_HDR, EV_OVERFLOW
 
 try:
     from micropython import const
@@ -9,8 +9,13 @@ except ImportError:
     def const(x):
         return x
 
-SLOTS = const(48)
+# Events are packed back to back ([len][event]) in one bytearray instead of fixed 97-byte
+# slots: most events carry no text (26 bytes here), so 3 KB holds ~118 of them (at least 31
+# with full text), where 48 fixed slots took 4.7 KB of data plus 48 object headers (8.5 KB
+# on the 64-bit unix port). The link's own ring (16 frames) holds the events in flight.
+RING_BYTES = const(3072)
 TEXT_MAX = const(72)      # ringlink MAX_PAYLOAD 98 - EVENT_HDR 25 (longer text is cut)
+RESERVE = const(26)       # room always kept for the EV_OVERFLOW report (EVENT_HDR + 1)
 _TMASK = const(0x3FFFFFFF)
 _THALF = const(0x20000000)
 
@@ -36,55 +41,86 @@ class Clock:
 
 
 class EventQueue:
-    """Events packed with ringmsg into fixed slots until the link accepts them.
+    """Events packed with ringmsg's layout into one byte ring until the link accepts them.
 
-    put() numbers events (event_id) in order; when the queue is full the event is counted in
-    `overflow` and an EV_OVERFLOW event goes out as soon as a slot frees (ringmsg: never silent).
+    Record = 1 length byte + packed event; a length byte 0 (or the end of the buffer) means
+    "continue at offset 0", so every record is contiguous and peek() can hand out a view.
+    put() numbers events (event_id) in order; when the ring is full the event is counted in
+    `overflow` and an EV_OVERFLOW event goes out as soon as room frees (ringmsg: never
+    silent; RESERVE bytes are kept for it). put/pop allocate nothing (text as bytes).
     """
 
-    def __init__(self, boot_id, clock):
+    def __init__(self, boot_id, clock, size=RING_BYTES):
         self.boot_id = boot_id
         self.clock = clock
-        self.buf = [bytearray(EVENT_HDR + TEXT_MAX) for _ in range(SLOTS)]
-        self.ln = array("H", [0] * SLOTS)
-        self.head = 0
-        self.tail = 0
+        self.buf = bytearray(size)
+        self.mv = memoryview(self.buf)
+        self.size = size
+        self.head = 0         # next write offset
+        self.tail = 0         # oldest record's offset
         self.count = 0
         self.next_id = 1
         self.overflow = 0
         self.overflow_reported = 0
 
+    def _room(self, need):
+        """Offset where `need` contiguous bytes fit, or -1 (wrapping the head if it must)."""
+        h = self.head
+        t = self.tail
+        if self.count == 0:
+            self.head = self.tail = 0
+            return 0 if need <= self.size else -1
+        if h > t:
+            if h + need <= self.size:
+                return h
+            return 0 if need <= t else -1     # wrap: the reader skips the end
+        if h < t and h + need <= t:
+            return h
+        return -1
+
     def put(self, code, t_ticks, a=0, b=0, text=None):
-        if self.count >= SLOTS - 1 and code != EV_OVERFLOW:
-            self.overflow += 1
-            return False
-        if self.count >= SLOTS:
-            return False
-        slot = self.buf[self.head]
-        t = self.clock.at(t_ticks) if t_ticks is not None else self.clock.now()
-        pack_event_into(slot, self.boot_id, self.next_id, code, t, a, b)
+        raw = None
         n = EVENT_HDR
         if text:
             raw = text.encode() if isinstance(text, str) else text
-            raw = raw[:TEXT_MAX]
-            slot[EVENT_HDR:EVENT_HDR + len(raw)] = raw
-            n += len(raw)
-        self.ln[self.head] = n
+            n += len(raw) if len(raw) < TEXT_MAX else TEXT_MAX
+        over = code == EV_OVERFLOW
+        o = self._room(n + 1 + (0 if over else RESERVE))
+        if o < 0:
+            if not over:
+                self.overflow += 1
+            return False
+        if o != self.head and self.head < self.size:
+            self.buf[self.head] = 0           # wrap marker
+        t = self.clock.at(t_ticks) if t_ticks is not None else self.clock.now()
+        self.buf[o] = n
+        struct.pack_into(EVENT_FMT, self.buf, o + 1, self.boot_id, self.next_id, code, t, a, b)
+        if raw is not None:
+            k = n - EVENT_HDR
+            self.mv[o + 1 + EVENT_HDR:o + 1 + n] = raw if k == len(raw) else memoryview(raw)[:k]
+        self.head = o + 1 + n
         self.next_id += 1
-        self.head = (self.head + 1) % SLOTS
         self.count += 1
         return True
+
+    def _first(self):
+        t = self.tail
+        if t >= self.size or self.buf[t] == 0:
+            t = self.tail = 0
+        return t
 
     def peek(self):
         """-> memoryview of the oldest packed event, or None."""
         if not self.count:
             return None
-        return memoryview(self.buf[self.tail])[:self.ln[self.tail]]
+        t = self._first()
+        return self.mv[t + 1:t + 1 + self.buf[t]]
 
     def pop(self):
-        self.tail = (self.tail + 1) % SLOTS
+        t = self._first()
+        self.tail = t + 1 + self.buf[t]
         self.count -= 1
         if self.overflow != self.overflow_reported:
-            # a slot is free again: say how many were lost (one slot is kept for this)
+            # room again: say how many were lost (RESERVE bytes are kept for this)
             self.put(EV_OVERFLOW, None, self.overflow - self.overflow_reported, 0)
             self.overflow_reported = self.overflow

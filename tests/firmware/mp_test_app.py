@@ -89,7 +89,7 @@ def test_event_overflow_is_reported_never_silent():
     r = rig("ovf")
     try:
         q = r.app.events
-        n = EVM.SLOTS + 20
+        n = EVM.RING_BYTES // (M.EVENT_HDR + 1) + 20     # more than fit
         for i in range(n):
             q.put(M.EV_BEAM, None, i % 8, i)
         assert q.overflow > 0
