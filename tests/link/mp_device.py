@@ -1,9 +1,11 @@
 # Device end for link tests and `ring bench link`: runs under `micropython`, ringlink over a pty.
-# usage: micropython mp_device.py PTY KEYHEX N_EVENTS BOOT_ID [REOPEN_MS] [SEED] [RATE_PER_S]
+# usage: micropython mp_device.py PTY KEYHEX N_EVENTS BOOT_ID [REOPEN_MS] [SEED] [RATE_PER_S] [LOOP_MS]
 #   PTY is a tty path, or an inherited non-blocking fd number (a pty master; no reopen then).
 #   sends N_EVENTS events (ringmsg, event_id 1..N), answers every command with EV_RESULT,
 #   closes and reopens its end of the line every REOPEN_MS (0: never), quits on CMD_RESET
 #   once everything is acknowledged, and prints one JSON line of counters on exit.
+#   LOOP_MS > 0: sleep that long per main-loop pass, like a board app that also scans its
+#   sensors (a HELLO and the frames the app queued in that pass are then answered together).
 import sys
 import json
 import select
@@ -41,6 +43,7 @@ def main():
     reopen_ms = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     seed = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     rate = int(sys.argv[7]) if len(sys.argv) > 7 else 0
+    loop_ms = int(sys.argv[8]) if len(sys.argv) > 8 else 0
     info = {"fw": "0.1.0-test", "image": b"\x11\x22\x33\x44\x55\x66\x77\x88",
             "boot_id": boot_id, "reset": ringmsg.RESET_POWER_ON, "device_id": "SIMTEST01",
             "interp": "micropython %d.%d.%d linux" % sys.implementation.version[:3]}
@@ -74,7 +77,9 @@ def main():
             opened = now
             s.start(now)
             reopens += 1
-        for _ in p.poll(2):
+        if loop_ms:
+            time.sleep_ms(loop_ms)
+        for _ in p.poll(0 if loop_ms else 2):
             n = f.readinto(buf)     # None: nothing there (non-blocking fd)
             if n:
                 s.feed(mv[:n], time.ticks_ms())

@@ -20,6 +20,7 @@ class FakeLink:
         self.cmds = []
         self.acked_unrecorded = 0
         self.next_id = 1
+        self.alarms = 0
 
     def push(self, code, a=0, b=0, boot=0xB007, text=""):
         eid = self.next_id
@@ -37,6 +38,9 @@ class FakeLink:
         if not self.log.has_event(ev.boot_id, ev.event_id):
             self.acked_unrecorded += 1
         self.acked.append(ev.event_id)
+
+    def stats(self):
+        return {"alarms": self.alarms}
 
     def send_cmd(self, code, text=""):
         self.cmds.append((code, text))
@@ -62,11 +66,12 @@ def host(tmp_path, monkeypatch):
     import ringctl.vision.motion as motion
 
     class AlwaysStill:
-        def __init__(self, ring):
+        def __init__(self, ring, **kw):
             pass
 
         def update(self, frame, t):
-            return {"still": True, "still_s": 1.0, "coins": []}
+            return {"still": True, "still_s": 1.0,
+                    "coins": [{"center": [10, 10], "still_s": 1.0, "moving": False}] * 2}
 
     verdict = {"result": "heads", "reasons": ["both coins heads"], "ms": 1.0,
                "coins": [{"center": [10, 10], "radius": 5, "face": "heads", "flat": True,
@@ -77,6 +82,9 @@ def host(tmp_path, monkeypatch):
     link = FakeLink(log)
     h = RingHost(link, log, Engine(), camera=StillCamera(), ring_model=object(),
                  face_model=object(), still_timeout_s=1.0, camera_stale_s=0.3, say=lambda s: None)
+    for op in ({"op": "spinner", "calls": "heads"}, {"op": "bets-open"},
+               {"op": "bet", "id": "s1", "on": "spinner", "amount": 10}, {"op": "bets-closed"}):
+        h.apply(op)
     yield h
     h.close()
     log.close()
@@ -143,3 +151,42 @@ def test_boundary_break_reported_by_the_board_makes_a_no_spin(host):
     out = host.adjudicate()
     assert out.result == "no-spin"
     assert any(r.startswith("7.3.1") for r in out.reasons)
+
+
+def test_arm_is_refused_until_betting_is_closed_and_the_last_spin_is_settled(tmp_path):
+    from ringctl.errors import UserError
+    log = AuditLog(str(tmp_path / "a.db"))
+    h = RingHost(FakeLink(log), log, Engine(), say=lambda s: None)
+    with pytest.raises(UserError, match="4.2"):
+        h.arm()
+    h.apply({"op": "spinner", "calls": "tails"})
+    h.apply({"op": "bets-open"})
+    with pytest.raises(UserError, match="6.3"):
+        h.arm()
+    h.apply({"op": "bets-closed"})
+    h.arm()
+    with pytest.raises(UserError, match="not finished"):
+        h.arm()
+    assert [c for c in h.link.cmds if c[0] == rm.CMD_ARM] == [(rm.CMD_ARM, "")]
+    log.close()
+
+
+def test_new_security_alarms_are_recorded_in_the_audit_log(host):
+    host.link.alarms = 2
+    host.check_alarms()
+    host.check_alarms()                     # nothing new: no second record
+    host.link.alarms = 3
+    host.check_alarms()
+    recs = list(host.log.records(kind="security-alarm", with_blobs=False))
+    assert [r.data["new"] for r in recs] == [2, 1]
+
+
+def test_every_still_frame_that_decided_the_spin_is_kept(host):
+    host.arm()
+    land_and_rest(host.link)
+    host.wait_rest(2.0)
+    host.adjudicate()
+    frames = list(host.log.records(kind="frame"))
+    assert len(frames) == host.stills and all(r.blob[:2] == b"\xff\xd8" for r in frames)
+    spin = list(host.log.records(kind="spin", with_blobs=False))[-1]
+    assert spin.data["frames"] == [r.seq for r in frames]

@@ -169,6 +169,7 @@ class SpinAdjudicator:
                     if r not in no_spin:
                         no_spin.append(r)
         if no_spin:
+            no_spin = list(dict.fromkeys(no_spin))       # each reason once, first-seen order
             return self._decided("no-spin", no_spin, "boxer" if final_calls else "ring", True, ev)
 
         unsure = self._evidence_gaps(ev)
@@ -273,8 +274,11 @@ class SpinAdjudicator:
         for beam in breaks:
             out.append("7.3.1 coin crossed the ring boundary (beam sector %d, %s)"
                        % (beam["sector"], "%d us" % beam["us"] if beam["us"] else "still broken"))
-        for wall in ev["walls"]:
-            out.append("7.3.2 coin hit the ring wall above the layout (level %d)" % wall["level"])
+        if ev["walls"]:
+            n = len(ev["walls"])
+            out.append("7.3.2 coin hit the ring wall above the layout (%s, peak level %d)"
+                       % ("1 strike" if n == 1 else "%d strikes" % n,
+                          max(w["level"] for w in ev["walls"])))
         first = ev["first_impact_us"]
         for t in ev["mat_off_us"]:
             # 7.3.3 applies "when spinning": leaving the mat after the coins landed is allowed.

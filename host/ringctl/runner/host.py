@@ -11,9 +11,14 @@ import time
 
 import cv2
 
+from ..errors import UserError
 from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
 from ..record.rebuild import record_op
+
+# Coins count as still once the camera has seen no motion for this long (the board's quiet
+# time after the last impact is the other, independent half of "at rest").
+STILL_WINDOW_S = 0.2
 
 RESULT_LIGHT = {"heads": rm.LIGHT_HEADS, "tails": rm.LIGHT_TAILS, "odds": rm.LIGHT_ODDS,
                 "no-spin": rm.LIGHT_BARRED, "unsure": rm.LIGHT_UNSURE}
@@ -44,6 +49,7 @@ class Spin:
         self.barred = []             # reasons the board barred the spin
         self.board_restarted = False
         self.outcome = None
+        self.finished = False       # the result was applied to the table (6.9)
         self.verdicts = []
         self.frame_jpeg = None
 
@@ -71,6 +77,8 @@ class RingHost:
         self.events_seen = 0
         self.watcher = None
         self.camera_fault = False
+        self.alarms_recorded = 0
+        self._alarm_check_t = 0.0
 
     # ---- table ops -----------------------------------------------------------------------
     def apply(self, op):
@@ -83,13 +91,31 @@ class RingHost:
     def pump(self, timeout=0.05):
         """Handle the device events that arrive within `timeout` s. -> number handled."""
         n = 0
-        deadline = time.monotonic() + timeout
+        now = time.monotonic()
+        if now - self._alarm_check_t > 0.5:
+            self._alarm_check_t = now
+            self.check_alarms()
+        deadline = now + timeout
         while True:
             ev = self.link.get_event(timeout=max(0.0, deadline - time.monotonic()))
             if ev is None:
                 return n
             self.handle(ev)
             n += 1
+
+    def check_alarms(self):
+        """Record every new link security alarm (a frame with a good CRC and a bad tag) so the
+        regulator sees it in the audit log, not only in the host's console."""
+        stats = self.link.stats() if hasattr(self.link, "stats") else {}
+        alarms = int(stats.get("alarms", 0) or 0)
+        if alarms > self.alarms_recorded:
+            self.log.append("security-alarm", {"alarms_total": alarms,
+                                               "new": alarms - self.alarms_recorded,
+                                               "link": {k: v for k, v in stats.items()
+                                                        if isinstance(v, (int, float, str))}})
+            self.say("  ! SECURITY ALARM: %d frame(s) with a bad authentication tag on the link"
+                     % (alarms - self.alarms_recorded))
+            self.alarms_recorded = alarms
 
     def handle(self, ev):
         data = event_dict(ev)
@@ -142,8 +168,22 @@ class RingHost:
             self.say("  ! ring board restarted mid-spin (boot %08x): the spin is void" % ev.boot_id)
 
     # ---- a spin --------------------------------------------------------------------------
-    def arm(self):
-        """'No more bets, come in spinner' (6.3): arm the board for the next spin."""
+    def arm(self, check_table=True):
+        """'No more bets, come in spinner' (6.3): arm the board for the next spin.
+
+        Refused (UserError naming the rule) while a spin is still undecided or unsettled, or
+        while the table is not ready for a spin: the light must never show a result the
+        rules would then refuse."""
+        if self.spin is not None and not self.spin.finished:
+            raise UserError("spin %d is not finished yet: decide and settle it first (6.9)"
+                            % self.spin.number)
+        if check_table:
+            if self.engine.spinning is None:
+                raise UserError("no spinner: call one in first (4.2), e.g. "
+                                "{\"op\": \"spinner\", \"calls\": \"heads\"}")
+            if self.engine.betting != "closed":
+                raise UserError("betting is not closed: call 'no more bets, come in spinner' "
+                                "first (6.3), i.e. {\"op\": \"bets-closed\"}")
         self.spins += 1
         self.spin = Spin(self.spins, self.boot_id)
         if self.camera is not None and self.ring_model is not None:
@@ -203,11 +243,16 @@ class RingHost:
         # A no-spin already called by a person or barred by a ring sensor stands whatever the
         # coins show (7.3, 7.6): no need to wait for still frames.
         certain_no_spin = bool(spin.adj.calls or spin.barred)
-        frames, spin.verdicts = ([], []) if certain_no_spin else self.still_verdicts()
+        if certain_no_spin:
+            # whatever the camera has already judged still adds its reasons (7.3.1, 7.3.4)
+            got = self.watcher.judged(self.stills) if self.watcher is not None else []
+            frames, spin.verdicts = [f for f, _ in got], [v for _, v in got]
+            if not frames and self.watcher is not None:
+                frames = self.watcher.latest()      # for the record only
+        else:
+            frames, spin.verdicts = self.still_verdicts()
         self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
-        if certain_no_spin and self.watcher is not None:
-            frames = self.watcher.latest()          # for the record only
-        if spin.verdicts and len(spin.verdicts) < self.stills:
+        if not certain_no_spin and spin.verdicts and len(spin.verdicts) < self.stills:
             # Several agreeing still frames are required (issue 4): fewer is not a call.
             spin.verdicts.append({"result": "unsure", "coins": [], "reasons": [
                 "unsure: only %d still frame(s) of the coins on camera, need %d"
@@ -218,13 +263,20 @@ class RingHost:
         # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
         light = rm.LIGHT_FAULT if self.camera_fault else RESULT_LIGHT[outcome.result]
         self.link.send_cmd(rm.CMD_LIGHT, str(light))
-        if frames and frames[-1] is not None:
-            ok, jpg = cv2.imencode(".jpg", frames[-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
-            spin.frame_jpeg = jpg.tobytes() if ok else None
+        # Every still frame that decided the spin is kept (JPEG), then the spin record.
+        frame_seqs = []
+        for i, frame in enumerate(f for f in frames if f is not None):
+            ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            if ok:
+                spin.frame_jpeg = jpg.tobytes()
+                verdict = spin.verdicts[i] if i < len(spin.verdicts) else None
+                frame_seqs.append(self.log.append("frame", {"spin": spin.number,
+                                                            "verdict": verdict},
+                                                  blob=spin.frame_jpeg))
         self.log.append("spin", {"spin": spin.number, "outcome": outcome.as_json(),
                                  "verdicts": spin.verdicts, "steps": spin.adj.steps,
-                                 "lights": spin.lights, "barred": spin.barred},
-                        blob=spin.frame_jpeg)
+                                 "lights": spin.lights, "barred": spin.barred,
+                                 "frames": frame_seqs, "camera_fault": self.camera_fault})
         return outcome
 
     def boxer_call(self, result, reason, actor="boxer"):
@@ -249,6 +301,7 @@ class RingHost:
         events = []
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
             events = self.apply({"op": "spin", "result": spin.outcome.result})
+        spin.finished = True
         return events
 
     def close(self):
@@ -258,18 +311,23 @@ class RingHost:
 
 class CameraWatcher:
     """Reads the camera on its own thread, runs the per-frame motion check (issue 4) and
-    judges still frames as they come, so a verdict is ready when the board says "at rest"."""
+    judges frames as they come, so verdicts are ready when the board says "at rest".
 
-    def __init__(self, camera, ring_model, face_model, keep=3):
+    Frames are judged while no coin moves; once the motion check has seen the coins still
+    for its window, every frame inside that still period counts as a still frame (they
+    were still all along), so the stills are there the moment the window closes."""
+
+    def __init__(self, camera, ring_model, face_model, keep=3, window_s=STILL_WINDOW_S):
         import threading
         from ..vision import MotionCheck
         self.camera = camera
         self.ring_model = ring_model
         self.face_model = face_model
-        self.motion = MotionCheck(ring_model)
+        self.motion = MotionCheck(ring_model, window_s=window_s)
         self.keep = keep
         self.lock = threading.Lock()
-        self.still = []             # (frame, verdict) of the newest still frames
+        self.recent = []            # (host time, frame, verdict) while nothing moves
+        self.still_since = None     # host time the coins were first seen still, once confirmed
         self.last_frame_t = time.monotonic()
         self.errors = 0
         self.frames = 0
@@ -280,7 +338,8 @@ class CameraWatcher:
 
     def reset(self):
         with self.lock:
-            self.still = []
+            self.recent = []
+            self.still_since = None
 
     def _run(self):
         from ..vision import classify
@@ -298,18 +357,26 @@ class CameraWatcher:
             self.frames += 1
             self.last_frame = frame
             state = self.motion.update(frame, now)
-            if not state.get("still"):
+            coins = state.get("coins") or []
+            if not coins or any(c.get("moving") for c in coins):
                 with self.lock:
-                    self.still = []     # something moved: earlier still frames are stale
+                    self.recent = []    # something moved: earlier frames are stale
+                    self.still_since = None
                 continue
             verdict = classify(frame, self.ring_model, self.face_model)
             with self.lock:
-                self.still.append((frame, verdict))
-                del self.still[:-self.keep]
+                self.recent.append((now, frame, verdict))
+                del self.recent[:-4 * self.keep]
+                if state.get("still"):
+                    self.still_since = now - float(state.get("still_s", 0.0))
 
     def judged(self, n):
+        """The newest n (frame, verdict) pairs seen inside the confirmed still period."""
         with self.lock:
-            return list(self.still[-n:])
+            if self.still_since is None:
+                return []
+            got = [(f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6]
+            return got[-n:]
 
     def latest(self):
         return [self.last_frame] if self.last_frame is not None else []

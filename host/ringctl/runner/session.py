@@ -22,6 +22,7 @@ class DemoSession:
         self.say = say
         self.records = []
         self.rest_to_result_ms = []
+        self.before_true_rest = 0
         self.board = self.link = self.log = self.host = self.camera = None
 
     # ---- set-up and tear-down ----------------------------------------------------------------
@@ -150,11 +151,16 @@ class DemoSession:
         self.simring.clear()
         host.pump(0.1)
         t_release = t0
-        rest_wall = t_release + toss.truth["rest_t"] if toss.truth.get("rest_t") else None
         net_ms = None
-        if rest_wall is not None and spin.t_result is not None and outcome.result != "no-spin":
-            net_ms = (spin.t_result - rest_wall - self.quiet_s) * 1000.0
+        truth_rest = toss.truth.get("rest_t")
+        if truth_rest is not None and spin.t_result is not None and outcome.result != "no-spin":
+            # Net latency (issue 6): from the later of the coins' true rest and the end of the
+            # configured quiet time after the last impact the board can feel, to the result.
+            quiet_end = _last_felt_impact(toss) + self.quiet_s
+            net_ms = (spin.t_result - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
+            if spin.t_result < t_release + truth_rest:
+                self.before_true_rest += 1
         e2l = [b / 1000.0 for (name, b) in spin.lights if b is not None and b >= 0]
         rec = {"spin": spin.number, "scenario": force, "seed": seed,
                "outcome": outcome.result, "reasons": outcome.reasons, "truth": truth,
@@ -191,10 +197,21 @@ class DemoSession:
                 "no_spin": sum(r["outcome"] == "no-spin" for r in recs),
                 "rest_to_result_ms_p50": _pct(self.rest_to_result_ms, 50),
                 "rest_to_result_ms_p99": _pct(self.rest_to_result_ms, 99),
+                "results_before_true_rest": self.before_true_rest,
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
                 "audit_log": self.log_path,
                 "chain_ok": bool(self.log.verify()["ok"])}
+
+
+def _last_felt_impact(toss):
+    """Time (s after release) of the last piezo level the board counts as "not quiet":
+    above the simulated noise floor by the configured rest threshold."""
+    from ..fw import pins
+    from ..sim.sensors import DEFAULT_FLOOR
+    level = DEFAULT_FLOOR + pins.DEFAULTS["rest_threshold"]
+    times = [t for (t, kind, ch, value) in toss.sensor_timeline if kind == "impact" and value > level]
+    return max(times) if times else 0.0
 
 
 def _check(result, truth):

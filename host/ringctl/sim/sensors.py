@@ -30,6 +30,7 @@ RUMBLE_GAIN = 4000.0       # counts per m/s of a rolling coin's speed (rest thre
 RUMBLE_HZ = 50
 GUTTER_GAIN = 0.2          # a coin in the gutter shakes the layout a little
 PEAK_WINDOW_S = 0.003      # >= 2 ADC periods (adc_period_us 1000): one envelope peak per window
+DEFAULT_FLOOR = 1200        # the simulated board's default piezo noise floor (SIM.md `floor`)
 MIN_LEVEL = 1300           # below the board's default noise floor (1200 ± 40, SIM.md): not emitted
 MAT_ON_T = -1.0
 
