@@ -16,7 +16,7 @@ from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN,
 from spin import Spin
 from events import Clock, EventQueue
 
-FW_VERSION = "0.3.0"
+FW_VERSION = "0.4.0"   # 0.4: light-ON beams (pins.PINS levels), event byte ring, EV_HEAP text
 
 # supervisor check-in bits: the watchdog is fed only when every task checked in (issue 3)
 T_FAST = const(1)
