@@ -260,3 +260,58 @@ def test_replayed_host_hello_neither_drops_the_session_nor_redelivers():
     assert dev.connected and host.connected and host.link_losses == 0
     assert dev.recv()[1] == b"c2" and dev.recv() is None
     assert host.stale >= 1 and host.unacked == 0
+
+
+def _frames(wire):
+    """Encoded frames -> their mtypes."""
+    return [rl.Deframer().feed(f)[0][0] for f in wire]
+
+
+def test_new_host_process_gets_no_frames_under_the_previous_hosts_keys():
+    """A fresh host Session (host restart) has no old keys: anything the board sends under
+    the previous host's keys after answering the new HELLO would be a false alarm there."""
+    old, dev = _pair()
+    dev.send(rl.MT_EVENT, b"e1", 0)
+    _talk(old, dev, 0, 10)
+    assert old.recv()[1] == b"e1"          # never acked: the board will resend it
+    new = rl.Session(KEY, rl.ROLE_HOST, {"name": "restarted"})
+    new.start(500)                         # old host process gone, the board still up
+    hello = new.poll(500)
+    dev.feed(hello, 501)
+    dev.send(rl.MT_EVENT, b"e2", 501)      # the board app queued something in that pass
+    d2h = []
+    while (out := dev.poll(501)) is not None:    # reply, then nothing under the old keys
+        d2h.append(out)
+    assert _frames(d2h) == [rl.MT_HELLO]
+    for fr in d2h:
+        new.feed(fr, 502)
+    _talk(new, dev, 502, 520)
+    assert new.connected and dev.connected
+    assert new.alarms == 0 and dev.alarms == 0
+    got = []
+    while (m := new.recv()) is not None:
+        got.append(m[1])
+        new.ack(m[2])
+    assert got == [b"e1", b"e2"]           # resent under the new keys, nothing lost
+    forged = rl.encode(rl.seal(rl._keypair(bytes(32)), rl.MT_EVENT, 0, 9, 0, b"x"))
+    new.feed(forged, 530)
+    assert new.alarms == 1                 # a forgery still is exactly one alarm
+
+
+def test_replayed_hello_only_pauses_the_board_until_the_live_host_speaks():
+    host, dev = _pair()
+    h2d = []
+    _talk(host, dev, 0, 10, h2d=h2d)
+    old_hello = [f for f in h2d if _frames([f])[0] == rl.MT_HELLO][0]
+    dev.feed(old_hello, 20)                # attacker replays the host's old HELLO
+    dev.send(rl.MT_EVENT, b"e", 20)
+    out = []
+    while (o := dev.poll(20)) is not None:
+        out.append(o)
+    assert _frames(out) == [rl.MT_HELLO]   # the reply (stale for the host), then quiet
+    for o in out:
+        host.feed(o, 21)
+    assert host.stale >= 1 and host.alarms == 0
+    _talk(host, dev, 21, 300)              # the live host's next frame resumes the board
+    assert host.connected and dev.connected and host.link_losses == 0
+    assert host.recv()[1] == b"e" and host.alarms == 0 and dev.alarms == 0

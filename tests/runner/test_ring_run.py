@@ -100,3 +100,39 @@ def test_ring_run_bad_config_is_one_line(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2
     assert "not valid JSON" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_console_lost_coin_procedure_and_supervisor_calls_are_recorded(tmp_path):
+    """The terminal's 7.4 steps and a supervisor's call, on a RingHost with a fake link."""
+    from ringctl.errors import UserError
+    from ringctl.game.engine import Engine
+    from ringctl.runner.cli import Console
+    from ringctl.runner.host import RingHost
+    from test_host import FakeLink, land_and_rest
+
+    log = AuditLog(str(tmp_path / "a.db"))
+    host = RingHost(FakeLink(log), log, Engine(), say=lambda s: None)
+    out = []
+    con = Console(host, out=out.append)
+    for op in ('{"op": "spinner", "calls": "heads"}', '{"op": "bets-open"}',
+               '{"op": "bet", "id": "s1", "on": "spinner", "amount": 10}', '{"op": "bets-closed"}'):
+        con.command(op)
+    con.command("a")
+    with pytest.raises(UserError, match="7.4"):
+        con.command("lost offer original")      # nothing lost yet: start with 'lost N'
+    con.command("lost 2")                       # 7.4.1: no spin
+    land_and_rest(host.link)
+    host.wait_rest(2.0)
+    assert host.adjudicate().result == "no-spin"
+    con.command("lost found 1")
+    con.command("lost check ok")
+    with pytest.raises(UserError, match="7.4.3"):
+        con.command("lost offer original")      # one of two found: original set not whole
+    con.command("lost offer new")
+    con.command("lost newset B")
+    assert out[-1].endswith("play may resume")
+    with pytest.raises(UserError, match="7.6"):
+        con.command("sup h coins looked fine")  # a called no spin stays invalid
+    steps = [r.data["step"]["rule"] for r in log.records(kind="lost-coin", with_blobs=False)]
+    assert steps == ["7.4.1", "7.4.2", "7.4.4", "7.4.3", "7.4.5"]
+    log.close()

@@ -1,12 +1,17 @@
 """`ring run`: the host against a real ring board and camera, with the boxer at the terminal.
 
-Keys typed at the terminal (one per line):
-  a | arm            "no more bets, come in spinner" (6.3): arm the board
-  n | nospin         the boxer calls "no spin" (7.2; final, 7.6)
-  h | t | o | x      the boxer's call when the ring says UNSURE: heads, tails, odds, no spin
-  s | status         phase, light, link, camera, table state
+Keys typed at the terminal (one per line; [reason] is free text kept in the audit log):
+  a | arm                 "no more bets, come in spinner" (6.3): arm the board
+  n | nospin [reason]     the boxer calls "no spin" (7.1, 7.2; final, 7.6)
+  h | t | o | x [reason]  the boxer's call of an UNSURE spin (or an override): heads, tails,
+                          odds, no spin
+  sup n|h|t|o|x [reason]  the same, by the game supervisor (7.1); players never (7.5)
+  lost N                  N coin(s) thrown out of the ring: 7.4 procedure (no spin, 7.4.1)
+  lost found K | lost check ok|bad | lost offer new|original | lost newset NAME [continue]
+                          its steps (7.4.2 - 7.4.5), each recorded
+  s | status              phase, light, link, camera, table state
   q | quit
-  {"op": ...}        a table op in the `ring game replay` format (bets, spinner, chips, ...)
+  {"op": ...}             a table op in the `ring game replay` format (bets, spinner, chips)
 The game state is rebuilt from the audit log at start, so a restarted host picks up the game.
 """
 import json
@@ -164,6 +169,13 @@ class Console:
         self.waiting_call = False
 
     def command(self, line):
+        from ..game.adjudicate import AdjudicationError
+        try:
+            self._command(line)
+        except AdjudicationError as exc:
+            raise UserError(f"refused ({exc.rule}): {exc.reason}")
+
+    def _command(self, line):
         host = self.host
         if line.startswith("{"):
             try:
@@ -180,22 +192,121 @@ class Console:
         elif line in ("a", "arm"):
             spin = host.arm()
             self.out(f"  spin {spin.number}: armed, come in spinner")
-        elif line in ("n", "nospin"):
-            if host.spin is None or host.spin.outcome is not None:
-                raise UserError("no spin in progress to call 'no spin' on")
-            host.spin.adj.call_no_spin("boxer", "7.1.1", "boxer called no spin at the terminal")
-        elif line in CALLS:
-            if host.spin is None or host.spin.outcome is None:
-                raise UserError("nothing to call: no decided spin")
-            host.boxer_call(CALLS[line], "boxer's call at the terminal")
-            self._settle()
-        elif line in ("s", "status"):
-            st = host.link.stats() if hasattr(host.link, "stats") else {}
-            self.out(f"  phase {host.phase} light {host.light} link {'up' if host.link.link_up else 'LOST'} "
-                     f"camera {'stalled' if host.camera_fault else 'ok'} link-stats {st}")
-            self.out("  table " + json.dumps(host.engine.state()))
-        elif line:
-            raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, s, q or a JSON op")
+        elif line.split(" ", 1)[0] == "lost":
+            self.lost_coin(line.split()[1:])
+        else:
+            words = line.split(" ", 1)
+            actor = "boxer"
+            if words[0] == "sup":
+                actor = "supervisor"
+                words = (words[1] if len(words) > 1 else "").split(" ", 1)
+            key, reason = words[0], (words[1].strip() if len(words) > 1 else "")
+            if key in ("n", "nospin") and (host.spin is not None and host.spin.outcome is None):
+                host.spin.adj.call_no_spin(actor, "7.1.1", reason or f"{actor} called no spin")
+                self.out(f"  no spin called by the {actor} (7.2; final, 7.6)")
+            elif key in CALLS or key in ("n", "nospin"):
+                if host.spin is None or host.spin.outcome is None:
+                    raise UserError("nothing to call: no decided spin")
+                if host.spin.finished:
+                    raise UserError(f"spin {host.spin.number} was already announced and settled "
+                                    "(6.9); a correction is a supervisor matter outside the ring")
+                result = CALLS.get(key, "no-spin")
+                host.boxer_call(result, reason or f"{actor}'s call at the terminal", actor=actor)
+                self.out(f"  spin {host.spin.number}: {result.upper()} ({actor}'s call, recorded)")
+                if not host.spin.finished:
+                    self._settle()
+            elif key in ("s", "status"):
+                self.status()
+            elif line:
+                raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, sup, lost, s, q "
+                                "or a JSON op")
+
+    def status(self):
+        host = self.host
+        st = host.link.stats() if hasattr(host.link, "stats") else {}
+        camera = "none (manual calls)" if host.camera is None else \
+            "STALLED" if host.camera_fault else "ok"
+        link = "up" if host.link.link_up else "LOST (the board shows link-lost)"
+        light = host.light if host.link.link_up else f"{host.light} (last known)"
+        self.out(f"  phase {host.phase}  light {light}  link {link}  camera {camera}")
+        self.out(f"  link counters: alarms {st.get('alarms', 0)}, retransmits "
+                 f"{st.get('retransmits', 0)}, reconnects {st.get('opens', 0)}")
+        self.out("  table " + json.dumps(host.engine.state()))
+
+    def lost_coin(self, args):
+        """Rule 7.4, step by step, each step recorded in the audit log."""
+        from ..game.adjudicate import AdjudicationError
+        host = self.host
+        spin = host.spin
+        if spin is None:
+            raise UserError("no spin: the lost-coin procedure belongs to a spin")
+        try:
+            if args and args[0].isdigit():
+                spin.adj.coin_out_of_ring(int(args[0]), actor="boxer")
+            elif spin.adj.lost is None:
+                raise UserError("7.4: start with 'lost N' (N coins thrown out of the ring)")
+            elif args[:1] == ["found"] and len(args) == 2 and args[1].isdigit():
+                spin.adj.lost.retrieve(int(args[1]))
+            elif args[:1] == ["check"] and args[1:] in (["ok"], ["bad"]):
+                spin.adj.lost.check_found(args[1] == "ok")
+            elif args[:1] == ["offer"] and len(args) == 2:
+                spin.adj.lost.offer(args[1])
+            elif args[:1] == ["newset"] and len(args) >= 2:
+                spin.adj.lost.bring_new_set(args[1], current_spinner_continues="continue" in args)
+            else:
+                raise UserError("lost N | lost found K | lost check ok|bad | lost offer new|original"
+                                " | lost newset NAME [continue]")
+        except AdjudicationError as exc:
+            raise UserError(f"{exc.rule}: {exc.reason}")
+        step = spin.adj.steps[-1]
+        host.log.append("lost-coin", {"spin": spin.number, "step": step})
+        todo = spin.adj.lost.missing
+        self.out(f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
+                 + ("still to do: " + "; ".join(todo) if todo else "play may resume"))
+
+
+    def status(self):
+        host = self.host
+        st = host.link.stats() if hasattr(host.link, "stats") else {}
+        camera = "none (manual calls)" if host.camera is None else \
+            "STALLED" if host.camera_fault else "ok"
+        link = "up" if host.link.link_up else "LOST (the board shows link-lost)"
+        light = host.light if host.link.link_up else f"{host.light} (last known)"
+        self.out(f"  phase {host.phase}  light {light}  link {link}  camera {camera}")
+        self.out(f"  link counters: alarms {st.get('alarms', 0)}, retransmits "
+                 f"{st.get('retransmits', 0)}, reconnects {st.get('opens', 0)}")
+        self.out("  table " + json.dumps(host.engine.state()))
+
+    def lost_coin(self, args):
+        """Rule 7.4, step by step, each step recorded in the audit log."""
+        from ..game.adjudicate import AdjudicationError
+        host = self.host
+        spin = host.spin
+        if spin is None:
+            raise UserError("no spin: the lost-coin procedure belongs to a spin")
+        try:
+            if args and args[0].isdigit():
+                spin.adj.coin_out_of_ring(int(args[0]), actor="boxer")
+            elif spin.adj.lost is None:
+                raise UserError("7.4: start with 'lost N' (N coins thrown out of the ring)")
+            elif args[:1] == ["found"] and len(args) == 2 and args[1].isdigit():
+                spin.adj.lost.retrieve(int(args[1]))
+            elif args[:1] == ["check"] and args[1:] in (["ok"], ["bad"]):
+                spin.adj.lost.check_found(args[1] == "ok")
+            elif args[:1] == ["offer"] and len(args) == 2:
+                spin.adj.lost.offer(args[1])
+            elif args[:1] == ["newset"] and len(args) >= 2:
+                spin.adj.lost.bring_new_set(args[1], current_spinner_continues="continue" in args)
+            else:
+                raise UserError("lost N | lost found K | lost check ok|bad | lost offer new|original"
+                                " | lost newset NAME [continue]")
+        except AdjudicationError as exc:
+            raise UserError(f"{exc.rule}: {exc.reason}")
+        step = spin.adj.steps[-1]
+        host.log.append("lost-coin", {"spin": spin.number, "step": step})
+        todo = spin.adj.lost.missing
+        self.out(f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
+                 + ("still to do: " + "; ".join(todo) if todo else "play may resume"))
 
     def _read_line(self):
         """One typed line if there is one, without blocking (raw fd reads: a buffered
