@@ -448,6 +448,7 @@ class Session:
         self._new_tx = None   # device in PENDING: keys waiting for the host's first frame
         self._new_rx = None
         self._new_peer = None
+        self._hold = False    # device: answered a new HELLO while up; quiet under the old keys
         self._nh = None
         self._reply = None
         self._want_hello = False
@@ -567,6 +568,7 @@ class Session:
         self._new_tx = None
         self._new_rx = None
         self._reply = None
+        self._hold = False
 
     def send(self, mtype, payload, now_ms=0):
         if mtype < MT_RELIABLE or mtype > 255:
@@ -629,6 +631,7 @@ class Session:
             self._tx, self._rx = self._new_tx, self._new_rx
             self._new_tx = self._new_rx = None
             self._reply = None
+            self._hold = False
             self._rx_continue(self._new_peer[0], self._new_peer[1])
             self._snd = self._una         # resend everything unacked under the new keys
             self._rto_at = None
@@ -649,6 +652,9 @@ class Session:
         if self.state != ST_UP:
             self.stale += 1
             return
+        # device: an authentic frame under the live keys after we offered new ones means
+        # that host is still there (the HELLO was replayed): keep talking to it
+        self._hold = False
         self.frames_rx += 1
         self._last_rx = now
         self._heard = True
@@ -769,6 +775,11 @@ class Session:
         self._new_peer = (stream, tx_base)
         if self.state != ST_UP:
             self.state = ST_PENDING
+        else:
+            # Say nothing more under the live keys until the host confirms the new ones
+            # or shows it is still on the live ones: a new host process has no old keys,
+            # so every such frame would be a (false) security alarm there.
+            self._hold = True
 
     # ---- output ------------------------------------------------------------------
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
@@ -804,7 +815,7 @@ class Session:
                 z = bytes(NONCE_LEN)
                 return self._emit(self._hello_tx, MT_HELLO, FL_ADVERT, self.stream_id,
                                   self._una, build_hello_device(z, z, self.info), now)
-        if self.state != ST_UP:
+        if self.state != ST_UP or self._hold:
             return None
         # retransmission timeout: go back to the oldest unacked frame, double the RTO
         if self._rto_at is not None and _tdiff(now, self._rto_at) >= 0:
