@@ -57,8 +57,9 @@ def bootsel_boards(sysfs="/sys/bus/usb/devices"):
 
 
 def pick_port(port=None, ports=None):
-    """The port to use: --port as given, else the only board found; UserError otherwise."""
-    if port:
+    """The port to use: --port as given, else (no --port, or --port auto) the only board
+    found; UserError otherwise."""
+    if port and port != "auto":
         return port
     boards = find_boards(ports)
     if not boards:

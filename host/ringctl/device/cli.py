@@ -193,6 +193,11 @@ def cmd_provision(args):
         target.reset()          # the controller restarts with the new key
     print("provisioned device %s: key installed on %s as /key.bin, host copy %s (mode 0600), "
           "fingerprint %s" % (dev, target.name, path, fp))
+    if args.flash_dir:
+        print("restart the simulated board (ring sim board --flash %s) so it loads the new key"
+              % args.flash_dir)
+    elif not escaped:
+        print("reset the board (power cycle) so the controller loads the new key")
     return 0
 
 
