@@ -57,6 +57,18 @@ class MPFailure(Exception):
     pass
 
 
+def _is_mp_test(path):
+    return path.name.startswith("mp_test_") and path.suffix == ".py"
+
+
 def pytest_collect_file(parent, file_path):
-    if file_path.name.startswith("mp_test_") and file_path.suffix == ".py":
+    # A file named on the command line is collected by the python plugin, which asks
+    # pytest_pycollect_makemodule below: don't collect it twice.
+    if _is_mp_test(file_path) and not parent.session.isinitpath(file_path):
         return MPFile.from_parent(parent, path=file_path)
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    # Never import a firmware test under CPython: it runs under micropython.
+    if _is_mp_test(module_path):
+        return MPFile.from_parent(parent, path=module_path)

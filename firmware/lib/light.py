@@ -18,7 +18,8 @@ FAST = const(3)   # 4 Hz: 125 ms on, 125 ms off
 ALT = const(4)    # 1 Hz in anti-phase with SLOW (two lamps alternating)
 
 # state -> (red, amber, green, buzzer ms). Buzzer: sounds for that many ms from the change
-# (0 = silent). Faults sound >= 1.5 s (issue 3). Documented in firmware/README.md.
+# (0 = silent). Faults sound >= 1.5 s (issue 3). Documented in firmware/README.md. Any two
+# states the boxer must tell apart differ within 125 ms of being shown (a glance; tested).
 PATTERNS = {
     LIGHT_OFF:       (OFF, OFF, OFF, 0),
     LIGHT_IDLE:      (OFF, OFF, OFF, 0),      # dark; the board LED shows it is alive
@@ -26,11 +27,12 @@ PATTERNS = {
     LIGHT_IN_FLIGHT: (OFF, FAST, OFF, 0),     # coins up / landing: amber fast blink
     LIGHT_BARRED:    (ON, OFF, OFF, 1000),    # 7.3 / 7.4.1 "barred": red steady + 1 s buzz
     LIGHT_HEADS:     (OFF, OFF, ON, 0),       # valid spin, heads: green steady
-    LIGHT_TAILS:     (OFF, OFF, SLOW, 0),     # valid spin, tails: green slow blink
+    LIGHT_TAILS:     (OFF, OFF, FAST, 0),     # valid spin, tails: green fast blink (tells from
+                                              # heads' steady green within 125 ms)
     LIGHT_ODDS:      (OFF, ON, ON, 0),        # odds: amber + green steady
-    LIGHT_UNSURE:    (OFF, SLOW, OFF, 0),     # host not sure: amber slow blink, boxer decides
-    LIGHT_FAULT:     (SLOW, OFF, OFF, 2000),  # fault: red slow blink + 2 s buzz
-    LIGHT_LINK_LOST: (SLOW, ALT, OFF, 1500),  # host silent: red/amber alternate + 1.5 s buzz
+    LIGHT_UNSURE:    (OFF, FAST, FAST, 0),    # host not sure: amber + green fast, boxer decides
+    LIGHT_FAULT:     (FAST, OFF, OFF, 2000),  # fault: red fast blink + 2 s buzz
+    LIGHT_LINK_LOST: (FAST, FAST, OFF, 1500),  # host silent: red + amber fast blink + 1.5 s buzz
     LIGHT_SELFTEST:  (ON, ON, ON, 100),       # lamp test while the self-test runs + chirp
 }
 

@@ -36,6 +36,11 @@ API
   s.tx_free                free slots in the send ring (ring_slots - unacked).
   s.stats()                dict of counters (alarms, crc_errors, repl_seen, retransmits,
                            duplicates, stale, ...). Keys never appear in repr() or stats().
+  s.alarms                 security alarms: good CRC, bad tag once a session exists (forged,
+                           tampered, reflected, replayed). Never from a reconnect or a host
+                           restart: a device that answered a new HELLO sends nothing more
+                           under the old keys until the new ones are confirmed or the live
+                           host speaks again (a replayed HELLO only pauses it).
 Message types: MT_EVENT (device->host), MT_CMD (host->device); link-internal MT_HELLO, MT_ACK.
 Lower level (used by `ring link dump`): Deframer, cobs_encode/cobs_decode, seal, parse_header,
 verify, hello_keys, session_keys, parse_hello_host, parse_hello_device.
