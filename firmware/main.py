@@ -43,9 +43,9 @@ def _locked(b, chk):
     on = 0
     while True:
         on ^= 1
-        b.lamps[0].value(on)      # red slow blink = LIGHT_FAULT
+        b.lamps[0].value(on)      # red fast blink = LIGHT_FAULT (light.py)
         b.lamps[3].value(0)
-        time.sleep_ms(500)
+        time.sleep_ms(125)
 
 
 b = None
