@@ -52,10 +52,12 @@ def test_host_restarts_raise_no_alarms_but_a_forged_frame_is_one():
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     recorded = set()
     per_run = []
+    calls = []          # on_alarm(new, total) calls, tagged with the host run
     c = None
     try:
         for i in range(RESTARTS + 1):
-            c = LinkClient(path, key, reopen_ms=50, name="restart%d" % i)
+            c = LinkClient(path, key, reopen_ms=50, name="restart%d" % i,
+                           on_alarm=lambda new, total, i=i: calls.append((i, new, total)))
             assert c.wait_up(5), "run %d: link never came up: %s" % (i, c.last_error)
             # odd runs never ack: the board keeps retransmitting under those keys
             _session(c, 0.25, recorded, ack=(i % 2 == 0 or i == RESTARTS))
@@ -67,6 +69,7 @@ def test_host_restarts_raise_no_alarms_but_a_forged_frame_is_one():
             if i == RESTARTS:
                 break
             st = c.stats()
+            assert c.alarms == st["alarms"]
             per_run.append((st["alarms"], st["stale"], st["handshakes"]))
             c.close()
         c.send_cmd(ringmsg.CMD_RESET)   # the last host acks everything, the board then quits
@@ -95,6 +98,7 @@ def test_host_restarts_raise_no_alarms_but_a_forged_frame_is_one():
                                      dstats["handshakes"], dstats["sent"]))
     alarms = [a for a, _, _ in per_run]
     assert alarms == [1 if i == FORGE_AT else 0 for i in range(RESTARTS + 1)]
+    assert calls == [(FORGE_AT, 1, 1)]      # what the runner records in the audit log
     assert dstats["alarms"] == 0 and dstats["handshakes"] >= RESTARTS + 1
     # nothing was lost across the restarts: every event id up to the last one, once
     ids = sorted(e for b, e in recorded if b == BOOT_ID and e < 0x40000000)

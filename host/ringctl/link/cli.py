@@ -27,10 +27,13 @@ def register(subparsers):
     ps.set_defaults(func=cmd_ports)
 
     for name, helptext, fn in (
-            ("status", "connect, print the board's HELLO and the link counters", cmd_status),
-            ("monitor", "connect and print events as they arrive (acknowledges them: not "
-                        "for use while `ring run` records)", cmd_monitor),
-            ("send", "send one command and wait for the board's answer", cmd_send)):
+            ("status", "connect, print the board's HELLO and the link counters (board events "
+                       "are left unacknowledged for `ring run`)", cmd_status),
+            ("monitor", "connect and print events as they arrive; ACKNOWLEDGES each one after "
+                        "appending it to the audit log, so the board forgets it and `ring run` "
+                        "will not adjudicate it: not for use during play", cmd_monitor),
+            ("send", "send one command and wait for the board's answer (board events are "
+                     "shown but left unacknowledged for `ring run` to record)", cmd_send)):
         q = sub.add_parser(name, help=helptext, description=helptext)
         _conn_args(q)
         if name == "send":
@@ -44,6 +47,8 @@ def register(subparsers):
             q.add_argument("--count", type=int, default=0, help="stop after N events")
             q.add_argument("--capture", metavar="FILE",
                            help="also write the raw bytes both ways to FILE (for `ring link dump`)")
+            q.add_argument("--log", metavar="DB", help="audit log to record the events in "
+                           "before acknowledging them (default $RING_HOME/audit.db)")
         if name == "status":
             q.add_argument("--json", action="store_true", help="print JSON")
         q.set_defaults(func=fn)
@@ -151,7 +156,7 @@ def _info_line(pi):
 
 
 def cmd_status(args):
-    client = _connect(args)
+    client = _connect(args)      # reads no events, so acknowledges none (left for `ring run`)
     try:
         time.sleep(0.3)               # a few heartbeats for the counters
         st = client.stats()
@@ -172,42 +177,76 @@ def cmd_status(args):
     return 0
 
 
+def _record_alarms(log, client, recorded):
+    """Append a security-alarm record for alarms not yet recorded (same kind as `ring run`)."""
+    st = client.stats()
+    if st["alarms"] > recorded:
+        log.append("security-alarm", {"alarms_total": st["alarms"],
+                                      "new": st["alarms"] - recorded, "by": "ring link monitor",
+                                      "link": {k: v for k, v in st.items()
+                                               if isinstance(v, (int, float, str))}})
+        print("SECURITY: %d frame(s) failed authentication (recorded in the audit log)"
+              % (st["alarms"] - recorded), flush=True)
+    return max(recorded, st["alarms"])
+
+
 def cmd_monitor(args):
+    from ..device.devlink import event_record, open_audit_log
     from ..fw import ringmsg
-    cap = open(args.capture, "wb") if args.capture else None
+    log = open_audit_log(args.log)
+    if log is None:
+        raise UserError("the audit log module (ringctl.record) is missing: monitor records every "
+                        "event before acknowledging it; reinstall ringctl", code=1)
+    cap = None
     try:
+        cap = open(args.capture, "wb") if args.capture else None
         client = _connect(args, capture=cap)
     except BaseException:
         if cap:
             cap.close()
+        log.close()
         raise
     n = 0
+    alarms = 0
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
         print(_info_line(client.peer_info), flush=True)
+        print("monitor: every event is recorded in %s, then acknowledged (the board forgets "
+              "it; `ring run` will not adjudicate it)" % log.path, flush=True)
         while end is None or time.monotonic() < end:
+            alarms = _record_alarms(log, client, alarms)
             ev = client.get_event(timeout=0.2)
             if ev is None:
                 continue
-            print(ringmsg.describe_event(ev.payload), flush=True)
-            client.ack(ev)
+            _, new = log.append_once("event", event_record(ev, "ring link monitor"),
+                                     event=(ev.boot_id, ev.event_id))   # durable first
+            client.ack(ev)                                              # then acknowledged
+            print(ringmsg.describe_event(ev.payload) + ("" if new else "  (already recorded)"),
+                  flush=True)
             n += 1
             if args.count and n >= args.count:
                 break
+        alarms = _record_alarms(log, client, alarms)
     finally:
         st = client.stats()
         client.close()
+        log.close()
         if cap:
             cap.close()
-    print("== %d events; alarms=%d crc_errors=%d retransmits=%d link_losses=%d" % (
-        n, st["alarms"], st["crc_errors"], st["retransmits"], st["link_losses"]))
-    return 0
+    print("== %d events recorded and acknowledged; alarms=%d crc_errors=%d retransmits=%d "
+          "link_losses=%d" % (n, st["alarms"], st["crc_errors"], st["retransmits"],
+                              st["link_losses"]))
+    return 1 if st["alarms"] else 0
 
 
 def cmd_send(args):
     from ..fw import ringmsg
     code = {v: k for k, v in ringmsg.CMD_NAMES.items()}[args.command]
     client = _connect(args)
+    # Board events are shown but never acknowledged here: the host acknowledges an event only
+    # after it is durably recorded, and recording (and adjudicating) is `ring run`'s job. The
+    # board keeps them and resends them to the next host.
+    seen = 0
     try:
         cmd_id = client.send_cmd(code, args.text)
         end = time.monotonic() + args.timeout
@@ -215,8 +254,8 @@ def cmd_send(args):
             ev = client.get_event(timeout=0.1)
             if ev is None:
                 continue
-            print(ringmsg.describe_event(ev.payload))
-            client.ack(ev)
+            seen += 1
+            print(ringmsg.describe_event(ev.payload) + "  (left for `ring run` to record)")
             if ev.code == ringmsg.EV_RESULT and ev.a == cmd_id:
                 if ev.b:
                     raise UserError(f"board refused {args.command}: {ev.text or ev.b}", code=1)
@@ -224,7 +263,9 @@ def cmd_send(args):
         if client.cmds_unacked:
             raise UserError(f"the board did not acknowledge {args.command} within "
                             f"{args.timeout:g} s", code=1)
-        print(f"{args.command}: delivered (no result event within {args.timeout:g} s)")
+        why = (f"; {seen} earlier board event(s) are waiting to be recorded by `ring run` and "
+               "may hold the answer back" if seen else "")
+        print(f"{args.command}: delivered (no result event within {args.timeout:g} s{why})")
         return 0
     finally:
         client.close()

@@ -6,8 +6,16 @@
     cmd_id = client.send_cmd(ringmsg.CMD_ARM, "")
     client.wait_cmds_acked(timeout_s)   -> True when the board acked every command sent
     client.link_up, client.peer_info, client.at_repl, client.stats(), client.close()
+    client.alarms                    -> security alarms so far (== stats()["alarms"])
+    LinkClient(..., on_alarm=f): f(new, total) runs in the link thread when alarms rise.
     LinkClient(..., on_event=f): f(ev) runs in the link thread, in order, instead of the
     queue; if f raises, the same event is offered again every 0.5 s (it stays unacked).
+
+Security alarms: a frame with a good CRC and a bad authentication tag (forged, tampered,
+reflected, or replayed from an old session). The count only grows for the LinkClient's
+life (reconnects and board reboots included) and a host restart does not cause any (the
+board sends nothing under the previous host's keys once it has answered the new HELLO),
+so a rise is always worth recording: the runner appends each rise to the audit log.
 
 Exactly-once toward the app: the link keeps sequence numbers across reconnects of one
 LinkClient, and events are also deduplicated on (boot_id, event_id) (ringmsg), so an event
@@ -57,11 +65,12 @@ class LinkClient:
 
     def __init__(self, port, key, on_event=None, serial_number=None, name="ringctl",
                  on_state=None, reopen_ms=250, ring_slots=64, window=8, start=True,
-                 capture=None):
+                 capture=None, on_alarm=None):
         self.port_spec = port
         self.serial_number = serial_number
         self.on_event = on_event
         self.on_state = on_state
+        self.on_alarm = on_alarm      # f(new, total), link thread, when the alarm count rises
         self.reopen_ms = reopen_ms
         self.capture = capture        # binary file: every byte read and written (ring link dump)
         self._cap_rx = bytearray()
@@ -121,6 +130,11 @@ class LinkClient:
     @property
     def link_up(self):
         return self.session.connected and self._ser is not None
+
+    @property
+    def alarms(self):
+        """Security alarms so far (good CRC, bad tag); only grows for this client's life."""
+        return self.session.alarms
 
     @property
     def peer_info(self):
@@ -335,10 +349,15 @@ class LinkClient:
     def _note_state(self):
         s = self.session
         if s.alarms != self._alarms_logged:
+            new, total = s.alarms - self._alarms_logged, s.alarms
             log.warning("ring link SECURITY ALARM: %d frame(s) with a good CRC and a bad "
-                        "tag (forged, replayed or reflected); total %d",
-                        s.alarms - self._alarms_logged, s.alarms)
-            self._alarms_logged = s.alarms
+                        "tag (forged, replayed or reflected); total %d", new, total)
+            self._alarms_logged = total
+            if self.on_alarm:
+                try:
+                    self.on_alarm(new, total)
+                except Exception:
+                    log.exception("ring link: on_alarm callback failed")
         up = s.connected and self._ser is not None
         if up != self._was_up:
             self._was_up = up
