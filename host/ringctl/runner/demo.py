@@ -31,7 +31,7 @@ def register(subparsers):
                    help="keep the audit log, board flash and frames here (default: a temp dir)")
     p.add_argument("--coin-px", type=float, default=44.0,
                    help="coin diameter in camera pixels (default 44; vision needs >= 40)")
-    p.add_argument("--fps", type=float, default=20.0, help="simulated camera frame rate")
+    p.add_argument("--fps", type=float, default=25.0, help="simulated camera frame rate")
     p.set_defaults(func=run)
     return p
 

@@ -18,7 +18,7 @@ from ..record.rebuild import record_op
 
 # Coins count as still once the camera has seen no motion for this long (the board's quiet
 # time after the last impact is the other, independent half of "at rest").
-STILL_WINDOW_S = 0.2
+STILL_WINDOW_S = 0.15
 
 RESULT_LIGHT = {"heads": rm.LIGHT_HEADS, "tails": rm.LIGHT_TAILS, "odds": rm.LIGHT_ODDS,
                 "no-spin": rm.LIGHT_BARRED, "unsure": rm.LIGHT_UNSURE}

@@ -125,9 +125,10 @@ class DemoSession:
                 break
             for ev in host.apply(op):
                 table_lines.append(_table_line(op, ev))
+        toss = self._toss_for(seed, force)           # physics first: not part of the spin's time
         spin = host.arm()
         host.wait_armed(3.0)
-        toss = self.simring.spin(seed, force=force)
+        self.simring.play(toss)
         self.last_toss = toss
         t0 = toss.t0                                  # release of the coins (host clock)
         if during is not None:
@@ -162,7 +163,8 @@ class DemoSession:
             if spin.t_result < t_release + truth_rest:
                 self.before_true_rest += 1
         e2l = [b / 1000.0 for (name, b) in spin.lights if b is not None and b >= 0]
-        rec = {"spin": spin.number, "scenario": force, "seed": seed,
+        scenario = force if not toss.truth.get("force_not_achieved") else force + "?"
+        rec = {"spin": spin.number, "scenario": scenario, "seed": toss.seed,
                "outcome": outcome.result, "reasons": outcome.reasons, "truth": truth,
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
                "light": host.light, "edge_to_light_ms": max(e2l) if e2l else None,
@@ -175,6 +177,22 @@ class DemoSession:
                "table": [s for s in table_lines if s], "settled": [s for s in settled if s]}
         self.records.append(rec)
         return rec
+
+    # the rule a forced scenario is meant to show (a forced toss does not always produce it)
+    FORCE_RULE = {"outside": "7.3.1", "wall": "7.3.2", "mat": "7.3.3", "stack": "7.3.4",
+                  "lean": "7.3.4", "low": "7.1.2"}
+
+    def _toss_for(self, seed, force, tries=8):
+        """A toss showing the forced case: re-rolled (seeded) until its ground truth cites
+        the rule, at most `tries` times; otherwise the last one, labelled as not achieved."""
+        from ..sim.physics import simulate_toss
+        rule = self.FORCE_RULE.get(force)
+        for k in range(tries):
+            toss = simulate_toss(seed + 7919 * k, ring=self.ring, force=force)
+            if rule is None or any(r.startswith(rule) for r in toss.truth.get("reasons", [])):
+                return toss
+        toss.truth["force_not_achieved"] = True
+        return toss
 
     def _press_nospin(self, at):
         import threading
