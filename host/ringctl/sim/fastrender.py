@@ -12,6 +12,7 @@ renderers pose by pose, so a change in render.py that is not mirrored here fails
 Scenes this path does not cover (oblique ring ellipse, blur, chips) return None: the caller
 falls back to render_scene.
 """
+import functools
 import json
 
 import cv2
@@ -30,7 +31,8 @@ def supported(fs):
 class FastRenderer:
     """Frames of a fixed ring (size, ring, layout, floor, lighting) with moving coins."""
 
-    def __init__(self, rng=None):
+    def __init__(self, rng=None, fast_paste=True):
+        self.fast_paste = fast_paste    # False: render._paste itself (bit-exact, slower)
         self.rng = np.random.default_rng(0) if rng is None else rng
         self._key = None
         self._bg = None         # lit clean empty ring, uint8 HxWx3 (render_scene's own pixels)
@@ -80,8 +82,9 @@ class FastRenderer:
         out = []
         for x0, y0, x1, y1 in _merge(boxes, w, h):
             crop = self._plane[y0:y1, x0:x1].copy()
-            for fn, args, center, radius, kw in draws:
-                fn(crop, *args, (center[0] - x0, center[1] - y0), radius, **kw)
+            for (fn, args, center, radius, kw), b in zip(draws, boxes):
+                if b[0] < x1 and x0 < b[2] and b[1] < y1 and y0 < b[3]:   # others miss this crop
+                    fn(crop, *args, (center[0] - x0, center[1] - y0), radius, **kw)
             crop *= self._field[y0:y1, x0:x1, None]
             crop *= 255
             out.append((x0, y0, np.clip(crop + 0.5, 0, 255).astype(np.uint8)))
@@ -109,13 +112,15 @@ class FastRenderer:
         ring_c = np.array(fs["ring"]["center"], float)
         coins = fs["coins"]
         order = sorted(range(len(coins)), key=lambda i: 0 if coins[i].get("on_top_of") is None else 1)
-        shadows, faces_, boxes = [], [], []
+        shadows, faces_, sboxes, fboxes = [], [], [], []
         col = style.get("color", [70, 120, 190])
         thick = float(style.get("thickness", 0.13))
 
+        paste = _Paste() if self.fast_paste else render._paste
+
         def add(lst, args, center, radius, **kw):
-            lst.append((render._paste, args, center, radius, kw))
-            boxes.append((center[0] - radius - 4, center[1] - radius - 4,
+            lst.append((paste, args, center, radius, kw))
+            (sboxes if lst is shadows else fboxes).append((center[0] - radius - 4, center[1] - radius - 4,
                           center[0] + radius + 4, center[1] + radius + 4))
 
         for i in order:
@@ -138,11 +143,65 @@ class FastRenderer:
                 n = np.array([np.cos(a), np.sin(a)])
                 if np.dot(n, p - ring_c) < 0:
                     n = -n
-                edge = np.ones_like(tex) * (np.array(col, np.float32) / 255 * 0.55)
+                edge_col = np.array(col, np.float32) / 255 * 0.55
                 for k in (1.0, 0.5):
-                    add(faces_, (edge, alpha), p + n * t * k, r, tilt_deg=tilt, axis_deg=axis)
+                    if self.fast_paste:
+                        add(faces_, (None, alpha), p + n * t * k, r, tilt_deg=tilt, axis_deg=axis,
+                            color=edge_col)
+                    else:
+                        add(faces_, (np.ones_like(tex) * edge_col, alpha), p + n * t * k, r,
+                            tilt_deg=tilt, axis_deg=axis)
             add(faces_, (tex, alpha), p, r, tilt_deg=tilt, axis_deg=axis)
-        return shadows + faces_, boxes
+        return shadows + faces_, sboxes + fboxes
+
+
+class _Paste:
+    """render._paste's math with two savings for moving frames: the pre-filtered disc alpha is
+    shared by the pastes of one frame with the same radius, and a constant-colour texture (the
+    coin's edge) is not blurred (blurring a constant gives the constant) and is warped as one
+    channel."""
+
+    def __init__(self):
+        self._alpha = {}
+
+    def __call__(self, canvas, tex, alpha, center, radius, tilt_deg=0.0, axis_deg=0.0, shade=None,
+                 color=None):
+        h, w = canvas.shape[:2]
+        s = radius / (faces.TEX / 2 - 1)
+        if s < 0.5:   # pre-filter as render._paste does: the warp samples only a pixel's neighbours
+            k = 0.45 / s
+            if tex is not None:
+                tex = cv2.GaussianBlur(tex, (0, 0), k)
+            if k not in self._alpha:
+                self._alpha[k] = cv2.GaussianBlur(alpha, (0, 0), k)
+            alpha = self._alpha[k]
+        a = np.deg2rad(axis_deg)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        lin = s * rot @ np.diag([1.0, np.cos(np.deg2rad(tilt_deg))]) @ rot.T
+        cx, cy = center
+        x0, y0 = int(max(0, np.floor(cx - radius - 3))), int(max(0, np.floor(cy - radius - 3)))
+        x1, y1 = int(min(w, np.ceil(cx + radius + 3))), int(min(h, np.ceil(cy + radius + 3)))
+        if x1 <= x0 or y1 <= y0:
+            return
+        c = faces.TEX / 2 - 0.5
+        off = np.array([cx - x0, cy - y0]) - lin @ np.array([c, c])
+        m = np.hstack([lin, off[:, None]])
+        size = (x1 - x0, y1 - y0)
+        at = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR)[..., None]
+        roi = canvas[y0:y1, x0:x1]
+        if shade is not None:
+            roi *= 1 - shade * at
+            return
+        if tex is None:   # a constant colour: only the texture square's border (zero outside) varies
+            tt = cv2.warpAffine(_ones(), m, size, flags=cv2.INTER_LINEAR)[..., None] * color
+        else:
+            tt = cv2.warpAffine(tex, m, size, flags=cv2.INTER_LINEAR)
+        roi[:] = roi * (1 - at) + tt * at
+
+
+@functools.lru_cache(maxsize=1)
+def _ones():
+    return np.ones((faces.TEX, faces.TEX), np.float32)
 
 
 def _merge(boxes, w, h):
