@@ -453,6 +453,7 @@ class Session:
         self._new_tx = None   # device in PENDING: keys waiting for the host's first frame
         self._new_rx = None
         self._new_peer = None
+        self._offer = None    # device: (nh, reply payload) of the pending offer
         self._hold = False    # device: answered a new HELLO while up; quiet under the old keys
         self._nh = None
         self._reply = None
@@ -573,6 +574,7 @@ class Session:
         self._new_tx = None
         self._new_rx = None
         self._reply = None
+        self._offer = None
         self._hold = False
 
     def send(self, mtype, payload, now_ms=0):
@@ -636,6 +638,7 @@ class Session:
             self._tx, self._rx = self._new_tx, self._new_rx
             self._new_tx = self._new_rx = None
             self._reply = None
+            self._offer = None
             self._hold = False
             self._rx_continue(self._new_peer[0], self._new_peer[1])
             self._snd = self._una         # resend everything unacked under the new keys
@@ -766,8 +769,15 @@ class Session:
         self.peer_info = {"proto": "%d.%d" % (d["proto_major"], d["proto_minor"]),
                           "proto_major": d["proto_major"], "proto_minor": d["proto_minor"],
                           "name": d["name"], "stream": stream}
+        if (self._new_rx is not None and self._offer is not None
+                and ct_equal(self._offer[0], d["nh"])):
+            # the same HELLO again (duplicated on the line): the same answer, not a second
+            # offer the host would never use (its first reply already set its keys)
+            self._reply = self._offer[1]
+            return
         nd = _urandom(NONCE_LEN)
         self._retire(self._new_rx)        # an earlier offer the host never confirmed
+        self._offer = None
         self._new_tx = self._new_rx = None
         self._reply = build_hello_device(d["nh"], nd, self.info)
         if d["proto_major"] != PROTO_MAJOR:
@@ -778,6 +788,7 @@ class Session:
         h2d, d2h = session_keys(self._key, d["nh"], nd)
         self._new_tx, self._new_rx = d2h, h2d
         self._new_peer = (stream, tx_base)
+        self._offer = (bytes(d["nh"]), self._reply)
         if self.state != ST_UP:
             self.state = ST_PENDING
         else:

@@ -315,3 +315,23 @@ def test_replayed_hello_only_pauses_the_board_until_the_live_host_speaks():
     _talk(host, dev, 21, 300)              # the live host's next frame resumes the board
     assert host.connected and dev.connected and host.link_losses == 0
     assert host.recv()[1] == b"e" and host.alarms == 0 and dev.alarms == 0
+
+
+def test_duplicated_hello_gets_the_same_answer_and_the_session_comes_up():
+    """A HELLO duplicated on the line must not replace the offer the host already took."""
+    host, dev = _pair()
+    _talk(host, dev, 0, 10)
+    host.start(100)                        # host reconnects; the board is still up
+    hello = host.poll(100)
+    replies = []
+    for _ in range(2):                     # the line delivers it twice
+        dev.feed(hello, 101)
+        while (o := dev.poll(101)) is not None:
+            replies.append(o)
+    assert _frames(replies) == [rl.MT_HELLO] * 2 and replies[0] == replies[1]
+    for o in replies:
+        host.feed(o, 102)
+    host.send(rl.MT_CMD, b"c", 103)
+    _talk(host, dev, 103, 120)
+    assert host.connected and dev.connected and dev.handshakes == 2
+    assert dev.recv()[1] == b"c" and host.alarms == 0 and dev.alarms == 0
