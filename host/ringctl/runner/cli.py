@@ -264,50 +264,6 @@ class Console:
         self.out(f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
                  + ("still to do: " + "; ".join(todo) if todo else "play may resume"))
 
-
-    def status(self):
-        host = self.host
-        st = host.link.stats() if hasattr(host.link, "stats") else {}
-        camera = "none (manual calls)" if host.camera is None else \
-            "STALLED" if host.camera_fault else "ok"
-        link = "up" if host.link.link_up else "LOST (the board shows link-lost)"
-        light = host.light if host.link.link_up else f"{host.light} (last known)"
-        self.out(f"  phase {host.phase}  light {light}  link {link}  camera {camera}")
-        self.out(f"  link counters: alarms {st.get('alarms', 0)}, retransmits "
-                 f"{st.get('retransmits', 0)}, reconnects {st.get('opens', 0)}")
-        self.out("  table " + json.dumps(host.engine.state()))
-
-    def lost_coin(self, args):
-        """Rule 7.4, step by step, each step recorded in the audit log."""
-        from ..game.adjudicate import AdjudicationError
-        host = self.host
-        spin = host.spin
-        if spin is None:
-            raise UserError("no spin: the lost-coin procedure belongs to a spin")
-        try:
-            if args and args[0].isdigit():
-                spin.adj.coin_out_of_ring(int(args[0]), actor="boxer")
-            elif spin.adj.lost is None:
-                raise UserError("7.4: start with 'lost N' (N coins thrown out of the ring)")
-            elif args[:1] == ["found"] and len(args) == 2 and args[1].isdigit():
-                spin.adj.lost.retrieve(int(args[1]))
-            elif args[:1] == ["check"] and args[1:] in (["ok"], ["bad"]):
-                spin.adj.lost.check_found(args[1] == "ok")
-            elif args[:1] == ["offer"] and len(args) == 2:
-                spin.adj.lost.offer(args[1])
-            elif args[:1] == ["newset"] and len(args) >= 2:
-                spin.adj.lost.bring_new_set(args[1], current_spinner_continues="continue" in args)
-            else:
-                raise UserError("lost N | lost found K | lost check ok|bad | lost offer new|original"
-                                " | lost newset NAME [continue]")
-        except AdjudicationError as exc:
-            raise UserError(f"{exc.rule}: {exc.reason}")
-        step = spin.adj.steps[-1]
-        host.log.append("lost-coin", {"spin": spin.number, "step": step})
-        todo = spin.adj.lost.missing
-        self.out(f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
-                 + ("still to do: " + "; ".join(todo) if todo else "play may resume"))
-
     def _read_line(self):
         """One typed line if there is one, without blocking (raw fd reads: a buffered
         readline would hide further lines from select)."""
