@@ -152,10 +152,10 @@ def test_verify_detects_an_inserted_record(log):
     assert [(p["seq"], p["problem"]) for p in report["problems"] if p["seq"]] == [(3, "inserted")]
 
 
-def test_host_records_event_spin_frames_light(tmp_path):
+def test_host_records_event_spin_frames(tmp_path):
     from ringctl.fw import ringmsg as rm
     from ringctl.game.adjudicate import SpinAdjudicator
-    from ringctl.record.spins import record_event, record_light, record_spin
+    from ringctl.record.spins import record_event, record_spin
     lg = AuditLog(tmp_path / "h.db")
     adj = SpinAdjudicator(spin_id=1)
     for n, (code, a) in enumerate([(rm.EV_IMPACT, 0), (rm.EV_IMPACT, 1), (rm.EV_REST, 600)], 1):
@@ -166,10 +166,9 @@ def test_host_records_event_spin_frames_light(tmp_path):
     adj.decide(None)
     adj.resolve("boxer", "heads", "read by eye")
     seq = record_spin(lg, 1, adj, frames=[(JPEG, {"result": "unsure"})])
-    record_light(lg, rm.LIGHT_HEADS, "boxer's call", spin_id=1)
     spin = list(lg.records(kind="spin"))[0]
     assert spin.seq == seq and spin.data["outcome"]["result"] == "heads"
     assert spin.data["outcome"]["override"]["actor"] == "boxer"
     assert lg.records(since=spin.data["frames"][0] - 1).__next__().blob == JPEG
-    assert [r.kind for r in lg.records()] == ["event"] * 3 + ["frame", "spin", "light"]
+    assert [r.kind for r in lg.records()] == ["event"] * 3 + ["frame", "spin"]
     assert lg.verify()["ok"]

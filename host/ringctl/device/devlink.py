@@ -4,27 +4,19 @@ Wraps helper A's ringctl.link.LinkClient (authenticated session over pyserial or
 simulated board's pty). The key comes from $RING_HOME/keys/<device-id>.key; the device id
 is the USB serial number, or for the simulated board the one it stores in its flash dir.
 """
-import base64
 import json
 import time
 from pathlib import Path
 
 from ..errors import UserError
 from ..fw import ringlink, ringmsg
+from ..record.spins import record_event
 from . import boards, keys
 
 # Events that belong to play and must reach the audit log: the doctor never acks them away.
 PLAY_EVENTS = {ringmsg.EV_BEAM, ringmsg.EV_WALL, ringmsg.EV_IMPACT, ringmsg.EV_REST,
                ringmsg.EV_BARRED, ringmsg.EV_BUTTON, ringmsg.EV_OVERFLOW}
 BACKLOG_S = 0.3
-
-
-def event_record(ev, by):
-    """A link Event as the audit log keeps it (the same fields `ring run` records)."""
-    return {"boot_id": ev.boot_id, "event_id": ev.event_id, "code": ev.code,
-            "name": ringmsg.EVENT_NAMES.get(ev.code, str(ev.code)), "t_us": ev.t_us,
-            "a": ev.a, "b": ev.b, "text": ev.text, "by": by,
-            "payload": base64.b64encode(bytes(ev.payload)).decode() if ev.payload else ""}
 
 
 class BoardLink:
@@ -55,8 +47,7 @@ class BoardLink:
 
     def _ack(self, ev):
         if self.log is not None:
-            self.log.append("event", event_record(ev, self.by),
-                            event=(ev.boot_id, ev.event_id))    # durable first
+            record_event(self.log, ev, by=self.by)                 # durable first
             self.recorded += 1
         self.client.ack(ev)                                       # then acknowledged
 

@@ -191,7 +191,8 @@ def _record_alarms(log, client, recorded):
 
 
 def cmd_monitor(args):
-    from ..device.devlink import event_record, open_audit_log
+    from ..device.devlink import open_audit_log
+    from ..record.spins import record_event
     from ..fw import ringmsg
     log = open_audit_log(args.log)
     if log is None:
@@ -218,8 +219,7 @@ def cmd_monitor(args):
             ev = client.get_event(timeout=0.2)
             if ev is None:
                 continue
-            _, new = log.append_once("event", event_record(ev, "ring link monitor"),
-                                     event=(ev.boot_id, ev.event_id))   # durable first
+            _, new = record_event(log, ev, by="ring link monitor")      # durable first
             client.ack(ev)                                              # then acknowledged
             print(ringmsg.describe_event(ev.payload) + ("" if new else "  (already recorded)"),
                   flush=True)

@@ -115,7 +115,6 @@ class Console:
         self.out = out
         self.link_state = None
         self.shown_phase = None
-        self.waiting_call = False
         self._buf = b""
         self._eof = False
 
@@ -159,14 +158,12 @@ class Console:
         self.out(f"  spin {self.host.spin.number}: {out.result.upper()}  " + "; ".join(out.reasons))
         if out.result == "unsure":
             self.out("  boxer: look at the coins and type h, t, o or x (no spin)")
-            self.waiting_call = True
         else:
             self._settle()
 
     def _settle(self):
         for ev in self.host.finish():
             self.out("  " + json.dumps(ev))
-        self.waiting_call = False
 
     def command(self, line):
         from ..game.adjudicate import AdjudicationError

@@ -9,16 +9,17 @@ Every outcome is compared with the simulator's ground truth.
 """
 import json
 import os
-import sys
 import tempfile
 
 import numpy as np
 
 from ..errors import UserError
+from ..fw import pins
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
 SCENARIOS = [None] * 9 + ["outside", "wall", "stack", "lean", "mat", "low"]
-QUIET_S = 1.0          # the board's configured quiet time before "at rest" (issue 3 default)
+# The board's quiet time before "at rest": the simulated board runs the pin map's default.
+QUIET_S = pins.DEFAULTS["quiet_ms"] / 1000.0
 
 
 def register(subparsers):
@@ -34,10 +35,6 @@ def register(subparsers):
     p.add_argument("--fps", type=float, default=25.0, help="simulated camera frame rate")
     p.set_defaults(func=run)
     return p
-
-
-def percentile(values, q):
-    return float(np.percentile(values, q)) if values else None
 
 
 def run(args):
@@ -102,8 +99,3 @@ class Printer:
         if not self.as_json:
             print("summary:", flush=True)
         print(json.dumps(summary), flush=True)
-
-
-def main(argv=None):
-    from ..cli import main as cli_main
-    return cli_main(["demo"] + list(argv if argv is not None else sys.argv[1:]))

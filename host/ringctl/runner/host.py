@@ -6,7 +6,6 @@ durably in the audit log, then acknowledge it on the link (so nothing acknowledg
 lost), then act on it. The host decides the final outcome; the board has already barred
 the spin on its own when a sensor said so (rule 7.2: before the coins come to rest).
 """
-import base64
 import time
 
 import cv2
@@ -15,34 +14,21 @@ from ..errors import UserError
 from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
 from ..record.rebuild import record_op
+from ..record.spins import record_event, record_spin
 
 # Coins count as still once the camera has seen no motion for this long (the board's quiet
 # time after the last impact is the other, independent half of "at rest").
 STILL_WINDOW_S = 0.15
 
-RESULT_LIGHT = {"heads": rm.LIGHT_HEADS, "tails": rm.LIGHT_TAILS, "odds": rm.LIGHT_ODDS,
-                "no-spin": rm.LIGHT_BARRED, "unsure": rm.LIGHT_UNSURE}
-
-
-def event_dict(ev):
-    """A link Event as the JSON the audit log keeps (the raw payload too, base64)."""
-    return {"boot_id": ev.boot_id, "event_id": ev.event_id, "code": ev.code,
-            "name": rm.EVENT_NAMES.get(ev.code, str(ev.code)), "t_us": ev.t_us, "a": ev.a,
-            "b": ev.b, "text": ev.text,
-            "payload": base64.b64encode(bytes(ev.payload)).decode() if ev.payload else ""}
-
 
 class Spin:
     """What the host knows about the spin in progress."""
 
-    def __init__(self, number, boot_id):
+    def __init__(self, number):
         self.number = number
-        self.boot_id = boot_id
         self.adj = SpinAdjudicator(number)
-        self.t_armed = time.monotonic()
         self.t_first_impact = None
         self.t_rest = None           # host clock when the board said "at rest"
-        self.t_barred = None
         self.t_result = None
         self.phase = rm.PH_ARMED
         self.lights = []             # (light name, edge-to-light us or -1)
@@ -51,7 +37,6 @@ class Spin:
         self.outcome = None
         self.finished = False       # the result was applied to the table (6.9)
         self.verdicts = []
-        self.frame_jpeg = None
 
 
 class RingHost:
@@ -74,7 +59,6 @@ class RingHost:
         self.phase = "idle"
         self.boot_id = None
         self.edge_to_light_us = []
-        self.events_seen = 0
         self.watcher = None
         self.camera_fault = False
         self.alarms_recorded = 0
@@ -118,12 +102,9 @@ class RingHost:
             self.alarms_recorded = alarms
 
     def handle(self, ev):
-        data = event_dict(ev)
-        if self.spin is not None:
-            data["spin"] = self.spin.number
-        self.log.append("event", data, event=(ev.boot_id, ev.event_id))   # durable first
+        extra = {"spin": self.spin.number} if self.spin is not None else {}
+        record_event(self.log, ev, **extra)                                # durable first
         self.link.ack(ev)                                                  # then acknowledged
-        self.events_seen += 1
         code = ev.code
         if self.boot_id is not None and ev.boot_id != self.boot_id:
             self._board_restarted(ev)
@@ -141,7 +122,7 @@ class RingHost:
         if code == rm.EV_PHASE and ev.a == rm.PH_ARMED and (spin is None or spin.outcome is not None):
             # Armed from the boxer's "come in spinner" button on the board itself.
             self.spins += 1
-            spin = self.spin = Spin(self.spins, ev.boot_id)
+            spin = self.spin = Spin(self.spins)
             self.log.append("arm", {"spin": self.spins, "by": "board button"})
             if self.watcher is not None:
                 self.watcher.reset()
@@ -158,8 +139,6 @@ class RingHost:
             spin.t_rest = time.monotonic()
         elif code == rm.EV_BARRED:
             spin.barred.append(rm.BAR_NAMES.get(ev.a, "barred"))
-            if spin.t_barred is None:
-                spin.t_barred = time.monotonic()
 
     def _board_restarted(self, ev):
         spin = self.spin
@@ -185,7 +164,7 @@ class RingHost:
                 raise UserError("betting is not closed: call 'no more bets, come in spinner' "
                                 "first (6.3), i.e. {\"op\": \"bets-closed\"}")
         self.spins += 1
-        self.spin = Spin(self.spins, self.boot_id)
+        self.spin = Spin(self.spins)
         if self.camera is not None and self.ring_model is not None:
             if self.watcher is None:
                 self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
@@ -261,22 +240,16 @@ class RingHost:
         spin.outcome = outcome
         spin.t_result = time.monotonic()
         # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
-        light = rm.LIGHT_FAULT if self.camera_fault else RESULT_LIGHT[outcome.result]
+        light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
         self.link.send_cmd(rm.CMD_LIGHT, str(light))
         # Every still frame that decided the spin is kept (JPEG), then the spin record.
-        frame_seqs = []
+        jpegs = []
         for i, frame in enumerate(f for f in frames if f is not None):
             ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
             if ok:
-                spin.frame_jpeg = jpg.tobytes()
-                verdict = spin.verdicts[i] if i < len(spin.verdicts) else None
-                frame_seqs.append(self.log.append("frame", {"spin": spin.number,
-                                                            "verdict": verdict},
-                                                  blob=spin.frame_jpeg))
-        self.log.append("spin", {"spin": spin.number, "outcome": outcome.as_json(),
-                                 "verdicts": spin.verdicts, "steps": spin.adj.steps,
-                                 "lights": spin.lights, "barred": spin.barred,
-                                 "frames": frame_seqs, "camera_fault": self.camera_fault})
+                jpegs.append((jpg.tobytes(), spin.verdicts[i] if i < len(spin.verdicts) else None))
+        record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=spin.verdicts,
+                    lights=spin.lights, barred=spin.barred, camera_fault=self.camera_fault)
         return outcome
 
     def boxer_call(self, result, reason, actor="boxer"):
@@ -289,7 +262,7 @@ class RingHost:
                                                  "reason": exc.reason, "actor": actor})
             raise
         spin.outcome = outcome
-        self.link.send_cmd(rm.CMD_LIGHT, str(RESULT_LIGHT[outcome.result]))
+        self.link.send_cmd(rm.CMD_LIGHT, str(outcome.light))
         self.log.append("override", {"spin": spin.number, "actor": actor, "result": result,
                                      "reason": reason, "outcome": outcome.as_json()})
         return outcome

@@ -13,7 +13,7 @@ BOARD_UP_S = 15.0
 
 
 class DemoSession:
-    def __init__(self, work, seed=1, coin_px=44.0, fps=15.0, quiet_s=1.0, say=print):
+    def __init__(self, work, seed=1, coin_px=44.0, fps=25.0, quiet_s=1.0, say=print):
         self.work = work
         self.seed = seed
         self.coin_px = coin_px
@@ -94,13 +94,15 @@ class DemoSession:
     # ---- on-site vision set-up, as the technician does it --------------------------------
     def _commission_vision(self):
         """Calibrate on the empty ring, then learn the casino's coin faces from 10 photos each."""
-        from ..vision import calibrate, train
         from ..sim.camera import scene_spec
+        from ..sim.geometry import CoinSpec
+        from ..vision import calibrate, train
+        coin = CoinSpec()
         empty = self.camera.frame_at(0.0)
-        ring_model = calibrate(empty, coin_mm=30.8, ring_mm=2000 * self.ring.layout_radius_m)
+        ring_model = calibrate(empty, coin_mm=2000 * coin.radius_m,
+                               ring_mm=2000 * self.ring.layout_radius_m)
         rng = np.random.default_rng(self.seed + 7)
         photos = {"heads": [], "tails": []}
-        coin = _coin_spec()
         for face in photos:
             for _ in range(10):
                 r = rng.uniform(0, 0.6 * self.ring.layout_radius_m)
@@ -246,11 +248,6 @@ def _check(result, truth):
 
 def _pct(values, q):
     return round(float(np.percentile(values, q)), 2) if values else None
-
-
-def _coin_spec():
-    from ..sim.geometry import CoinSpec
-    return CoinSpec()
 
 
 def _flat_quat(face, yaw):
