@@ -175,18 +175,10 @@ class _Paste:
             if k not in self._alpha:
                 self._alpha[k] = cv2.GaussianBlur(alpha, (0, 0), k)
             alpha = self._alpha[k]
-        a = np.deg2rad(axis_deg)
-        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        lin = s * rot @ np.diag([1.0, np.cos(np.deg2rad(tilt_deg))]) @ rot.T
-        cx, cy = center
-        x0, y0 = int(max(0, np.floor(cx - radius - 3))), int(max(0, np.floor(cy - radius - 3)))
-        x1, y1 = int(min(w, np.ceil(cx + radius + 3))), int(min(h, np.ceil(cy + radius + 3)))
-        if x1 <= x0 or y1 <= y0:
+        warp = render._disc_warp(center, radius, s, tilt_deg, axis_deg, w, h)
+        if warp is None:
             return
-        c = faces.TEX / 2 - 0.5
-        off = np.array([cx - x0, cy - y0]) - lin @ np.array([c, c])
-        m = np.hstack([lin, off[:, None]])
-        size = (x1 - x0, y1 - y0)
+        x0, y0, x1, y1, m, size = warp
         at = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR)[..., None]
         roi = canvas[y0:y1, x0:x1]
         if shade is not None:

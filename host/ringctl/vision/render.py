@@ -231,6 +231,22 @@ def _chip_texture(color, kind):
     return img
 
 
+def _disc_warp(center, radius, s, tilt_deg, axis_deg, w, h):
+    """Where a TEX-square texture lands as a disc of `radius` px (scale s) tilted by tilt_deg
+    about axis_deg: -> (x0, y0, x1, y1, affine matrix, size) of the clipped box, or None."""
+    a = np.deg2rad(axis_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    lin = s * rot @ np.diag([1.0, np.cos(np.deg2rad(tilt_deg))]) @ rot.T
+    cx, cy = center
+    x0, y0 = int(max(0, np.floor(cx - radius - 3))), int(max(0, np.floor(cy - radius - 3)))
+    x1, y1 = int(min(w, np.ceil(cx + radius + 3))), int(min(h, np.ceil(cy + radius + 3)))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    c = faces.TEX / 2 - 0.5
+    off = np.array([cx - x0, cy - y0]) - lin @ np.array([c, c])
+    return x0, y0, x1, y1, np.hstack([lin, off[:, None]]), (x1 - x0, y1 - y0)
+
+
 def _paste(canvas, tex, alpha, center, radius, tilt_deg=0.0, axis_deg=0.0, offset=(0.0, 0.0), shade=None):
     """Alpha-composite a TEX-square texture as a (possibly tilted) disc into `canvas` in place."""
     h, w = canvas.shape[:2]
@@ -240,18 +256,11 @@ def _paste(canvas, tex, alpha, center, radius, tilt_deg=0.0, axis_deg=0.0, offse
         if tex is not None:
             tex = cv2.GaussianBlur(tex, (0, 0), k)
         alpha = cv2.GaussianBlur(alpha, (0, 0), k)
-    a = np.deg2rad(axis_deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    lin = s * rot @ np.diag([1.0, np.cos(np.deg2rad(tilt_deg))]) @ rot.T
-    cx, cy = center[0] + offset[0], center[1] + offset[1]
-    x0, y0 = int(max(0, np.floor(cx - radius - 3))), int(max(0, np.floor(cy - radius - 3)))
-    x1, y1 = int(min(w, np.ceil(cx + radius + 3))), int(min(h, np.ceil(cy + radius + 3)))
-    if x1 <= x0 or y1 <= y0:
+    warp = _disc_warp((center[0] + offset[0], center[1] + offset[1]), radius, s, tilt_deg,
+                      axis_deg, w, h)
+    if warp is None:
         return
-    c = faces.TEX / 2 - 0.5
-    off = np.array([cx - x0, cy - y0]) - lin @ np.array([c, c])
-    m = np.hstack([lin, off[:, None]])
-    size = (x1 - x0, y1 - y0)
+    x0, y0, x1, y1, m, size = warp
     at = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR)[..., None]
     roi = canvas[y0:y1, x0:x1]
     if shade is not None:   # a shadow: darken by `shade` where the disc falls
