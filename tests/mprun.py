@@ -3,14 +3,11 @@ import os
 import subprocess
 from pathlib import Path
 
+from ringctl.board.simboard import micropython_binary
+
 ROOT = Path(__file__).resolve().parent.parent
 FW_LIB = ROOT / "firmware" / "lib"
 FW_TESTS = ROOT / "tests" / "firmware"
-
-
-def micropython_binary():
-    from ringctl.board.simboard import micropython_binary as find
-    return find()
 
 
 def mp_env(extra_path=()):

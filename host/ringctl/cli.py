@@ -26,12 +26,9 @@ GROUPS = {
 }
 
 
-_Parser = OneLineParser
-
-
 def build_parser(only=None):
-    parser = _Parser(prog="ring", description="Two-Up ring controller")
-    sub = parser.add_subparsers(dest="group", metavar="COMMAND", parser_class=_Parser)
+    parser = OneLineParser(prog="ring", description="Two-Up ring controller")
+    sub = parser.add_subparsers(dest="group", metavar="COMMAND", parser_class=OneLineParser)
     for name, (module, help_text) in GROUPS.items():
         if only is not None and name != only:
             sub.add_parser(name, help=help_text, add_help=False)

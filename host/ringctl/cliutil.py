@@ -9,7 +9,6 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-
 def group_parser(subparsers, name, help_text):
     """Add a group parser whose bare invocation prints its own help."""
     p = subparsers.add_parser(name, help=help_text, description=help_text)
