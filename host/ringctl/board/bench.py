@@ -12,7 +12,7 @@ import time
 
 from ..fw import ringmsg as M
 from .build import build
-from .rig import Rig
+from ..sim.rig import Rig
 from ..cliutil import OneLineParser
 
 

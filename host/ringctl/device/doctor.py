@@ -400,7 +400,8 @@ def register(subparsers):
 
 
 def run(args):
-    from . import boards, devlink
+    from ..link import boards
+    from . import devlink
     from .cli import default_build_dir
     from .deploy import load_build
     pm = pinmap.load()
