@@ -5,9 +5,9 @@ import time
 import pytest
 
 from ringctl.device import doctor, pinmap
+from ringctl.event import Event as Ev
 from ringctl.fw import ringmsg as M
 
-Ev = collections.namedtuple("Ev", "boot_id event_id code t_us a b text")
 
 
 class FakeLink:
@@ -57,7 +57,7 @@ class FakeLink:
         if not self.q:
             time.sleep(min(timeout, 0.01))     # a real link blocks until the timeout
             return None
-        return tuple(self.q.popleft())
+        return self.q.popleft()
 
     def close(self):
         self.closed = True

@@ -82,7 +82,7 @@ class BoardLink:
         self._ack(ev)
         if self.hello["boot_id"] == "?":
             self.hello["boot_id"] = "%08x" % ev.boot_id
-        return (ev.boot_id, ev.event_id, ev.code, ev.t_us, ev.a, ev.b, ev.text)
+        return ev
 
     def close(self):
         self.client.close()
@@ -186,8 +186,8 @@ def escape_to_repl(port, device_id, timeout=5.0):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             ev = link.next_event(end - time.monotonic())
-            if ev is not None and ev[2] == ringmsg.EV_RESULT and ev[4] == cmd:
-                return None if ev[5] == 0 else "controller refused the reset: " + ev[6]
+            if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
+                return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
         return "no answer to the reset command"
     finally:
         link.close()

@@ -218,7 +218,7 @@ def cmd_monitor(args):
                 continue
             _, new = record_event(log, ev, by="ring link monitor")      # durable first
             client.ack(ev)                                              # then acknowledged
-            print(ringmsg.describe_event(ev.payload) + ("" if new else "  (already recorded)"),
+            print(ev.describe() + ("" if new else "  (already recorded)"),
                   flush=True)
             n += 1
             if args.count and n >= args.count:
@@ -252,9 +252,9 @@ def cmd_send(args):
             if ev is None:
                 continue
             seen += 1
-            print(ringmsg.describe_event(ev.payload) + "  (left for `ring run` to record)")
+            print(ev.describe() + "  (left for `ring run` to record)")
             if ev.code == ringmsg.EV_RESULT and ev.a == cmd_id:
-                if ev.b:
+                if ev.b != ringmsg.R_OK:
                     raise UserError(f"board refused {args.command}: {ev.text or ev.b}", code=1)
                 return 0
         if client.cmds_unacked:
