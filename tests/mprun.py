@@ -3,7 +3,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ringctl.board.simboard import micropython_binary
+from ringctl.mpunix import micropython_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 FW_LIB = ROOT / "firmware" / "lib"

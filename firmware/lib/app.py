@@ -40,11 +40,7 @@ SELFTEST_MS = const(300)
 GC_EVERY = const(8192)
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
 
-# EV_RESULT codes (b)
-R_OK = const(0)
-R_REFUSED = const(1)
-R_INVALID = const(2)
-R_UNKNOWN = const(3)
+from ringmsg import R_OK, R_REFUSED, R_INVALID, R_UNKNOWN  # noqa: E402  (EV_RESULT b codes)
 
 
 async def _readable(obj):

@@ -35,6 +35,12 @@ EV_RESULT = const(16)     # a=command id, b=0 ok / error code, text=error messag
 EV_HOST = const(17)       # a=1 host link up, 0 host silent (device disarmed, light LINK_LOST)
 EV_STATS = const(18)      # a=loop_us p99, b=heap peak bytes, text="k=v ..." (answer to CMD_STATUS)
 
+# EV_RESULT b: how the board took command a (text says why when it did not)
+R_OK = const(0)
+R_REFUSED = const(1)      # not now: wrong phase, fault light, self-test running
+R_INVALID = const(2)      # a bad argument (light code, config key or value)
+R_UNKNOWN = const(3)      # a command code this firmware does not know
+
 EVENT_NAMES = {
     EV_BOOT: "boot", EV_SELFTEST: "selftest", EV_FAULT: "fault", EV_PHASE: "phase",
     EV_BEAM: "beam", EV_WALL: "wall", EV_MAT: "mat", EV_BUTTON: "button",

@@ -7,7 +7,7 @@ from .errors import UserError
 AREAS = {
     "link": ("ringctl.link.bench", "link frames/s on both runtimes and round trip over a pty"),
     "firmware": ("ringctl.board.bench", "edge-to-light, edge-to-frame, loop time, heap peak"),
-    "vision": ("ringctl.vision.bench", "adjudication and motion-check ms; held-out accuracy"),
+    "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
 }
 

@@ -21,7 +21,7 @@ GROUPS = {
     "doctor": ("ringctl.device.doctor", "one report on link, firmware, sensors, light, camera"),
     "sim": ("ringctl.sim.cli", "simulated board and ring"),
     "run": ("ringctl.runner.cli", "run the host against a real board and camera"),
-    "demo": ("ringctl.runner.demo", "play a simulated game end to end"),
+    "demo": ("ringctl.sim.demo", "play a simulated game end to end"),
     "bench": ("ringctl.bench", "benchmarks that print figures as JSON"),
 }
 

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from ringctl import cli
-from ringctl.device import boards, deploy
+from ringctl.device import deploy
+from ringctl.link import boards
 from ringctl.device.target import FlashDirTarget, MpremoteTarget
 
 

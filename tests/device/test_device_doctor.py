@@ -5,9 +5,9 @@ import time
 import pytest
 
 from ringctl.device import doctor, pinmap
+from ringctl.event import Event as Ev
 from ringctl.fw import ringmsg as M
 
-Ev = collections.namedtuple("Ev", "boot_id event_id code t_us a b text")
 
 
 class FakeLink:
@@ -57,7 +57,7 @@ class FakeLink:
         if not self.q:
             time.sleep(min(timeout, 0.01))     # a real link blocks until the timeout
             return None
-        return tuple(self.q.popleft())
+        return self.q.popleft()
 
     def close(self):
         self.closed = True
@@ -272,7 +272,7 @@ def test_camera_coin_size_measured_from_a_rendered_ring(pm, tmp_path):
     # measures the coin size instead of estimating it from the zone.
     cv2 = pytest.importorskip("cv2")
     import numpy as np
-    from ringctl.vision.render import render_scene
+    from ringctl.sim.render import render_scene
     img, _ = render_scene({"size": [960, 720]}, np.random.default_rng(1))
     (tmp_path / "cam").mkdir()
     cv2.imwrite(str(tmp_path / "cam" / "f000.png"), img)

@@ -6,7 +6,7 @@ import pytest
 from ringctl import cli
 from ringctl.device import keys
 
-simboard = pytest.importorskip("ringctl.board.simboard")
+from ringctl.sim import simboard
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_doctor_healthy_sim_board_has_no_failures(board, capsys):
 def test_technician_workflow_on_a_sim_flash_dir(tmp_path, monkeypatch, capsys):
     # provision -> build -> deploy -> boot the deployed image -> doctor confirms it;
     # then a file changed on the board is the only thing a new deploy would copy.
-    build = pytest.importorskip("ringctl.board.build")
+    from ringctl.board import build
     monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
     flash, out = tmp_path / "flash", tmp_path / "build"
     flash.mkdir()

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ringctl.runner.session import DemoSession
+from ringctl.sim.session import DemoSession
 
 
 @pytest.fixture(scope="module")

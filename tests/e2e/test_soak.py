@@ -1,8 +1,8 @@
 """Soak (make soak, not in make test): a long seeded game end to end, zero wrong calls."""
 import pytest
 
-from ringctl.runner.demo import SCENARIOS
-from ringctl.runner.session import DemoSession
+from ringctl.sim.demo import SCENARIOS
+from ringctl.sim.session import DemoSession
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,7 @@
 """Spin adjudication: every 7.3 case, 7.2/7.6 boxer calls, 7.5 actors, 7.4 lost coins, unsure paths."""
 import pytest
 
+from ringctl.event import Event
 from ringctl.fw import ringmsg as rm
 from ringctl.game.adjudicate import AdjudicationError, SpinAdjudicator
 
@@ -28,7 +29,7 @@ class Ring:
 
     def ev(self, code, t_us, a=0, b=0, text=""):
         self.n += 1
-        self.adj.feed(rm.pack_event(0xB007, self.n, code, t_us, a, b, text))
+        self.adj.feed(Event(0xB007, self.n, code, t_us, a, b, text))
         return self
 
     def landed(self, first=1_000_000, rest=True):
@@ -210,11 +211,11 @@ def test_boxer_confirms_unsure_with_recorded_reason():
     assert [s["step"] for s in r.adj.steps] == ["decided", "resolve-refused", "resolve-refused", "override"]
 
 
-def test_decide_only_once_and_feed_accepts_tuples_and_dicts():
+def test_decide_only_once_from_events_decoded_off_the_wire():
     adj = SpinAdjudicator()
-    adj.feed((1, 1, rm.EV_IMPACT, 10, 0, 5))
-    adj.feed({"boot_id": 1, "event_id": 2, "code": rm.EV_IMPACT, "t_us": 20, "a": 1, "b": 5})
-    adj.feed((1, 3, rm.EV_PHASE, 30, rm.PH_AT_REST, rm.PH_LANDED, ""))
+    adj.feed(Event.decode(rm.pack_event(1, 1, rm.EV_IMPACT, 10, 0, 5)))
+    adj.feed(Event(1, 2, rm.EV_IMPACT, 20, 1, 5))
+    adj.feed(Event(1, 3, rm.EV_PHASE, 30, rm.PH_AT_REST, rm.PH_LANDED))
     assert adj.decide(verdict("odds")).result == "odds"
     with pytest.raises(AdjudicationError):
         adj.decide(verdict("odds"))
@@ -242,7 +243,7 @@ def test_a_beam_break_reported_at_start_and_end_is_one_reason():
     from ringctl.game.adjudicate import SpinAdjudicator
     adj = SpinAdjudicator(1)
     for sector, us in [(1, 0), (2, 0), (1, 500), (2, 700), (5, 0)]:
-        adj.feed((1, 1, rm.EV_BEAM, 0, sector, us, ""))
+        adj.feed(Event(1, 1, rm.EV_BEAM, 0, sector, us))
     bars = adj._sensor_bars(adj._evidence())
     assert bars == ["7.3.1 coin crossed the ring boundary (beam sector 1, 500 us)",
                     "7.3.1 coin crossed the ring boundary (beam sector 2, 700 us)",

@@ -155,14 +155,15 @@ def test_verify_detects_an_inserted_record(log):
 def test_host_records_event_spin_frames(tmp_path):
     from ringctl.fw import ringmsg as rm
     from ringctl.game.adjudicate import SpinAdjudicator
+    from ringctl.event import Event
     from ringctl.record.spins import record_event, record_spin
     lg = AuditLog(tmp_path / "h.db")
     adj = SpinAdjudicator(spin_id=1)
     for n, (code, a) in enumerate([(rm.EV_IMPACT, 0), (rm.EV_IMPACT, 1), (rm.EV_REST, 600)], 1):
-        payload = rm.pack_event(42, n, code, n * 1000, a, 0)
-        assert record_event(lg, payload)[1] is True
-        assert record_event(lg, payload)[1] is False        # resend after reconnect: once
-        adj.feed(payload)
+        ev = Event.decode(rm.pack_event(42, n, code, n * 1000, a, 0))
+        assert record_event(lg, ev)[1] is True
+        assert record_event(lg, ev)[1] is False        # resend after reconnect: once
+        adj.feed(ev)
     adj.decide(None)
     adj.resolve("boxer", "heads", "read by eye")
     seq = record_spin(lg, 1, adj, frames=[(JPEG, {"result": "unsure"})])

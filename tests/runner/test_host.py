@@ -7,7 +7,7 @@ import pytest
 
 from ringctl.fw import ringmsg as rm
 from ringctl.game.engine import Engine
-from ringctl.link.client import Event
+from ringctl.event import Event
 from ringctl.record.log import AuditLog
 from ringctl.runner.host import RingHost
 
@@ -25,8 +25,7 @@ class FakeLink:
     def push(self, code, a=0, b=0, boot=0xB007, text=""):
         eid = self.next_id
         self.next_id += 1
-        payload = rm.pack_event(boot, eid, code, int(time.monotonic() * 1e6), a, b, text)
-        self.q.put(Event(eid, boot, eid, code, int(time.monotonic() * 1e6), a, b, text, payload))
+        self.q.put(Event(boot, eid, code, int(time.monotonic() * 1e6), a, b, text, seq=eid))
 
     def get_event(self, timeout=None):
         try:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ringctl.board.simboard import SimBoard
+from ringctl.sim.simboard import SimBoard
 from ringctl.record.log import AuditLog
 
 RING = os.path.join(os.path.dirname(sys.executable), "ring")

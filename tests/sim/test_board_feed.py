@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-simboard = pytest.importorskip("ringctl.board.simboard")
-client = pytest.importorskip("ringctl.link.client")
+from ringctl.sim import simboard  # noqa: E402
+from ringctl.link import client  # noqa: E402
 
 from ringctl.fw import ringmsg  # noqa: E402
 from ringctl.sim.camera import placeholder_render  # noqa: E402

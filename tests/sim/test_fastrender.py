@@ -5,7 +5,8 @@ import pytest
 from ringctl.sim.camera import CameraSource, scene_spec
 from ringctl.sim.fastrender import FastRenderer
 from ringctl.sim.geometry import RingGeometry
-from ringctl.vision import calibrate, classify, detect, render, train
+from ringctl.sim import render
+from ringctl.vision import calibrate, classify, detect, train
 
 RING = RingGeometry(layout_radius_m=0.25)     # a small ring: 944 px frames with 44 px coins
 

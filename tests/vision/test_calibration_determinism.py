@@ -2,8 +2,9 @@
 import cv2
 import numpy as np
 
-from ringctl.vision import calibrate, scenes
-from ringctl.vision.render import render_scene
+from ringctl.sim import scenes
+from ringctl.vision import calibrate
+from ringctl.sim.render import render_scene
 
 
 def test_calibration_does_not_depend_on_opencv_global_rng():

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ringctl.errors import UserError
-from ringctl.vision import bench, faceid, judge, motion, render, ring as ringmod, scenes, sources
+from ringctl.sim import render, scenes, vision_bench as bench
+from ringctl.vision import faceid, judge, motion, ring as ringmod, sources
 
 CALLS = ("heads", "tails", "odds")
 
@@ -198,7 +199,7 @@ def test_sources(tmp_path):
 def test_cli_end_to_end(tmp_path, capsys):
     from ringctl.cli import main
     out = tmp_path / "s"
-    assert main(["vision", "synth", "-o", str(out), "-n", "3", "--seed", "2"]) == 0
+    assert main(["sim", "scenes", "-o", str(out), "-n", "3", "--seed", "2"]) == 0
     mm = scenes.ring_mm(scenes.base_spec(2))
     assert main(["vision", "calibrate", str(out / "empty.png"), "--ring-mm", f"{mm:.1f}",
                  "-o", str(out / "ring.json")]) == 0

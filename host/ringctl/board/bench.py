@@ -12,7 +12,7 @@ import time
 
 from ..fw import ringmsg as M
 from .build import build
-from .rig import Rig
+from ..sim.rig import Rig
 from ..cliutil import OneLineParser
 
 
@@ -60,7 +60,7 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False):
         for i in range(n):
             t_mat = time.monotonic()
             r = rig.command(M.CMD_ARM)
-            if r.b != 0:
+            if r.b != M.R_OK:
                 raise RuntimeError("arm refused: %s" % r.text)
             b.send_sensor("mat 1")
             if b.wait_line("phase in-flight", 3, since=t_mat) is None:
@@ -69,13 +69,13 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False):
             t0 = time.monotonic()
             b.send_sensor("beam %d pulse %d" % (sector, pulse_us))
             got = b.wait_line("light barred", 3, since=t0)
-            ev = rig.wait_event(M.EV_BARRED, 3, since=t0)
-            if got is None or ev is None:
+            barred = rig.wait_event(M.EV_BARRED, 3, since=t0)
+            if got is None or barred is None:
                 raise RuntimeError("no barred light/event after a boundary break")
             light_dev_us.append(int(got[1].split()[3]))
-            DEBUG.append((got[1], (got[0] - t0) * 1000, (ev[0] - t0) * 1000))
+            DEBUG.append((got[1], (got[0] - t0) * 1000, (barred[0] - t0) * 1000))
             light_host_ms.append((got[0] - t0) * 1000)
-            frame_ms.append((ev[0] - t0) * 1000)
+            frame_ms.append((barred[0] - t0) * 1000)
             if rig.wait_event(M.EV_BEAM, 3, since=t0, pred=lambda e: e.b > 0) is None:
                 raise RuntimeError("beam did not clear after the pulse")
             b.send_sensor("mat 0")

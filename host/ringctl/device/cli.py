@@ -5,7 +5,8 @@ from pathlib import Path
 
 from ..cliutil import group_parser
 from ..errors import UserError
-from . import boards, keys, pinmap
+from ..link import boards
+from . import keys, pinmap
 
 BUILD_DIR = pinmap.ROOT / "build" / "firmware"
 

@@ -10,8 +10,12 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..fw import ringlink, ringmsg
+from ..record.log import open_audit_log
 from ..record.spins import record_event
-from . import boards, keys
+from ..link import boards
+from ..link.client import LinkClient
+from ..link.ports import device_id_for_port
+from . import keys
 
 # Events that belong to play and must reach the audit log: the doctor never acks them away.
 PLAY_EVENTS = {ringmsg.EV_BEAM, ringmsg.EV_WALL, ringmsg.EV_IMPACT, ringmsg.EV_REST,
@@ -78,7 +82,7 @@ class BoardLink:
         self._ack(ev)
         if self.hello["boot_id"] == "?":
             self.hello["boot_id"] = "%08x" % ev.boot_id
-        return (ev.boot_id, ev.event_id, ev.code, ev.t_us, ev.a, ev.b, ev.text)
+        return ev
 
     def close(self):
         self.client.close()
@@ -87,31 +91,9 @@ class BoardLink:
             self.log = None
 
 
-def open_audit_log(path=None):
-    """The audit log (helper D's AuditLog) or None when the record module is absent."""
-    try:
-        from ..record.log import AuditLog, default_path
-    except ImportError:
-        return None
-    p = Path(path or default_path())
-    p.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return AuditLog(str(p))
-    except Exception as exc:     # sqlite3 errors, permissions: say so, never half-record
-        raise UserError(f"cannot open the audit log {p} ({exc}); check RING_HOME's disk and "
-                        "permissions (`ring doctor` reports both)", code=1) from None
-
-
 def sim_device_id(flash_dir):
     """Device id the simulated board uses for this flash dir (SIM...), or None."""
     d = Path(flash_dir)
-    try:
-        from ..board import simboard
-        fn = getattr(simboard, "device_id", None)
-        if fn is not None:
-            return fn(d)
-    except ImportError:
-        pass
     for name in ("device_id", "device_id.txt"):
         if (d / name).is_file():
             return (d / name).read_text().strip()
@@ -126,22 +108,11 @@ def sim_device_id(flash_dir):
 
 def device_id_for(port):
     """Device id for a port: USB serial number, or a simulated board's id."""
-    dev = boards.serial_for_port(port)
-    if dev:
-        return dev
-    try:
-        from ..board import simboard
-        fn = getattr(simboard, "device_id_for_port", None)
-        if fn is not None:
-            return fn(port)
-    except ImportError:
-        pass
-    return None
+    return device_id_for_port(port)
 
 
 def open_link(port, device_id=None, timeout=5.0, usb_serial=None, log=None, by="ring doctor"):
     """Authenticated link to the board on `port` -> BoardLink. UserError says what to check."""
-    from ..link import LinkClient
     device_id = device_id or device_id_for(port)
     if not device_id:
         raise UserError(f"cannot tell which board is on {port} (no USB serial number); "
@@ -215,8 +186,8 @@ def escape_to_repl(port, device_id, timeout=5.0):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             ev = link.next_event(end - time.monotonic())
-            if ev is not None and ev[2] == ringmsg.EV_RESULT and ev[4] == cmd:
-                return None if ev[5] == 0 else "controller refused the reset: " + ev[6]
+            if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
+                return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
         return "no answer to the reset command"
     finally:
         link.close()

@@ -111,7 +111,7 @@ def _wait(link, pred, timeout):
 
 
 def _result_error(cmd_id):
-    return lambda ev: ev[2] == M.EV_RESULT and ev[4] == cmd_id and ev[5] != 0
+    return lambda ev: ev.code == M.EV_RESULT and ev.a == cmd_id and ev.b != M.R_OK
 
 
 def check_link(report, link, pm):
@@ -165,36 +165,36 @@ def check_image(report, link, build_image):
 
 def check_selftest(report, link, pm, timeout):
     cmd = link.command(M.CMD_SELFTEST)
-    ev = _wait(link, lambda e: e[2] == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
-    if ev is not None and ev[2] == M.EV_RESULT and "already running" in ev[6]:
+    ev = _wait(link, lambda e: e.code == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
+    if ev is not None and ev.code == M.EV_RESULT and "already running" in ev.text:
         # The board's own (boot) self-test is under way: let it finish, then test afresh.
-        _wait(link, lambda e: e[2] == M.EV_SELFTEST, timeout)
+        _wait(link, lambda e: e.code == M.EV_SELFTEST, timeout)
         cmd = link.command(M.CMD_SELFTEST)
-        ev = _wait(link, lambda e: e[2] == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
+        ev = _wait(link, lambda e: e.code == M.EV_SELFTEST or _result_error(cmd)(e), timeout)
     if ev is None:
         report.add(FAIL, "self-test", "no answer in %.1f s" % timeout,
                    "the firmware is busy or hung: power-cycle the board, then `ring doctor`")
         return False
-    if ev[2] == M.EV_RESULT:
-        report.add(FAIL, "self-test", "refused: %s" % ev[6],
+    if ev.code == M.EV_RESULT:
+        report.add(FAIL, "self-test", "refused: %s" % ev.text,
                    "disarm first (the board only self-tests when idle)")
         return False
-    bad = sum(1 for line in sensor_lines(pm, ev[5]) if line[0] == FAIL)
-    report.add(FAIL if (ev[4] or ev[5]) else OK, "self-test",
-               ("%d fault(s), mask 0x%x%s" % (bad, ev[5], ": " + ev[6] if ev[6] else ""))
-               if (ev[4] or ev[5]) else "passed (boot %08x)" % ev[0],
+    bad = sum(1 for line in sensor_lines(pm, ev.b) if line[0] == FAIL)
+    report.add(FAIL if (ev.a or ev.b) else OK, "self-test",
+               ("%d fault(s), mask 0x%x%s" % (bad, ev.b, ": " + ev.text if ev.text else ""))
+               if (ev.a or ev.b) else "passed (boot %08x)" % ev.boot_id,
                "the per-sensor lines below")
-    for status, what, detail, fix in sensor_lines(pm, ev[5]):
+    for status, what, detail, fix in sensor_lines(pm, ev.b):
         report.add(status, what, detail, fix)
     # Mat state: informative only (an empty mat is normal between spins).
     link.command(M.CMD_STATUS)
-    mat = _wait(link, lambda e: e[2] == M.EV_MAT, min(timeout, 2.0))
+    mat = _wait(link, lambda e: e.code == M.EV_MAT, min(timeout, 2.0))
     if mat is None:
         report.add(WARN, "spinner mat", "no status answer", "firmware status command")
     else:
-        report.add(OK, "spinner mat", "spinner on the mat (closed)" if mat[4] else
+        report.add(OK, "spinner mat", "spinner on the mat (closed)" if mat.a else
                    "open (nobody on it): step on it and re-run to test the switch")
-    return not (ev[4] or ev[5])
+    return not (ev.a or ev.b)
 
 
 def check_light(report, link, hold_s, timeout):
@@ -205,10 +205,10 @@ def check_light(report, link, hold_s, timeout):
         cmd = link.command(M.CMD_LIGHT, str(state))
         # The command's EV_RESULT is the confirmation (EV_LIGHT comes before it, but only
         # when the light actually changes).
-        ev = _wait(link, lambda e: e[2] == M.EV_RESULT and e[4] == cmd, timeout)
-        if ev is None or ev[5] != 0:
+        ev = _wait(link, lambda e: e.code == M.EV_RESULT and e.a == cmd, timeout)
+        if ev is None or ev.b != M.R_OK:
             bad.append("%s (%s)" % (M.LIGHT_NAMES[state],
-                                    "no confirmation" if ev is None else ev[6]))
+                                    "no confirmation" if ev is None else ev.text))
         if hold_s:
             time.sleep(hold_s)  # long enough for the technician to see each state
     names = ", ".join(M.LIGHT_NAMES[s] for s in LIGHT_SEQUENCE)
@@ -254,9 +254,9 @@ def check_walk(report, link, pm, walk_s, say=print):
         if left <= 0:
             break
         ev = link.next_event(left)
-        if ev is not None and ev[2] == M.EV_BEAM and 0 <= ev[4] < 8 and ev[4] not in seen:
-            seen.add(ev[4])
-            say("  sector %d seen (%d/8)" % (ev[4], len(seen)))
+        if ev is not None and ev.code == M.EV_BEAM and 0 <= ev.a < 8 and ev.a not in seen:
+            seen.add(ev.a)
+            say("  sector %d seen (%d/8)" % (ev.a, len(seen)))
     missing = [n for n in range(8) if n not in seen]
     if missing:
         report.add(FAIL, "beam walk test", "no break seen on sector(s) %s in %d s" % (
@@ -400,7 +400,8 @@ def register(subparsers):
 
 
 def run(args):
-    from . import boards, devlink
+    from ..link import boards
+    from . import devlink
     from .cli import default_build_dir
     from .deploy import load_build
     pm = pinmap.load()

@@ -1,27 +1,10 @@
 """Host copies of device keys: $RING_HOME/keys/<device-id>.key, 32 bytes, readable only by the owner."""
 import os
-import re
 import stat
 from pathlib import Path
 
 from ..errors import UserError
-
-KEY_LEN = 32
-
-
-def ring_home():
-    return Path(os.environ.get("RING_HOME") or Path.home() / ".local" / "share" / "ringctl")
-
-
-def check_device_id(device_id):
-    if not device_id or not re.fullmatch(r"[A-Za-z0-9_-]{4,64}", device_id):
-        raise UserError(f"device id {device_id!r} is not valid (4-64 letters, digits, _ or -); "
-                        "it is the board's USB serial number, see `ring device list`")
-    return device_id
-
-
-def key_path(device_id):
-    return ring_home() / "keys" / (check_device_id(device_id) + ".key")
+from ..link.keys import KEY_LEN, check_device_id, key_path, ring_home  # noqa: F401  (the layout)
 
 
 def write_private(path, data):

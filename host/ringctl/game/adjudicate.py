@@ -3,7 +3,7 @@
 Use, one `SpinAdjudicator` per spin:
 
     adj = SpinAdjudicator(spin_id)
-    adj.feed(event)                 # each ringmsg event of this spin (tuple, dict or payload bytes)
+    adj.feed(event)                 # each board event of this spin (ringctl.event.Event)
     adj.call_no_spin("boxer", "7.1.2", "not spun high enough")   # a human call (7.1/7.2/7.5)
     out = adj.decide(verdicts)      # camera verdict dict(s) from vision.classify, or None
     if out.result == "unsure":
@@ -81,7 +81,7 @@ class SpinAdjudicator:
     def __init__(self, spin_id=None, stale_s=2.0):
         self.spin_id = spin_id
         self.stale_s = stale_s       # a camera verdict older than this is "stalled"
-        self.events = []             # (boot_id, event_id, code, t_us, a, b, text)
+        self.events = []             # ringctl.event.Event, in arrival order
         self.calls = []              # human no-spin calls (7.1/7.2/7.4.1)
         self.steps = []              # everything recorded, in order (for the audit log)
         self.outcome = None
@@ -89,22 +89,14 @@ class SpinAdjudicator:
 
     # ---- evidence -----------------------------------------------------------------------
     def feed(self, event):
-        """Add one device event: ringmsg payload bytes, the unpack_event tuple, or a dict
-        with boot_id, event_id, code, t_us, a, b[, text]."""
-        if isinstance(event, (bytes, bytearray, memoryview)):
-            event = rm.unpack_event(bytes(event))
-        elif isinstance(event, dict):
-            event = tuple(event.get(k, d) for k, d in (("boot_id", 0), ("event_id", 0), ("code", 0),
-                                                         ("t_us", 0), ("a", 0), ("b", 0), ("text", "")))
-        if len(event) == 6:
-            event = tuple(event) + ("",)
-        self.events.append(tuple(event))
-        code, a, b = event[2], event[4], event[5]
-        if code == rm.EV_BUTTON and a == rm.BTN_NOSPIN and b == 1:
+        """Add one board event (ringctl.event.Event) of this spin."""
+        self.events.append(event)
+        if event.code == rm.EV_BUTTON and event.a == rm.BTN_NOSPIN and event.b == 1:
             # The no-spin button is the boxer's: a boxer's call (7.2), final (7.6).
-            self._add_call("boxer", "7.2", "boxer pressed no spin", source="button", t_us=event[3])
-        elif code == rm.EV_BARRED and a == rm.BAR_BUTTON:
-            self._add_call("boxer", "7.2", "boxer called no spin (device)", source="device", t_us=event[3])
+            self._add_call("boxer", "7.2", "boxer pressed no spin", source="button", t_us=event.t_us)
+        elif event.code == rm.EV_BARRED and event.a == rm.BAR_BUTTON:
+            self._add_call("boxer", "7.2", "boxer called no spin (device)", source="device",
+                           t_us=event.t_us)
 
     def call_no_spin(self, actor, rule="7.1.1", reason=""):
         """A human declares the spin invalid (7.1 / 7.3 / 7.2). Players are refused (7.5),
@@ -230,7 +222,8 @@ class SpinAdjudicator:
         ev = {"beams": [], "walls": [], "mat_off_us": [], "impacts": 0, "first_impact_us": None,
               "last_impact_us": None, "rest": None, "overflow": 0, "faults": [], "host_lost": False,
               "barred": [], "phases": []}
-        for (_, _, code, t, a, b, text) in self.events:
+        for e in self.events:
+            code, t, a, b, text = e.code, e.t_us, e.a, e.b, e.text
             if code == rm.EV_BEAM:
                 ev["beams"].append({"sector": a, "us": b, "t_us": t})
             elif code == rm.EV_WALL:

@@ -2,6 +2,7 @@
 
 The protocol itself is ringctl.fw.ringlink (firmware/lib/ringlink.py, the one copy).
 """
-from .client import Event, LinkClient, LinkError, LinkVersionError  # noqa: F401
+from ..event import Event  # noqa: F401
+from .client import LinkClient, LinkError, LinkVersionError  # noqa: F401
 from .keys import load_key, load_key_file  # noqa: F401
 from .ports import resolve_port  # noqa: F401

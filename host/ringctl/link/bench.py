@@ -16,6 +16,7 @@ from pathlib import Path
 from ..cliutil import OneLineParser
 from ..errors import UserError
 from ..fw import ringlink as rl
+from ..mpunix import micropython_binary
 
 TARGET_P99_MS = 2.0
 PAYLOAD_LEN = 35     # a ringmsg event (25-byte header) with a short text
@@ -45,7 +46,6 @@ def _root():
 
 
 def _micropython():
-    from ..board.simboard import micropython_binary
     return micropython_binary()
 
 

@@ -99,7 +99,7 @@ def cmd_ports(args):
         print(json.dumps(found, indent=1))
         return 0
     if not found:
-        from ..device.boards import NONE_FOUND_HINTS
+        from .boards import NONE_FOUND_HINTS
         print(NONE_FOUND_HINTS)
         return 1
     for b in found:
@@ -116,7 +116,7 @@ def _key_for(args):
     if args.port != "auto" and not args.serial:
         raise UserError("--key KEYFILE (or a device id) is needed with an explicit --port")
     port = resolve_port(args.port, args.serial)
-    from ..device.boards import serial_for_port
+    from .boards import serial_for_port
     serial = args.serial or serial_for_port(port)
     if not serial:
         raise UserError(f"cannot tell which board is on {port}; pass --key")
@@ -191,13 +191,10 @@ def _record_alarms(log, client, recorded):
 
 
 def cmd_monitor(args):
-    from ..device.devlink import open_audit_log
+    from ..record.log import open_audit_log
     from ..record.spins import record_event
     from ..fw import ringmsg
     log = open_audit_log(args.log)
-    if log is None:
-        raise UserError("the audit log module (ringctl.record) is missing: monitor records every "
-                        "event before acknowledging it; reinstall ringctl", code=1)
     cap = None
     try:
         cap = open(args.capture, "wb") if args.capture else None
@@ -221,7 +218,7 @@ def cmd_monitor(args):
                 continue
             _, new = record_event(log, ev, by="ring link monitor")      # durable first
             client.ack(ev)                                              # then acknowledged
-            print(ringmsg.describe_event(ev.payload) + ("" if new else "  (already recorded)"),
+            print(ev.describe() + ("" if new else "  (already recorded)"),
                   flush=True)
             n += 1
             if args.count and n >= args.count:
@@ -255,9 +252,9 @@ def cmd_send(args):
             if ev is None:
                 continue
             seen += 1
-            print(ringmsg.describe_event(ev.payload) + "  (left for `ring run` to record)")
+            print(ev.describe() + "  (left for `ring run` to record)")
             if ev.code == ringmsg.EV_RESULT and ev.a == cmd_id:
-                if ev.b:
+                if ev.b != ringmsg.R_OK:
                     raise UserError(f"board refused {args.command}: {ev.text or ev.b}", code=1)
                 return 0
         if client.cmds_unacked:

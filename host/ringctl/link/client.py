@@ -32,6 +32,7 @@ import threading
 import time
 
 from ..errors import UserError
+from ..event import Event
 from ..fw import ringlink, ringmsg
 from .ports import resolve_port
 
@@ -50,10 +51,6 @@ class LinkError(UserError):
 
 class LinkVersionError(LinkError):
     """The board speaks an incompatible protocol major version: refused."""
-
-
-Event = collections.namedtuple(
-    "Event", "seq boot_id event_id code t_us a b text payload")
 
 
 def now_ms():
@@ -394,13 +391,13 @@ class LinkClient:
                 self._ack_seq(seq)
                 continue
             try:
-                boot_id, event_id, code, t_us, a, b, text = ringmsg.unpack_event(payload)
+                ev = Event.decode(payload, seq)          # decoded once, here
             except (ValueError, UnicodeError):
                 self.bad_events += 1
                 log.warning("ring link: undecodable event payload (%d bytes)", len(payload))
                 self._ack_seq(seq)
                 continue
-            k = (boot_id, event_id)
+            k = ev.key
             if k in self._seen:
                 self.app_duplicates += 1       # resent after a reconnect: recorded already
                 self._ack_seq(seq)
@@ -408,7 +405,6 @@ class LinkClient:
             self._seen[k] = None
             if len(self._seen) > DEDUP_KEEP:
                 self._seen.popitem(last=False)
-            ev = Event(seq, boot_id, event_id, code, t_us, a, b, text, payload)
             if self.on_event is not None:
                 self._cb_pending.append(ev)
             else:

@@ -7,6 +7,7 @@ payloads stay "sealed" (not verified, so not shown unless --unverified).
 """
 import binascii
 
+from ..event import Event
 from ..fw import ringlink as rl, ringmsg
 
 
@@ -17,7 +18,7 @@ def _hexs(b, n=8):
 def _describe_payload(mtype, payload):
     try:
         if mtype == rl.MT_EVENT:
-            return ringmsg.describe_event(payload)
+            return Event.decode(payload).describe()
         if mtype == rl.MT_CMD:
             code, cmd_id, text = ringmsg.unpack_cmd(payload)
             s = "cmd %s id=%d" % (ringmsg.CMD_NAMES.get(code, "cmd%d" % code), cmd_id)

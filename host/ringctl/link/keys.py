@@ -9,6 +9,22 @@ from ..errors import UserError
 KEY_LEN = 32
 
 
+def ring_home():
+    return Path(os.environ.get("RING_HOME") or Path.home() / ".local" / "share" / "ringctl")
+
+
+def check_device_id(device_id):
+    if not device_id or not re.fullmatch(r"[A-Za-z0-9_-]{4,64}", device_id):
+        raise UserError(f"device id {device_id!r} is not valid (4-64 letters, digits, _ or -); "
+                        "it is the board's USB serial number, see `ring device list`")
+    return device_id
+
+
+def key_path(device_id):
+    """$RING_HOME/keys/<device-id>.key: the one place that knows where a board's host key lives."""
+    return ring_home() / "keys" / (check_device_id(device_id) + ".key")
+
+
 def load_key_file(path):
     """32-byte key from a file holding the raw bytes or 64 hex digits. Never prints the key."""
     p = Path(path)
@@ -40,5 +56,4 @@ def load_key(device_or_path):
     s = str(device_or_path)
     if "/" in s or s.endswith((".key", ".bin")):
         return load_key_file(s)
-    from ..device import keys as devkeys   # one place knows $RING_HOME's layout
-    return load_key_file(devkeys.key_path(s))
+    return load_key_file(key_path(s))

@@ -1,10 +1,17 @@
-"""Which serial port to open: a path as given, or `auto` (USB 2E8A:0005, optional serial number)."""
+"""Which serial port to open: a path as given, or `auto` (USB 2E8A:0005, optional serial number).
+
+Simulated boards (a pty each) register their device id here, so a port names its board either way.
+"""
+import os
+import tempfile
+from pathlib import Path
+
 from ..errors import UserError
+from .boards import NONE_FOUND_HINTS, find_boards, serial_for_port
 
 
 def boards():
     """Ring boards plugged in now (dicts with port, serial, description, location)."""
-    from ..device.boards import find_boards   # the one place that knows the USB identity
     return find_boards()
 
 
@@ -16,7 +23,6 @@ def resolve_port(spec, serial_number=None):
     if serial_number:
         found = [b for b in found if b["serial"] == serial_number.upper()]
     if not found:
-        from ..device.boards import NONE_FOUND_HINTS
         who = f" with serial number {serial_number}" if serial_number else ""
         raise UserError(NONE_FOUND_HINTS.replace("no ring board found",
                                                  "no ring board found" + who, 1), code=1)
@@ -25,3 +31,44 @@ def resolve_port(spec, serial_number=None):
                         % (len(found), ", ".join(f"{b['port']} [{b['serial']}]"
                                                  for b in found)))
     return found[0]["port"]
+
+
+def _sim_registry():
+    d = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / "ringsim-ports"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _sim_key(tty_path):
+    return str(tty_path).strip("/").replace("/", "_")
+
+
+def register_sim_port(tty_path, device_id):
+    """A simulated board (owned by this process) now answers on `tty_path`."""
+    try:
+        (_sim_registry() / _sim_key(tty_path)).write_text("%s %d\n" % (device_id, os.getpid()))
+    except OSError:
+        pass
+
+
+def forget_sim_port(tty_path):
+    try:
+        (_sim_registry() / _sim_key(tty_path)).unlink()
+    except OSError:
+        pass
+
+
+def sim_device_id_for_port(port):
+    """Device id of the running simulated board whose link is on `port` (a /dev/pts path)."""
+    f = _sim_registry() / _sim_key(os.path.realpath(port))
+    try:
+        dev, pid = f.read_text().split()[:2]
+        os.kill(int(pid), 0)          # that SimBoard's owner is still alive
+        return dev
+    except (OSError, ValueError):
+        return None
+
+
+def device_id_for_port(port):
+    """Device id of the board on `port`: its USB serial number, or a simulated board's id."""
+    return serial_for_port(port) or sim_device_id_for_port(port)

@@ -18,6 +18,8 @@ import sqlite3
 import time
 from collections import namedtuple
 
+from ..errors import UserError
+
 GENESIS = "0" * 64
 SCHEMA_VERSION = 1
 
@@ -55,6 +57,17 @@ TRIGGERS = ("records_no_update", "records_no_delete", "records_chain")
 def default_path():
     home = os.environ.get("RING_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share", "ringctl")
     return os.path.join(home, "audit.db")
+
+
+def open_audit_log(path=None):
+    """The audit log at `path` (default: $RING_HOME's); UserError when it cannot be opened."""
+    p = path or default_path()
+    os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
+    try:
+        return AuditLog(str(p))
+    except Exception as exc:     # sqlite3 errors, permissions: say so, never half-record
+        raise UserError(f"cannot open the audit log {p} ({exc}); check RING_HOME's disk and "
+                        "permissions (`ring doctor` reports both)", code=1) from None
 
 
 def canonical(data):

@@ -7,25 +7,18 @@ with the events it produced: placed/changed/withdrawn/settled/rejected...).
 """
 import base64
 
-from ..fw import ringmsg as rm
+
+def _fields(ev):
+    return {"boot_id": ev.boot_id, "event_id": ev.event_id, "code": ev.code, "name": ev.name,
+            "t_us": ev.t_us, "a": ev.a, "b": ev.b, "text": ev.text}
 
 
 def event_data(ev, **extra):
-    """A device event as the audit log keeps it: a link Event (ringctl.link.client.Event) or
-    raw ringmsg EVENT payload bytes -> (dict, (boot_id, event_id)). `extra` (e.g. by=, spin=)
-    is added to the dict."""
-    if isinstance(ev, (bytes, bytearray, memoryview)):
-        payload = bytes(ev)
-        boot_id, event_id, code, t_us, a, b, text = rm.unpack_event(payload)
-    else:
-        payload = bytes(ev.payload or b"")
-        boot_id, event_id, code, t_us, a, b, text = (ev.boot_id, ev.event_id, ev.code, ev.t_us,
-                                                     ev.a, ev.b, ev.text)
-    data = {"boot_id": boot_id, "event_id": event_id, "code": code,
-            "name": rm.EVENT_NAMES.get(code, "ev%d" % code), "t_us": t_us, "a": a, "b": b,
-            "text": text, "payload": base64.b64encode(payload).decode()}
+    """A device event (ringctl.event.Event) as the audit log keeps it -> (dict, (boot_id,
+    event_id)). `extra` (e.g. by=, spin=) is added to the dict."""
+    data = dict(_fields(ev), payload=base64.b64encode(ev.payload).decode())
     data.update(extra)
-    return data, (boot_id, event_id)
+    return data, ev.key
 
 
 def record_event(log, ev, **extra):
@@ -46,8 +39,7 @@ def record_spin(log, spin_id, adjudicator, frames=(), **extra):
     frame_seqs = []
     for jpeg, meta in frames:
         frame_seqs.append(log.append("frame", {"spin": spin_id, "meta": meta}, blob=jpeg))
-    events = [{"boot_id": e[0], "event_id": e[1], "code": e[2], "name": rm.EVENT_NAMES.get(e[2], e[2]),
-               "t_us": e[3], "a": e[4], "b": e[5], "text": e[6]} for e in adjudicator.events]
+    events = [_fields(ev) for ev in adjudicator.events]
     data = {"spin": spin_id, "events": events, "outcome": adjudicator.outcome.as_json(),
             "steps": adjudicator.steps, "frames": frame_seqs}
     data.update(extra)

@@ -128,7 +128,7 @@ class RingHost:
                 self.watcher.reset()
         if spin is None or spin.outcome is not None:
             return
-        spin.adj.feed((ev.boot_id, ev.event_id, code, ev.t_us, ev.a, ev.b, ev.text))
+        spin.adj.feed(ev)
         if code == rm.EV_PHASE:
             spin.phase = ev.a
             if ev.a == rm.PH_LANDED and spin.t_first_impact is None:

@@ -2,7 +2,7 @@
 
 `CameraSource(toss, ...)` is a frame source like the vision package's (`read() -> (frame or
 None, t_s)`, `size`, `fps`, `close()`), replaying a toss in real time (a live camera) or as
-fast as asked (a recording). Frames are drawn by `ringctl.vision.render.render_scene` from a
+fast as asked (a recording). Frames are drawn by `render.render_scene` from a
 plain-dict spec; `scene_spec()` is the one place that maps physics to that spec. With the vision renderer,
 frames are composed by `fastrender.FastRenderer` (cached lit empty ring + per-frame coin
 patches, ~10x cheaper while coins move); `fast=False` renders every new scene in full.
@@ -16,22 +16,16 @@ import numpy as np
 
 from ..vision.sources import Source
 from .geometry import RingGeometry, quat_to_matrix
+from .fastrender import FastRenderer
+from .render import render_scene
 
 RENDER_FLAT_DEG = 2.0   # rest tilt below this is contact-margin noise in the engine: draw flat
 NOISE_BANK = 6          # pre-drawn noise frames, picked at random per frame
 
 
-def _render_fn():
-    try:
-        from ringctl.vision.render import render_scene
-        return render_scene
-    except ImportError:      # vision not installed: a plain drawing with the same signature
-        return placeholder_render
-
-
 def placeholder_render(spec, rng=None):
-    """Minimal stand-in for vision.render.render_scene: green disc, copper coins, H/T letter."""
-    import cv2
+    """A cheap drawing with render_scene's signature (green disc, copper coins, H/T letter):
+    for tests that need frames from a toss, not frames the vision can judge."""
     w, h = spec.get("size", [960, 720])
     img = np.full((h, w, 3), (100, 100, 100), np.uint8)
     ring = spec.get("ring", {})
@@ -84,7 +78,7 @@ class PinholeCamera:
 
 
 def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
-    """Render spec (see vision.render.SPEC_DOC) for both coins at poses pos (2,3), quat (2,4)."""
+    """Render spec (see render.SPEC_DOC) for both coins at poses pos (2,3), quat (2,4)."""
     ring = cam.ring
     rot = quat_to_matrix(np.asarray(quat)) if len(pos) else []
     coins, zs = [], []
@@ -144,10 +138,9 @@ class CameraSource(Source):
         self.realtime = realtime
         self.noise, self.jpeg, self.extra = noise, jpeg, extra
         self.rng = np.random.default_rng(seed)
-        self.render = render or _render_fn()
+        self.render = render or render_scene
         self._fast = None
-        if fast and render is None and self.render is not placeholder_render:
-            from .fastrender import FastRenderer     # needs the vision package (render is it)
+        if fast and render is None:
             self._fast = FastRenderer(self.rng)
         self.still_s = still_s
         self._clock0 = time.monotonic()

@@ -1,4 +1,4 @@
-"""`ring sim`: the simulated board, one simulated toss, rendered camera frames, speed figures."""
+"""`ring sim`: the simulated board, one simulated toss, rendered camera frames and scenes, speed figures."""
 import json
 from pathlib import Path
 
@@ -34,6 +34,14 @@ def register(subparsers):
     f.add_argument("--still", type=float, default=1.0, help="seconds of frames after rest")
     f.set_defaults(func=run_frames)
 
+    s = sub.add_parser("scenes", help="write rendered ring scenes (empty ring, both faces, "
+                       "spins with their truth) to try `ring vision` on")
+    s.add_argument("-o", "--output", required=True, metavar="DIR")
+    s.add_argument("--seed", type=int, default=1, help="first scene seed")
+    s.add_argument("-n", type=int, default=6, help="scenes to write (default 6)")
+    s.add_argument("--size", default="960x720", help="WIDTHxHEIGHT (default 960x720)")
+    s.set_defaults(func=run_scenes)
+
     bn = sub.add_parser("bench", help="simulation speed and rest times as JSON",
                         add_help=False, prefix_chars="\x01")
     bn.add_argument("rest", nargs="...", help="--seeds N --ring-diameter M")
@@ -62,7 +70,7 @@ def _simulate(args):
 
 def run_board(args):
     try:
-        from ..board import simboard
+        from . import simboard
     except ImportError as exc:
         raise UserError(f"the simulated board is not available ({exc})", code=1)
     return simboard.main(list(args.rest))
@@ -144,4 +152,40 @@ def run_frames(args):
     (out / "truth.json").write_text(json.dumps(toss.truth, indent=1))
     print(f"{n} frames {src.size[0]}x{src.size[1]} (coin {src.coin_px:.0f} px) in {out}; "
           f"outcome {toss.truth['outcome']}, rest at {toss.truth['rest_t']} s; truth.json beside them")
+    return 0
+
+
+def run_scenes(args):
+    """Rendered ring scenes with their truth, to try `ring vision calibrate|train|classify` on."""
+    import cv2
+    import numpy as np
+    from . import render, scenes
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {args.size!r}: give WIDTHxHEIGHT, e.g. 960x720")
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    base = scenes.base_spec(args.seed, (w, h), conditions=False)
+    img, _ = render.render_scene(scenes.empty(base), np.random.default_rng(0))
+    cv2.imwrite(str(out / "empty.png"), img)
+    for face in ("heads", "tails"):
+        (out / face).mkdir(exist_ok=True)
+        for i, sp in enumerate(scenes.training_specs(args.seed, face, 10, (w, h))):
+            cv2.imwrite(str(out / face / f"{i:02d}.png"), render.render_scene(sp, np.random.default_rng(i))[0])
+    truths = {}
+    for k in range(args.n):
+        spec = scenes.make(args.seed * 1000 + k, scenes.KINDS[k % len(scenes.KINDS)], (w, h), conditions=False)
+        spec["layout"], spec["floor"] = base["layout"], base.get("floor", {})
+        spec["ring"] = base["ring"]
+        img, truth = render.render_scene(spec, np.random.default_rng(k))
+        name = f"scene{k:02d}.png"
+        cv2.imwrite(str(out / name), img)
+        truths[name] = {"result": truth["result"], "reasons": truth["reasons"]}
+    (out / "truth.json").write_text(json.dumps(truths, indent=1))
+    ring_mm = scenes.ring_mm(base)
+    print(f"wrote {out}/empty.png, heads/, tails/, {args.n} scenes and truth.json. Try:\n"
+          f"  ring vision calibrate {out}/empty.png --ring-mm {ring_mm:.0f} -o {out}/ring.json\n"
+          f"  ring vision train --heads {out}/heads --tails {out}/tails --ring {out}/ring.json -o {out}/model.json\n"
+          f"  ring vision classify --ring {out}/ring.json --model {out}/model.json --json {out}/scene*.png")
     return 0

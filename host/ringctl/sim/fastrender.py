@@ -18,7 +18,7 @@ import json
 import cv2
 import numpy as np
 
-from ..vision import faces, render
+from . import faces, render
 
 BANK = 6    # pre-noised empty-ring frames; consecutive frames never reuse the same one
 

@@ -83,13 +83,13 @@ def _same_pose(anchor, P, Q):
     return True
 
 
-def _quat_about(axis, angle):
+def quat_about(axis, angle):
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
     s = np.sin(angle / 2)
     return np.array([axis[0] * s, axis[1] * s, axis[2] * s, np.cos(angle / 2)])
 
 
-def _quat_mul(a, b):
+def quat_mul(a, b):
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return np.array([aw * bx + ax * bw + ay * bz - az * by,
@@ -116,9 +116,9 @@ def plan_launch(rng, ring, coin, force=None, force_angle_deg=None):
     side = np.array([-inward[1], inward[0]])
     hand = np.append(spin + 0.25 * inward, ring.hand_height_m)
     tilt = rng.normal(0, 0.05, 2)          # the kip is not held perfectly level
-    kip_q = _quat_mul(_quat_about([1, 0, 0], tilt[0]), _quat_about([0, 1, 0], tilt[1]))
+    kip_q = quat_mul(quat_about([1, 0, 0], tilt[0]), quat_about([0, 1, 0], tilt[1]))
     pos = np.array([hand + np.append(0.03 * side, 0), hand - np.append(0.03 * side, 0)])
-    quat = np.array([kip_q, _quat_mul(kip_q, _quat_about([1, 0, 0], np.pi))])
+    quat = np.array([kip_q, quat_mul(kip_q, quat_about([1, 0, 0], np.pi))])
 
     vz = rng.uniform(3.6, 5.0, 2)
     vz[1] = vz[0] + rng.normal(0, 0.1)     # both leave the same kip together
@@ -164,14 +164,14 @@ def plan_launch(rng, ring, coin, force=None, force_angle_deg=None):
         pos[0] = np.append(target[0], coin.thickness_m / 2 + 0.001)
         pos[1] = np.append(target[0], ring.hand_height_m)
         quat[0] = [0, 0, 0, 1]
-        quat[1] = _quat_about([1, 0, 0], np.pi)
+        quat[1] = quat_about([1, 0, 0], np.pi)
         v[:] = 0
         v[1, 2] = vz[1]
         w[:] = 0
     elif force == "lean":
         # Contrived: the second coin drops edge-first into the gutter, face towards the wall.
         pos[1] = np.append(target[1], 0.3)
-        quat[1] = _quat_about([-radial[1], radial[0], 0], np.pi / 2 - 0.4)
+        quat[1] = quat_about([-radial[1], radial[0], 0], np.pi / 2 - 0.4)
         v[1] = 0
         w[1] = 0
     return {"pos": pos, "quat": quat, "v": v, "w": w, "mat_off_t": mat_off_t, "target": target,
@@ -241,7 +241,7 @@ class _World:
                 halfExtents=[[ring.wall_thickness_m / 2, half_len, hz]] * len(a),
                 collisionFramePositions=[[rw * np.cos(x), rw * np.sin(x), ring.wall_height_m - hz]
                                          for x in a],
-                collisionFrameOrientations=[list(_quat_about([0, 0, 1], x)) for x in a],
+                collisionFrameOrientations=[list(quat_about([0, 0, 1], x)) for x in a],
                 physicsClientId=c)
             walls.append(p.createMultiBody(0, wshape, physicsClientId=c))
         self.kind = {ground: "ground", layout: "layout"}

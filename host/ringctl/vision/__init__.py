@@ -3,14 +3,6 @@
 Pure functions on numpy arrays (BGR uint8 frames); cameras only appear in `sources`.
 
 API
-- `render.render_scene(spec, rng) -> (image_bgr, truth)`: synthetic overhead ring scenes with
-  ground truth; `spec` is a plain dict, every key documented in `render.SPEC_DOC`
-  (size, ring {center, radius, ellipse {ratio, angle_deg}, wall_px, wall_color}, layout,
-  floor, lighting {gain, gradient, vignette, light_az_deg, light_elev_deg, shadows}, blur,
-  noise, jpeg, coin_style, coins [{center_px, radius_px, face, rotation_deg, tilt_deg,
-  tilt_axis_deg, leaning, on_top_of}], chips [{center_px, radius_px, color, kind}]).
-  truth = {result, reasons, coins [{center, radius, face, flat, inside, in_view}], chips, ring}.
-  `scenes.make(seed, kind)` makes random specs; `scenes.empty(spec)` the empty-ring spec.
 - `calibrate(empty_ring_img, coin_mm=30.8, ring_mm=3000) -> RingModel` (`to_json()`,
   `RingModel.from_json(text)`, `.save(path)`, `RingModel.load(path)`): inner boundary
   (circle or ellipse), background, scale, `coin_radius_px`, `warnings` (coins < 40 px).
@@ -23,12 +15,13 @@ API
   verdicts of several still frames (they must agree, otherwise "unsure").
 - `open_source(spec)`: camera index / video file / RTSP-HTTP URL / image folder / callable or
   iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
-CLI: `ring vision calibrate|train|classify|synth` (cli.py); `ring bench vision --json` (bench.py).
+Synthetic scenes to test it on are stand-ins and live in `ringctl.sim` (render, scenes, faces).
+CLI: `ring vision calibrate|train|classify` (cli.py); `ring bench vision --json` (sim/vision_bench.py).
 """
 from .sources import open_source
 
 __all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify", "MotionCheck",
-           "adjudicate_frames", "render", "scenes"]
+           "adjudicate_frames"]
 
 
 def __getattr__(name):
@@ -45,7 +38,4 @@ def __getattr__(name):
     if name in ("MotionCheck", "adjudicate_frames"):
         from . import motion
         return getattr(motion, name)
-    if name in ("render", "scenes"):
-        import importlib
-        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(name)

@@ -1,4 +1,4 @@
-"""`ring vision`: calibrate the ring, train the coin faces, classify images, write sample scenes."""
+"""`ring vision`: calibrate the ring, train the coin faces, classify images (sample scenes: `ring sim scenes`)."""
 import json
 import sys
 from pathlib import Path
@@ -29,12 +29,6 @@ def register(subparsers):
     k.add_argument("--json", action="store_true", help="one JSON object per image per line")
     k.add_argument("images", nargs="+", metavar="IMAGE")
     k.set_defaults(func=cmd_classify)
-    s = sub.add_parser("synth", aliases=["render"], help="write sample scenes to try the other commands on")
-    s.add_argument("-o", "--output", required=True, metavar="DIR")
-    s.add_argument("--seed", type=int, default=1, help="first scene seed")
-    s.add_argument("-n", type=int, default=6, help="scenes to write (default 6)")
-    s.add_argument("--size", default="960x720", help="WIDTHxHEIGHT (default 960x720)")
-    s.set_defaults(func=cmd_synth)
     return p
 
 
@@ -97,39 +91,4 @@ def cmd_classify(args):
             print(json.dumps(v), flush=True)
         else:
             print(f"{path}: {v['result']} ({'; '.join(v['reasons'])}) {v['ms']:.1f} ms", flush=True)
-    return 0
-
-
-def cmd_synth(args):
-    import cv2
-    import numpy as np
-    from . import render, scenes
-    try:
-        w, h = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        raise UserError(f"--size {args.size!r}: give WIDTHxHEIGHT, e.g. 960x720")
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
-    base = scenes.base_spec(args.seed, (w, h), conditions=False)
-    img, _ = render.render_scene(scenes.empty(base), np.random.default_rng(0))
-    cv2.imwrite(str(out / "empty.png"), img)
-    for face in ("heads", "tails"):
-        (out / face).mkdir(exist_ok=True)
-        for i, sp in enumerate(scenes.training_specs(args.seed, face, 10, (w, h))):
-            cv2.imwrite(str(out / face / f"{i:02d}.png"), render.render_scene(sp, np.random.default_rng(i))[0])
-    truths = {}
-    for k in range(args.n):
-        spec = scenes.make(args.seed * 1000 + k, scenes.KINDS[k % len(scenes.KINDS)], (w, h), conditions=False)
-        spec["layout"], spec["floor"] = base["layout"], base.get("floor", {})
-        spec["ring"] = base["ring"]
-        img, truth = render.render_scene(spec, np.random.default_rng(k))
-        name = f"scene{k:02d}.png"
-        cv2.imwrite(str(out / name), img)
-        truths[name] = {"result": truth["result"], "reasons": truth["reasons"]}
-    (out / "truth.json").write_text(json.dumps(truths, indent=1))
-    ring_mm = scenes.ring_mm(base)
-    print(f"wrote {out}/empty.png, heads/, tails/, {args.n} scenes and truth.json. Try:\n"
-          f"  ring vision calibrate {out}/empty.png --ring-mm {ring_mm:.0f} -o {out}/ring.json\n"
-          f"  ring vision train --heads {out}/heads --tails {out}/tails --ring {out}/ring.json -o {out}/model.json\n"
-          f"  ring vision classify --ring {out}/ring.json --model {out}/model.json --json {out}/scene*.png")
     return 0

@@ -1,9 +1,11 @@
-"""Random ring-scene specs for tests, the benchmark and `ring vision synth` (seeded, reproducible).
+"""Random ring-scene specs for tests, the benchmark and `ring sim scenes` (seeded, reproducible).
 
 Seed ranges are split so that no threshold is tuned on the scenes that measure accuracy:
 TRAIN_SEEDS (tuning, and the coin photos `train` learns from) and HELDOUT_SEEDS (accuracy only).
 """
 import numpy as np
+
+from .render import full_spec, plane_to_image
 
 TRAIN_SEEDS = range(0, 100_000)
 HELDOUT_SEEDS = range(1_000_000, 1_100_000)
@@ -70,7 +72,6 @@ def empty(spec):
 
 
 def _plane_to_image(spec, p):
-    from .render import full_spec, plane_to_image
     m = plane_to_image(full_spec(spec))
     return (m @ np.array([p[0], p[1], 1.0])).tolist()
 
@@ -180,7 +181,6 @@ def _chips(rng, spec, r, n):
         kind = "chip" if rng.random() < 0.6 else "token"
         cr = r * (rng.uniform(1.22, 1.4) if kind == "chip" else rng.choice([rng.uniform(0.55, 0.72), rng.uniform(0.95, 1.05)]))
         p = np.array([rng.uniform(cr + 2, w - cr - 2), rng.uniform(cr + 2, h - cr - 2)])
-        from .render import full_spec, plane_to_image
         m = plane_to_image(full_spec(spec))
         pp = np.linalg.solve(m[:, :2], p - m[:, 2])
         if np.hypot(*(pp - c0)) < big_r + cr + 3:

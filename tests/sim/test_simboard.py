@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ringctl.board.build import build
-from ringctl.board.rig import Rig
+from ringctl.sim.rig import Rig
 from ringctl.errors import UserError
 from ringctl.fw import ringmsg as M
 
@@ -184,7 +184,7 @@ def test_hung_firmware_is_reset_by_the_watchdog(tmp_path):
 
 def test_crash_is_logged_and_resets_never_the_repl(tmp_path):
     import shutil
-    from ringctl.board.simboard import SimBoard
+    from ringctl.sim.simboard import SimBoard
     fw = tmp_path / "fw"
     shutil.copytree(ROOT / "firmware", fw)
     (fw / "lib" / "spin.py").write_text("raise RuntimeError('broken build under test')\n")

@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from ..errors import UserError
-from .host import RingHost
+from ..runner.host import RingHost
 from .table import Table
 
 BOARD_UP_S = 15.0
@@ -38,12 +38,12 @@ class DemoSession:
         self.close()
 
     def _start(self):
-        from ..board.simboard import SimBoard
+        from .simboard import SimBoard
         from ..game.engine import Engine
         from ..link.client import LinkClient
         from ..record.log import AuditLog
-        from ..sim.geometry import RingGeometry
-        from ..sim.play import SimRing
+        from .geometry import RingGeometry
+        from .play import SimRing
 
         flash = os.path.join(self.work, "flash")
         os.makedirs(flash, exist_ok=True)
@@ -94,8 +94,8 @@ class DemoSession:
     # ---- on-site vision set-up, as the technician does it --------------------------------
     def _commission_vision(self):
         """Calibrate on the empty ring, then learn the casino's coin faces from 10 photos each."""
-        from ..sim.camera import scene_spec
-        from ..sim.geometry import CoinSpec
+        from .camera import scene_spec
+        from .geometry import CoinSpec
         from ..vision import calibrate, train
         coin = CoinSpec()
         empty = self.camera.frame_at(0.0)
@@ -187,7 +187,7 @@ class DemoSession:
     def _toss_for(self, seed, force, tries=8):
         """A toss showing the forced case: re-rolled (seeded) until its ground truth cites
         the rule, at most `tries` times; otherwise the last one, labelled as not achieved."""
-        from ..sim.physics import simulate_toss
+        from .physics import simulate_toss
         rule = self.FORCE_RULE.get(force)
         for k in range(tries):
             toss = simulate_toss(seed + 7919 * k, ring=self.ring, force=force)
@@ -228,7 +228,7 @@ def _last_felt_impact(toss):
     """Time (s after release) of the last piezo level the board counts as "not quiet":
     above the simulated noise floor by the configured rest threshold."""
     from ..fw import pins
-    from ..sim.sensors import DEFAULT_FLOOR
+    from .sensors import DEFAULT_FLOOR
     level = DEFAULT_FLOOR + pins.DEFAULTS["rest_threshold"]
     times = [t for (t, kind, ch, value) in toss.sensor_timeline if kind == "impact" and value > level]
     return max(times) if times else 0.0
@@ -252,9 +252,9 @@ def _pct(values, q):
 
 def _flat_quat(face, yaw):
     """Quaternion (x, y, z, w) of a coin lying flat, `face` up, turned by yaw about vertical."""
-    from ..sim.physics import _quat_about, _quat_mul
-    qz = _quat_about((0, 0, 1), yaw)
-    return qz if face == "heads" else _quat_mul(qz, _quat_about((1, 0, 0), np.pi))
+    from .physics import quat_about, quat_mul
+    qz = quat_about((0, 0, 1), yaw)
+    return qz if face == "heads" else quat_mul(qz, quat_about((1, 0, 0), np.pi))
 
 
 def _table_line(op, ev):

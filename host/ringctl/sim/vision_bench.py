@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 
 from ..errors import UserError
-from . import faceid, judge, motion, render, ring as ringmod, scenes
+from ..vision import faceid, judge, motion, ring as ringmod
+from . import render, scenes
 from ..cliutil import OneLineParser
 
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)

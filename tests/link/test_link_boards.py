@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ringctl.device import boards
+from ringctl.link import boards
 from ringctl.errors import UserError
 
 
