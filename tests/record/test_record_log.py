@@ -8,7 +8,8 @@ import pytest
 from ringctl.cli import main
 from ringctl.game.engine import Engine
 from ringctl.record import AuditLog
-from ringctl.record.rebuild import rebuild_engine, record_op
+from ringctl.record.rebuild import rebuild_engine
+from ringctl.record.records import record_op
 
 JPEG = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8 + b"\xff\xd9"
 
@@ -156,7 +157,7 @@ def test_host_records_event_spin_frames(tmp_path):
     from ringctl.fw import ringmsg as rm
     from ringctl.game.adjudicate import SpinAdjudicator
     from ringctl.event import Event
-    from ringctl.record.spins import record_event, record_spin
+    from ringctl.record.records import record_event, record_spin
     lg = AuditLog(tmp_path / "h.db")
     adj = SpinAdjudicator(spin_id=1)
     for n, (code, a) in enumerate([(rm.EV_IMPACT, 0), (rm.EV_IMPACT, 1), (rm.EV_REST, 600)], 1):

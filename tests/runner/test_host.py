@@ -1,4 +1,5 @@
-"""RingHost with a fake link and camera: record-before-ack, board restart, camera stall, a clean spin."""
+"""RingHost with a fake link and camera, driven through its command/event API: record-before-ack,
+record-then-announce, board restart, camera stall, a clean spin, refusals with their rule."""
 import queue
 import time
 
@@ -9,7 +10,10 @@ from ringctl.fw import ringmsg as rm
 from ringctl.game.engine import Engine
 from ringctl.event import Event
 from ringctl.record.log import AuditLog
+from ringctl.runner.commands import AckAlarm, Arm, Call, NoSpin, TableOp
 from ringctl.runner.host import RingHost
+
+BOXER = {"user": "ann", "role": "boxer"}
 
 
 class FakeLink:
@@ -42,8 +46,12 @@ class FakeLink:
         return {"alarms": self.alarms}
 
     def send_cmd(self, code, text=""):
-        self.cmds.append((code, text))
+        # what the board is told must already be justified by a durable record
+        self.cmds.append((code, text, self.log.count()))
         return len(self.cmds)
+
+    def sent(self, code):
+        return [c[1] for c in self.cmds if c[0] == code]
 
 
 class StillCamera:
@@ -80,10 +88,10 @@ def host(tmp_path, monkeypatch):
     log = AuditLog(str(tmp_path / "audit.db"))
     link = FakeLink(log)
     h = RingHost(link, log, Engine(), camera=StillCamera(), ring_model=object(),
-                 face_model=object(), still_timeout_s=1.0, camera_stale_s=0.3, say=lambda s: None)
+                 face_model=object(), still_timeout_s=1.0, camera_stale_s=0.3)
     for op in ({"op": "spinner", "calls": "heads"}, {"op": "bets-open"},
                {"op": "bet", "id": "s1", "on": "spinner", "amount": 10}, {"op": "bets-closed"}):
-        h.apply(op)
+        assert h.submit(TableOp(op=op, **BOXER)).ok
     yield h
     h.close()
     log.close()
@@ -97,52 +105,133 @@ def land_and_rest(link):
     link.push(rm.EV_PHASE, rm.PH_AT_REST, rm.PH_LANDED)
 
 
+def arm(h):
+    reply = h.submit(Arm(**BOXER))
+    assert reply.ok, reply
+    return reply.data["spin"]
+
+
+def run_until(h, pred, timeout=3.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        h.step(0.01)
+        if pred():
+            return True
+    return False
+
+
+def kinds(sub):
+    out = []
+    while (ev := sub.get(0)) is not None:
+        out.append(ev)
+    return out
+
+
 def test_every_event_is_recorded_before_it_is_acknowledged(host):
-    host.arm()
+    arm(host)
     land_and_rest(host.link)
     host.wait_rest(2.0)
     assert host.link.acked == [1, 2, 3, 4, 5]
     assert host.link.acked_unrecorded == 0
 
 
-def test_clean_spin_is_called_from_the_camera_and_sets_the_light(host):
-    host.arm()
-    assert (rm.CMD_ARM, "") in host.link.cmds
+def test_clean_spin_is_called_from_the_camera_recorded_then_lit_then_settled(host):
+    sub = host.subscribe()
+    arm(host)
+    assert host.link.sent(rm.CMD_ARM) == [""]
     land_and_rest(host.link)
-    assert host.wait_rest(2.0)
-    out = host.adjudicate()
-    assert out.result == "heads"
-    assert (rm.CMD_LIGHT, str(rm.LIGHT_HEADS)) in host.link.cmds
+    assert run_until(host, lambda: host.spin.finished)
+    assert host.spin.outcome.result == "heads"
+    assert host.link.sent(rm.CMD_LIGHT) == [str(rm.LIGHT_HEADS)]
+    # record, then the board: the spin record was durable when the light was commanded
+    (code, _, n_records), = [c for c in host.link.cmds if c[0] == rm.CMD_LIGHT]
+    spin_seq = list(host.log.records(kind="spin", with_blobs=False))[0].seq
+    assert n_records >= spin_seq
+    evs = kinds(sub)
+    order = [e.kind for e in evs if e.kind in ("spin-started", "verdict", "result", "settlement")]
+    assert order == ["spin-started", "verdict", "result", "settlement"]
+    verdict = next(e.data for e in evs if e.kind == "verdict")
+    assert verdict["result"] == "heads" and not verdict["unsure"] and verdict["rules"] == ["6.9"]
+    assert [e.seq for e in evs] == sorted(e.seq for e in evs)
+    snap = host.snapshot()
+    assert snap["results"][-1]["result"] == "heads" and snap["spin"]["state"] == "settled"
+    assert snap["spinner"] is None or snap["spinner"]["by"] == "player"
+
+
+def test_every_announcement_follows_its_record(host):
+    """A subscriber looking at the audit log when an event arrives always finds the record
+    that justifies it (record, then announce)."""
+    sub = host.subscribe()
+    checked = []
+
+    def reader():
+        while (ev := sub.get(2.0)) is not None:
+            kind = {"verdict": "spin", "spin-started": "arm", "settlement": "op",
+                    "board-event": "event", "table": "op"}.get(ev.kind)
+            if kind:
+                recs = list(AuditLog(host.log.path).records(kind=kind, with_blobs=False))
+                checked.append((ev.kind, bool(recs)))
+            if ev.kind == "settlement":
+                return
+
+    import threading
+    t = threading.Thread(target=reader)
+    t.start()
+    arm(host)
+    land_and_rest(host.link)
+    run_until(host, lambda: host.spin.finished)
+    t.join(5)
+    assert {k for k, _ in checked} >= {"verdict", "spin-started", "settlement", "board-event"}
+    assert all(ok for _, ok in checked), checked
 
 
 def test_board_restart_mid_spin_voids_the_spin(host):
     host.link.push(rm.EV_BOOT, rm.RESET_POWER_ON, 0, boot=1)
     host.pump(0.05)
-    host.arm()
+    sub = host.subscribe()
+    arm(host)
     host.link.push(rm.EV_PHASE, rm.PH_IN_FLIGHT, rm.PH_ARMED, boot=1)
     host.link.push(rm.EV_BOOT, rm.RESET_WATCHDOG, 0, boot=2)     # the board came back
     assert host.wait_rest(2.0)
     out = host.adjudicate()
     assert out.result == "no-spin"
-    assert any("restarted" in r for r in out.reasons)
+    alarms = [e.data for e in kinds(sub) if e.kind == "alarm"]
+    assert alarms and alarms[0]["kind"] == "board-restarted"
+    assert host.snapshot()["alarms"][0]["id"] == alarms[0]["id"]
 
 
 def test_stalled_camera_gives_fault_light_and_a_manual_call(host):
     host.camera = StillCamera(stalled=True)
-    host.arm()
+    arm(host)
     land_and_rest(host.link)
     host.wait_rest(2.0)
     time.sleep(0.4)
     out = host.adjudicate()
     assert out.result == "unsure"
-    assert (rm.CMD_LIGHT, str(rm.LIGHT_FAULT)) in host.link.cmds
-    out = host.boxer_call("tails", "read by eye: both tails")
-    assert out.result == "tails"
-    assert (rm.CMD_LIGHT, str(rm.LIGHT_TAILS)) in host.link.cmds
+    assert host.link.sent(rm.CMD_LIGHT) == [str(rm.LIGHT_FAULT)]
+    reply = host.submit(Call(result="tails", reason="read by eye: both tails", **BOXER))
+    assert reply.ok and host.spin.outcome.result == "tails" and host.spin.finished
+    assert host.link.sent(rm.CMD_LIGHT)[-1] == str(rm.LIGHT_TAILS)
+    assert host.snapshot()["alarms"][0]["kind"] == "camera-stalled"
+    override = list(host.log.records(kind="override", with_blobs=False))[0].data
+    assert override["user"] == "ann" and override["role"] == "boxer"
+
+
+def test_players_may_not_call_and_the_refusal_is_recorded(host):
+    arm(host)
+    land_and_rest(host.link)
+    host.wait_rest(2.0)
+    reply = host.submit(NoSpin(reason="I saw it roll out", user="pat", role="player"))
+    assert not reply.ok and reply.rule == "7.5"
+    refused = list(host.log.records(kind="refused", with_blobs=False))
+    assert refused[0].data["user"] == "pat" and refused[0].data["rule"] == "7.5"
+    reply = host.submit(NoSpin(reason="coins not spun high", user="sue", role="supervisor"))
+    assert reply.ok
+    assert host.adjudicate().result == "no-spin"
 
 
 def test_boundary_break_reported_by_the_board_makes_a_no_spin(host):
-    host.arm()
+    arm(host)
     host.link.push(rm.EV_BEAM, 3, 4000)
     host.link.push(rm.EV_BARRED, rm.BAR_BEAM, 3)
     land_and_rest(host.link)
@@ -153,24 +242,24 @@ def test_boundary_break_reported_by_the_board_makes_a_no_spin(host):
 
 
 def test_arm_is_refused_until_betting_is_closed_and_the_last_spin_is_settled(tmp_path):
-    from ringctl.errors import UserError
     log = AuditLog(str(tmp_path / "a.db"))
-    h = RingHost(FakeLink(log), log, Engine(), say=lambda s: None)
-    with pytest.raises(UserError, match="4.2"):
-        h.arm()
-    h.apply({"op": "spinner", "calls": "tails"})
-    h.apply({"op": "bets-open"})
-    with pytest.raises(UserError, match="6.3"):
-        h.arm()
-    h.apply({"op": "bets-closed"})
-    h.arm()
-    with pytest.raises(UserError, match="not finished"):
-        h.arm()
-    assert [c for c in h.link.cmds if c[0] == rm.CMD_ARM] == [(rm.CMD_ARM, "")]
+    h = RingHost(FakeLink(log), log, Engine())
+    assert h.submit(Arm(**BOXER)).rule == "4.2"
+    h.submit(TableOp(op={"op": "spinner", "calls": "tails"}, **BOXER))
+    h.submit(TableOp(op={"op": "bets-open"}, **BOXER))
+    assert h.submit(Arm(**BOXER)).rule == "6.3"
+    h.submit(TableOp(op={"op": "bets-closed"}, **BOXER))
+    assert h.submit(Arm(**BOXER)).ok
+    again = h.submit(Arm(**BOXER))
+    assert not again.ok and "not finished" in again.message
+    assert h.submit(Arm(user="x", role=None)).message.startswith("the command has no role")
+    assert h.link.sent(rm.CMD_ARM) == [""]
+    assert [r.data["rule"] for r in log.records(kind="refused", with_blobs=False)] == \
+        ["4.2", "6.3", "6.9", None]
     log.close()
 
 
-def test_new_security_alarms_are_recorded_in_the_audit_log(host):
+def test_new_security_alarms_are_recorded_then_shown_and_acknowledged(host):
     host.link.alarms = 2
     host.check_alarms()
     host.check_alarms()                     # nothing new: no second record
@@ -178,10 +267,16 @@ def test_new_security_alarms_are_recorded_in_the_audit_log(host):
     host.check_alarms()
     recs = list(host.log.records(kind="security-alarm", with_blobs=False))
     assert [r.data["new"] for r in recs] == [2, 1]
+    ids = [a["id"] for a in host.snapshot()["alarms"]]
+    assert ids == [r.seq for r in recs]
+    assert not host.submit(AckAlarm(id=ids[0], user="pat", role="player")).ok
+    assert host.submit(AckAlarm(id=ids[0], user="sue", role="supervisor")).ok
+    assert [a["id"] for a in host.snapshot()["alarms"]] == ids[1:]
+    assert not host.submit(AckAlarm(id=ids[0], **BOXER)).ok          # already acknowledged
 
 
 def test_every_still_frame_that_decided_the_spin_is_kept(host):
-    host.arm()
+    arm(host)
     land_and_rest(host.link)
     host.wait_rest(2.0)
     host.adjudicate()
@@ -189,3 +284,47 @@ def test_every_still_frame_that_decided_the_spin_is_kept(host):
     assert len(frames) == host.stills and all(r.blob[:2] == b"\xff\xd8" for r in frames)
     spin = list(host.log.records(kind="spin", with_blobs=False))[-1]
     assert spin.data["frames"] == [r.seq for r in frames]
+
+
+def test_commands_from_other_threads_run_on_the_hosts_loop(host):
+    import threading
+    host.start()
+    got = []
+
+    def client(k):
+        cmd = Arm(**BOXER) if k == 0 else TableOp(
+            op={"op": "bet", "id": "t%d" % k, "on": "heads", "amount": 1}, **BOXER)
+        got.append((threading.get_ident(), host.submit(cmd)))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    replies = [r for _, r in got]
+    assert len({ident for ident, _ in got}) == 4
+    # the arm is taken; bets after "no more bets" are refused by the rules, with the rule
+    assert sum(r.ok for r in replies) == 1 and all(r.ok or r.rule for r in replies)
+    land_and_rest(host.link)
+    end = time.monotonic() + 3
+    while not host.spin.finished and time.monotonic() < end:
+        time.sleep(0.02)
+    assert host.spin.finished and host.snapshot()["results"][-1]["result"] == "heads"
+    frame, t_s, coins = host.camera_view()
+    assert frame is not None and len(coins) == 2 and coins[0]["face"] == "heads"
+    host.stop()
+
+
+def test_a_stuck_subscriber_never_delays_the_spin_and_learns_of_its_gap(host):
+    stuck = host.subscribe(maxlen=3)          # never read during the spin
+    arm(host)
+    land_and_rest(host.link)
+    t0 = time.monotonic()
+    assert run_until(host, lambda: host.spin.finished)
+    assert time.monotonic() - t0 < 2.0
+    first = stuck.get(0)
+    assert first.kind == "gap" and first.data["dropped"] > 0
+    rest = kinds(stuck)
+    assert len(rest) == 3 and rest[0].seq == first.data["last_seq"] + 1
+    stuck.close()
+    assert stuck.get(0) is None

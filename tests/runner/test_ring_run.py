@@ -111,7 +111,7 @@ def test_console_lost_coin_procedure_and_supervisor_calls_are_recorded(tmp_path)
     from test_host import FakeLink, land_and_rest
 
     log = AuditLog(str(tmp_path / "a.db"))
-    host = RingHost(FakeLink(log), log, Engine(), say=lambda s: None)
+    host = RingHost(FakeLink(log), log, Engine())
     out = []
     con = Console(host, out=out.append)
     for op in ('{"op": "spinner", "calls": "heads"}', '{"op": "bets-open"}',

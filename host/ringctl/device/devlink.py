@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..fw import ringlink, ringmsg
 from ..record.log import open_audit_log
-from ..record.spins import record_event
+from ..record.records import record_event
 from ..link import boards
 from ..link.client import LinkClient
 from ..link.ports import device_id_for_port

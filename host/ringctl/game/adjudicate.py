@@ -5,7 +5,7 @@ Use, one `SpinAdjudicator` per spin:
     adj = SpinAdjudicator(spin_id)
     adj.feed(event)                 # each board event of this spin (ringctl.event.Event)
     adj.call_no_spin("boxer", "7.1.2", "not spun high enough")   # a human call (7.1/7.2/7.5)
-    out = adj.decide(verdicts)      # camera verdict dict(s) from vision.classify, or None
+    out = adj.decide(verdicts, need=3)   # verdicts of still frames (vision.classify), or None
     if out.result == "unsure":
         out = adj.resolve("boxer", "heads", "both heads, read by eye")   # recorded
     adj.steps                       # every call, refusal and decision, for the audit log
@@ -13,9 +13,11 @@ Use, one `SpinAdjudicator` per spin:
 Order of precedence, safest first (a wrong heads/tails that gets paid is the worst failure):
   1. no-spin: any human call (7.2, final 7.6), any sensor barring (7.3.1 boundary, 7.3.2 wall,
      7.3.3 mat) and any camera no-spin reason (7.3.1, 7.3.4); every reason is kept;
-  2. unsure: camera missing/stalled, frames disagree, camera unsure, or the ring's own
-     evidence is incomplete (no impact, no at-rest, lost events, sensor fault);
-  3. heads/tails/odds from the camera, only if its coins agree with its result.
+  2. unsure: camera missing/stalled, fewer still frames than needed, frames disagree, camera
+     unsure, or the ring's own evidence is incomplete (no impact, no at-rest, lost events,
+     sensor fault);
+  3. heads/tails/odds from the camera, only if every still frame agrees (this is the one
+     place that rule lives) and its coins agree with its result.
 """
 from ..fw import ringmsg as rm
 
@@ -133,9 +135,10 @@ class SpinAdjudicator:
         return self.lost
 
     # ---- deciding -----------------------------------------------------------------------
-    def decide(self, verdicts, now_s=None):
+    def decide(self, verdicts, now_s=None, need=1):
         """Decide once. `verdicts`: a camera verdict dict (issue-4 JSON), a list of them (still
-        frames: they must agree), or None when the camera is missing or stalled."""
+        frames: at least `need` of them, all agreeing), or None when the camera is missing or
+        stalled."""
         if self.outcome is not None:
             raise AdjudicationError("6.9", "spin already decided: %s" % self.outcome.result)
         ev = self._evidence()
@@ -174,6 +177,9 @@ class SpinAdjudicator:
                 unsure.append(problem)
             else:
                 results.append(v["result"])
+        if verdicts and len(verdicts) < need:
+            unsure.append("unsure: only %d still frame(s) of the coins on camera, need %d: boxer "
+                          "to call" % (len(verdicts), need))
         if len(set(results)) > 1:
             unsure.append("still frames disagree (%s): boxer to call" % ", ".join(sorted(set(results))))
         if unsure:

@@ -179,12 +179,11 @@ def cmd_status(args):
 
 def _record_alarms(log, client, recorded):
     """Append a security-alarm record for alarms not yet recorded (same kind as `ring run`)."""
+    from ..record.records import record_security_alarm
     st = client.stats()
     if st["alarms"] > recorded:
-        log.append("security-alarm", {"alarms_total": st["alarms"],
-                                      "new": st["alarms"] - recorded, "by": "ring link monitor",
-                                      "link": {k: v for k, v in st.items()
-                                               if isinstance(v, (int, float, str))}})
+        record_security_alarm(log, st["alarms"], st["alarms"] - recorded, st,
+                              by="ring link monitor")
         print("SECURITY: %d frame(s) failed authentication (recorded in the audit log)"
               % (st["alarms"] - recorded), flush=True)
     return max(recorded, st["alarms"])
@@ -192,7 +191,7 @@ def _record_alarms(log, client, recorded):
 
 def cmd_monitor(args):
     from ..record.log import open_audit_log
-    from ..record.spins import record_event
+    from ..record.records import record_event
     from ..fw import ringmsg
     log = open_audit_log(args.log)
     cap = None

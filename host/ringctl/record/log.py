@@ -93,7 +93,10 @@ class AuditLog:
             raise FileNotFoundError(self.path)
         d = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(d, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        # check_same_thread off: RingHost opens the log on one thread and writes it from its
+        # loop's; it is still one writer at a time (the host serialises every append).
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30,
+                                  check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")  # durable on commit, also across power loss
         fresh = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='records'").fetchone() is None

@@ -9,11 +9,16 @@ Keys typed at the terminal (one per line; [reason] is free text kept in the audi
   lost N                  N coin(s) thrown out of the ring: 7.4 procedure (no spin, 7.4.1)
   lost found K | lost check ok|bad | lost offer new|original | lost newset NAME [continue]
                           its steps (7.4.2 - 7.4.5), each recorded
+  ack ID                  acknowledge alarm ID (shown with each alarm)
   s | status              phase, light, link, camera, table state
   q | quit
   {"op": ...}             a table op in the `ring game replay` format (bets, spinner, chips)
+  {"cmd": ...}            any host command as JSON (runner/commands.py)
 The game state is rebuilt from the audit log at start, so a restarted host picks up the game.
+The console is a thin client of RingHost: each line becomes one command, and what it prints
+are the host's events (runner/events.py), the same ones a web console gets.
 """
+import getpass
 import json
 import os
 import select
@@ -21,6 +26,7 @@ import sys
 import time
 
 from ..errors import UserError
+from .commands import parse_command
 
 CALLS = {"h": "heads", "t": "tails", "o": "odds", "x": "no-spin"}
 
@@ -95,11 +101,12 @@ def run(args):
     link = LinkClient(port, key)
     host = RingHost(link, log, engine, camera=camera, ring_model=ring_model,
                     face_model=face_model, quiet_s=float(cfg.get("quiet_s", 1.0)),
-                    stills=int(cfg.get("stills", 3)), say=print)
+                    stills=int(cfg.get("stills", 3)))
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
+    console = Console(host)
     try:
-        return Console(host).loop()
+        return console.loop()
     finally:
         host.close()
         link.close()
@@ -107,159 +114,69 @@ def run(args):
 
 
 class Console:
-    """The boxer's terminal: live status lines and typed commands."""
+    """The boxer's terminal: typed lines -> host commands, host events -> printed lines."""
 
-    def __init__(self, host, stdin=None, out=print):
+    def __init__(self, host, stdin=None, out=print, user=None, role="boxer"):
         self.host = host
         self.stdin = stdin or sys.stdin
         self.out = out
-        self.link_state = None
-        self.shown_phase = None
+        self.user = user or _login()
+        self.role = role
+        self.events = host.subscribe(maxlen=1024)   # before the loop starts: nothing missed
         self._buf = b""
         self._eof = False
 
     def loop(self):
-        host = self.host
-        while True:
-            host.pump(0.05)
-            self._show_link()
-            spin = host.spin
-            if host.phase != self.shown_phase:
-                self.shown_phase = host.phase
-                self.out(f"  phase {host.phase}  light {host.light}")
-            if spin is not None and spin.outcome is None and (spin.t_rest or spin.board_restarted):
-                self._decide()
-            line = self._read_line()
-            if line is None:
-                continue
-            if line in ("q", "quit", "exit"):
-                return 0
-            try:
-                self.command(line)
-            except UserError as exc:
-                self.out(f"  ! {exc}")
+        self.host.start()
+        try:
+            while True:
+                self.show_events(0.05)
+                line = self._read_line()
+                if line is None:
+                    continue
+                if line in ("q", "quit", "exit"):
+                    return 0
+                try:
+                    self.command(line)
+                except UserError as exc:
+                    self.out(f"  ! {exc}")
+        finally:
+            self.host.stop()
+            self.events.close()
 
-    def _show_link(self):
-        if getattr(self.host.link, "at_repl", False) and not getattr(self, "repl_shown", False):
-            self.repl_shown = True
-            self.out("  ! the board is at the MicroPython REPL, not running the controller: "
-                     "reset it, or redeploy with 'ring device deploy'")
-        up = bool(self.host.link.link_up)
-        if up != self.link_state:
-            self.link_state = up
-            if up:
-                info = self.host.link.peer_info or {}
-                self.out(f"  link up: firmware {info.get('fw', '?')} image {info.get('image', '?')}")
-            else:
-                self.out("  ! LINK LOST: light shows link-lost on the board; calls are manual")
-
-    def _decide(self):
-        out = self.host.adjudicate()
-        self.out(f"  spin {self.host.spin.number}: {out.result.upper()}  " + "; ".join(out.reasons))
-        if out.result == "unsure":
-            self.out("  boxer: look at the coins and type h, t, o or x (no spin)")
-        else:
-            self._settle()
-
-    def _settle(self):
-        for ev in self.host.finish():
-            self.out("  " + json.dumps(ev))
+    def show_events(self, timeout=0.0):
+        ev = self.events.get(timeout)
+        while ev is not None:
+            for line in render(ev):
+                self.out(line)
+            ev = self.events.get(0)
 
     def command(self, line):
-        from ..game.adjudicate import AdjudicationError
-        try:
-            self._command(line)
-        except AdjudicationError as exc:
-            raise UserError(f"refused ({exc.rule}): {exc.reason}")
-
-    def _command(self, line):
-        host = self.host
-        if line.startswith("{"):
-            try:
-                op = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not a JSON table op ({exc.msg}); e.g. {{\"op\": \"bets-open\"}}")
-            from ..game.engine import MalformedOp
-            try:
-                events = host.apply(op)
-            except MalformedOp as exc:
-                raise UserError(str(exc))
-            for ev in events:
-                self.out("  " + json.dumps(ev))
-        elif line in ("a", "arm"):
-            spin = host.arm()
-            self.out(f"  spin {spin.number}: armed, come in spinner")
-        elif line.split(" ", 1)[0] == "lost":
-            self.lost_coin(line.split()[1:])
-        else:
-            words = line.split(" ", 1)
-            actor = "boxer"
-            if words[0] == "sup":
-                actor = "supervisor"
-                words = (words[1] if len(words) > 1 else "").split(" ", 1)
-            key, reason = words[0], (words[1].strip() if len(words) > 1 else "")
-            if key in ("n", "nospin") and (host.spin is not None and host.spin.outcome is None):
-                host.spin.adj.call_no_spin(actor, "7.1.1", reason or f"{actor} called no spin")
-                self.out(f"  no spin called by the {actor} (7.2; final, 7.6)")
-            elif key in CALLS or key in ("n", "nospin"):
-                if host.spin is None or host.spin.outcome is None:
-                    raise UserError("nothing to call: no decided spin")
-                if host.spin.finished:
-                    raise UserError(f"spin {host.spin.number} was already announced and settled "
-                                    "(6.9); a correction is a supervisor matter outside the ring")
-                result = CALLS.get(key, "no-spin")
-                host.boxer_call(result, reason or f"{actor}'s call at the terminal", actor=actor)
-                self.out(f"  spin {host.spin.number}: {result.upper()} ({actor}'s call, recorded)")
-                if not host.spin.finished:
-                    self._settle()
-            elif key in ("s", "status"):
-                self.status()
-            elif line:
-                raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, sup, lost, s, q "
-                                "or a JSON op")
+        """One typed line: a host command (refusals raise UserError with the rule), or status."""
+        if line in ("s", "status"):
+            self.status()
+            return
+        obj, role = command_for(line, self.role)
+        reply = self.host.submit(parse_command(obj, user=self.user, role=role))
+        self.show_events()
+        if not reply.ok:
+            raise UserError(f"refused ({reply.rule}): {reply.message}" if reply.rule
+                            else reply.message)
 
     def status(self):
-        host = self.host
-        st = host.link.stats() if hasattr(host.link, "stats") else {}
-        camera = "none (manual calls)" if host.camera is None else \
-            "STALLED" if host.camera_fault else "ok"
-        link = "up" if host.link.link_up else "LOST (the board shows link-lost)"
-        light = host.light if host.link.link_up else f"{host.light} (last known)"
-        self.out(f"  phase {host.phase}  light {light}  link {link}  camera {camera}")
+        snap = self.host.snapshot()
+        link = self.host.link
+        st = link.stats() if hasattr(link, "stats") else {}
+        up = snap["link"]["up"]
+        camera = {"none": "none (manual calls)", "stalled": "STALLED", "ok": "ok"}[snap["camera"]]
+        light = snap["light"] if up else f"{snap['light']} (last known)"
+        self.out(f"  phase {snap['phase']}  light {light}  link "
+                 f"{'up' if up else 'LOST (the board shows link-lost)'}  camera {camera}")
         self.out(f"  link counters: alarms {st.get('alarms', 0)}, retransmits "
                  f"{st.get('retransmits', 0)}, reconnects {st.get('opens', 0)}")
-        self.out("  table " + json.dumps(host.engine.state()))
-
-    def lost_coin(self, args):
-        """Rule 7.4, step by step, each step recorded in the audit log."""
-        from ..game.adjudicate import AdjudicationError
-        host = self.host
-        spin = host.spin
-        if spin is None:
-            raise UserError("no spin: the lost-coin procedure belongs to a spin")
-        try:
-            if args and args[0].isdigit():
-                spin.adj.coin_out_of_ring(int(args[0]), actor="boxer")
-            elif spin.adj.lost is None:
-                raise UserError("7.4: start with 'lost N' (N coins thrown out of the ring)")
-            elif args[:1] == ["found"] and len(args) == 2 and args[1].isdigit():
-                spin.adj.lost.retrieve(int(args[1]))
-            elif args[:1] == ["check"] and args[1:] in (["ok"], ["bad"]):
-                spin.adj.lost.check_found(args[1] == "ok")
-            elif args[:1] == ["offer"] and len(args) == 2:
-                spin.adj.lost.offer(args[1])
-            elif args[:1] == ["newset"] and len(args) >= 2:
-                spin.adj.lost.bring_new_set(args[1], current_spinner_continues="continue" in args)
-            else:
-                raise UserError("lost N | lost found K | lost check ok|bad | lost offer new|original"
-                                " | lost newset NAME [continue]")
-        except AdjudicationError as exc:
-            raise UserError(f"{exc.rule}: {exc.reason}")
-        step = spin.adj.steps[-1]
-        host.log.append("lost-coin", {"spin": spin.number, "step": step})
-        todo = spin.adj.lost.missing
-        self.out(f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
-                 + ("still to do: " + "; ".join(todo) if todo else "play may resume"))
+        for a in snap["alarms"]:
+            self.out(f"  alarm {a['id']}: {a['text']} (type 'ack {a['id']}')")
+        self.out("  table " + json.dumps(snap["table"]))
 
     def _read_line(self):
         """One typed line if there is one, without blocking (raw fd reads: a buffered
@@ -280,3 +197,88 @@ class Console:
         if self._eof:
             time.sleep(0.05)            # stdin closed: keep running the ring, no more commands
         return None
+
+
+LOST_USAGE = "lost N | lost found K | lost check ok|bad | lost offer new|original | lost newset NAME [continue]"
+
+
+def command_for(line, role="boxer"):
+    """A typed line -> (command JSON, role). UserError for a line that is none of the keys."""
+    if line.startswith("{"):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"not a JSON table op ({exc.msg}); e.g. {{\"op\": \"bets-open\"}}")
+        return (obj if "cmd" in obj else {"cmd": "table", "op": obj}), role
+    words = line.split()
+    if words[:1] == ["sup"]:
+        role, line = "supervisor", line.split(" ", 1)[1] if " " in line else ""
+        words = line.split()
+    key, reason = (words[0] if words else ""), (line.split(" ", 1)[1].strip() if " " in line else "")
+    if key in ("a", "arm"):
+        return {"cmd": "arm"}, role
+    if key in ("n", "nospin"):
+        return {"cmd": "nospin", "reason": reason or f"{role} called no spin"}, role
+    if key in CALLS:
+        return {"cmd": "call", "result": CALLS[key],
+                "reason": reason or f"{role}'s call at the terminal"}, role
+    if key == "ack" and len(words) == 2 and words[1].isdigit():
+        return {"cmd": "ack-alarm", "id": int(words[1])}, role
+    if key == "lost":
+        return _lost(words[1:]), role
+    raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, sup, lost, ack, s, q or a JSON op")
+
+
+def _lost(args):
+    if len(args) == 1 and args[0].isdigit():
+        return {"cmd": "lost", "n": int(args[0])}
+    if args[:1] == ["found"] and len(args) == 2 and args[1].isdigit():
+        return {"cmd": "lost-found", "n": int(args[1])}
+    if args[:1] == ["check"] and args[1:] in (["ok"], ["bad"]):
+        return {"cmd": "lost-check", "ok": args[1] == "ok"}
+    if args[:1] == ["offer"] and len(args) == 2:
+        return {"cmd": "lost-offer", "choice": args[1]}
+    if args[:1] == ["newset"] and len(args) >= 2:
+        return {"cmd": "lost-newset", "name": args[1], "continue": "continue" in args[2:]}
+    raise UserError(LOST_USAGE)
+
+
+def render(ev):
+    """A host event -> the lines the terminal prints (none for the chatty ones)."""
+    d, kind = ev.data, ev.kind
+    if kind == "link":
+        if d["at_repl"]:
+            return ["  ! the board is at the MicroPython REPL, not running the controller: "
+                    "reset it, or redeploy with 'ring device deploy'"]
+        return [f"  link up: firmware {d['firmware'] or '?'} image {d['image'] or '?'}"] if d["up"] else []
+    if kind == "phase":
+        return [f"  phase {d['phase']}  light {d['light']}"]
+    if kind == "spin-started":
+        return [f"  spin {d['spin']}: armed, come in spinner"]
+    if kind == "verdict":
+        lines = [f"  spin {d['spin']}: {d['result'].upper()}  " + "; ".join(d["reasons"])]
+        if d["unsure"]:
+            lines.append("  boxer: look at the coins and type h, t, o or x (no spin)")
+        return lines
+    if kind == "call":
+        if "kind" not in d:
+            return [f"  no spin called by the {d['actor']} (7.2; final, 7.6)"]
+        return [f"  spin {d['spin']}: {d['result'].upper()} ({d['actor']}'s call, recorded)"]
+    if kind in ("settlement", "table"):
+        return ["  " + json.dumps(e) for e in d["events"]]
+    if kind == "lost-coin":
+        step, todo = d["step"], d["todo"]
+        return [f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
+                + ("still to do: " + "; ".join(todo) if todo else "play may resume")]
+    if kind == "alarm":
+        return [f"  ! {d['text']} (alarm {d['id']}: 'ack {d['id']}' when dealt with)"]
+    if kind == "gap":
+        return [f"  ! {d['dropped']} host event(s) not shown (the console fell behind)"]
+    return []
+
+
+def _login():
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "terminal"

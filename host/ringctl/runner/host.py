@@ -1,24 +1,53 @@
-"""RingHost: one ring's live loop — link events recorded then acked, spins adjudicated, light set.
+"""RingHost: one ring's live loop, and the only writer during play — it owns the spin from arm to settlement.
 
-The same class runs `ring run` (real board, real camera) and `ring demo` (simulated board
-under `micropython`, simulated camera). Order of duties for every device event: record it
-durably in the audit log, then acknowledge it on the link (so nothing acknowledged is ever
-lost), then act on it. The host decides the final outcome; the board has already barred
-the spin on its own when a sensor said so (rule 7.2: before the coins come to rest).
+The same class runs `ring run` (real board, real camera) and `ring demo` (simulated board under
+`micropython`, simulated camera). Consoles are thin clients of its API:
+
+    host.start()                      # its own thread runs the loop (or call host.step())
+    reply = host.submit(cmd)          # typed Command (runner.commands) -> Reply; any thread
+    sub = host.subscribe(maxlen=256)  # sub.get(timeout) -> HostEvent (runner.events)
+    host.snapshot()                   # JSON-able state: phase, light, spinner, results, ...
+    host.camera_view()                # (latest frame, t_s, coins) for a screen
+    host.stop()
+
+Order of duties, always: record durably (record.records), then act on the board, then
+announce (publish). Every board event is recorded, then acknowledged on the link, then acted
+on; a light command, an arm, a settlement and every published event follow the record that
+justifies them. The host decides the outcome; the board has already barred the spin on its
+own when a sensor said so (rule 7.2: before the coins come to rest).
 """
+import collections
+import queue
+import re
+import threading
 import time
 
 import cv2
 
-from ..errors import UserError
 from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
-from ..record.rebuild import record_op
-from ..record.spins import record_event, record_spin
+from ..game.engine import MalformedOp
+from ..record import records
+from . import commands as C
+from .events import EventBus
 
 # Coins count as still once the camera has seen no motion for this long (the board's quiet
 # time after the last impact is the other, independent half of "at rest").
 STILL_WINDOW_S = 0.15
+RESULTS_KEPT = 20              # snapshot()["results"]: the newest results, newest last
+ARM_ROLES = ("boxer", "supervisor")
+TABLE_ROLES = ("boxer", "supervisor")
+ACK_ROLES = ("boxer", "supervisor", "technician", "surveillance")
+RULE_AT_START = re.compile(r"^(\d+(?:\.\d+)*)\s")
+
+
+class Refused(Exception):
+    """A command the host will not carry out: the rule and one line why."""
+
+    def __init__(self, rule, reason):
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
 
 
 class Spin:
@@ -27,21 +56,31 @@ class Spin:
     def __init__(self, number):
         self.number = number
         self.adj = SpinAdjudicator(number)
+        self.t_armed = time.monotonic()
         self.t_first_impact = None
         self.t_rest = None           # host clock when the board said "at rest"
-        self.t_result = None
+        self.t_result = None         # host clock when the spin was decided
         self.phase = rm.PH_ARMED
         self.lights = []             # (light name, edge-to-light us or -1)
         self.barred = []             # reasons the board barred the spin
         self.board_restarted = False
         self.outcome = None
-        self.finished = False       # the result was applied to the table (6.9)
+        self.finished = False        # the result was applied to the table (6.9)
         self.verdicts = []
+
+    @property
+    def state(self):
+        if self.finished:
+            return "settled"
+        if self.outcome is not None:
+            return "unsure" if self.outcome.result == "unsure" else "decided"
+        return rm.PHASE_NAMES[self.phase] if 0 <= self.phase < len(rm.PHASE_NAMES) else "armed"
 
 
 class RingHost:
     def __init__(self, link, log, engine, camera=None, ring_model=None, face_model=None,
-                 quiet_s=1.0, stills=3, still_timeout_s=2.5, camera_stale_s=1.0, say=print):
+                 quiet_s=1.0, stills=3, still_timeout_s=2.5, camera_stale_s=1.0,
+                 rest_timeout_s=15.0):
         self.link = link
         self.log = log
         self.engine = engine
@@ -52,7 +91,7 @@ class RingHost:
         self.stills = stills
         self.still_timeout_s = still_timeout_s
         self.camera_stale_s = camera_stale_s
-        self.say = say
+        self.rest_timeout_s = rest_timeout_s   # landed but no "at rest" this long: decide anyway
         self.spin = None
         self.spins = 0
         self.light = "off"
@@ -61,19 +100,125 @@ class RingHost:
         self.edge_to_light_us = []
         self.watcher = None
         self.camera_fault = False
+        self.link_up = None
+        self._link_state = None
         self.alarms_recorded = 0
+        self.alarms = {}                        # id (seq of its record) -> alarm, unacknowledged
+        self.results = collections.deque(maxlen=RESULTS_KEPT)
+        self.bus = EventBus()
         self._alarm_check_t = 0.0
+        self._lock = threading.RLock()          # held while the host changes its state
+        self._inbox = queue.Queue()             # commands from other threads, in order
+        self._thread = None
+        self._stopping = threading.Event()
 
-    # ---- table ops -----------------------------------------------------------------------
-    def apply(self, op):
-        """Apply one table op to the rules engine, record it, -> the engine's events."""
-        events = self.engine.apply(op)
-        record_op(self.log, op, events)
-        return events
+    # ==== the API for consoles ================================================================
+    def subscribe(self, maxlen=256):
+        """A new Subscription to every HostEvent from now on (bounded; see runner.events)."""
+        return self.bus.subscribe(maxlen)
 
-    # ---- link events ---------------------------------------------------------------------
+    def submit(self, cmd, timeout=30.0):
+        """Carry out one Command, in order with the host's own loop -> Reply. Callable from
+        any thread: with the loop on its own thread (start()) the command waits its turn."""
+        if not isinstance(cmd, C.Command):
+            raise TypeError("submit() takes a runner.commands.Command, not %r" % (cmd,))
+        if self._thread is None or threading.get_ident() == self._thread.ident:
+            with self._lock:
+                return self._execute(cmd)
+        done, box = threading.Event(), []
+        self._inbox.put((cmd, done, box))
+        if not done.wait(timeout):
+            return C.Reply(False, "the host did not take the command within %g s" % timeout)
+        return box[0]
+
+    def snapshot(self):
+        """The state a screen shows, JSON-able (a copy: safe to keep)."""
+        with self._lock:
+            eng = self.engine
+            spin = self.spin
+            state = eng.state()
+            state.pop("wagers")
+            state["open_wagers"] = [w.as_json() for w in eng.open_wagers()]
+            spinner = None
+            if eng.spinning is not None:
+                spinner = {"by": eng.spinning, "name": eng.game.name if eng.game else None,
+                           "side": eng.game.calls if eng.game else None}
+            return {
+                "phase": self.phase, "light": self.light,
+                "link": {"up": bool(self.link_up)},
+                "camera": ("none" if self.camera is None else
+                           "stalled" if self.camera_fault else "ok"),
+                "spinner": spinner,
+                "results": list(self.results),
+                "spin": None if spin is None else {
+                    "number": spin.number, "state": spin.state,
+                    "result": spin.outcome.result if spin.outcome is not None else None},
+                "table": state,
+                "alarms": [dict(a) for a in self.alarms.values()],
+            }
+
+    def camera_view(self):
+        """(latest frame or None, its t_s, coins [{center, radius, face, flat, inside,
+        confidence, moving}]): from the camera thread's last look; never waits on a spin."""
+        if self.watcher is None:
+            return None, None, []
+        return self.watcher.view()
+
+    def start(self):
+        """Run the loop on a thread of its own (until stop())."""
+        if self._thread is None:
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="ring-host", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self):
+        self._stopping.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(5.0)
+        self._thread = None
+
+    def close(self):
+        self.stop()
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    # ==== the loop ============================================================================
+    def _run(self):
+        while not self._stopping.is_set():
+            self.step(0.02)
+
+    def step(self, timeout=0.02):
+        """One turn: queued commands, board events (up to `timeout` s), alarms, the spin."""
+        self._take_commands()
+        self.pump(timeout)
+        self._watch_link()
+        spin = self.spin
+        if spin is not None and spin.outcome is None and self._ready_to_decide(spin):
+            self.adjudicate()
+        if spin is not None and spin.outcome is not None and spin.outcome.result != "unsure" \
+                and not spin.finished:
+            with self._lock:
+                self._settle()
+
+    def _take_commands(self):
+        while True:
+            try:
+                cmd, done, box = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            with self._lock:
+                box.append(self._execute(cmd))
+            done.set()
+
+    def _ready_to_decide(self, spin):
+        if spin.t_rest is not None or spin.board_restarted:
+            return True
+        return (spin.t_first_impact is not None
+                and time.monotonic() - spin.t_first_impact > self.rest_timeout_s)
+
     def pump(self, timeout=0.05):
-        """Handle the device events that arrive within `timeout` s. -> number handled."""
+        """Handle the board events that arrive within `timeout` s. -> number handled."""
         n = 0
         now = time.monotonic()
         if now - self._alarm_check_t > 0.5:
@@ -87,101 +232,6 @@ class RingHost:
             self.handle(ev)
             n += 1
 
-    def check_alarms(self):
-        """Record every new link security alarm (a frame with a good CRC and a bad tag) so the
-        regulator sees it in the audit log, not only in the host's console."""
-        stats = self.link.stats() if hasattr(self.link, "stats") else {}
-        alarms = int(stats.get("alarms", 0) or 0)
-        if alarms > self.alarms_recorded:
-            self.log.append("security-alarm", {"alarms_total": alarms,
-                                               "new": alarms - self.alarms_recorded,
-                                               "link": {k: v for k, v in stats.items()
-                                                        if isinstance(v, (int, float, str))}})
-            self.say("  ! SECURITY ALARM: %d frame(s) with a bad authentication tag on the link"
-                     % (alarms - self.alarms_recorded))
-            self.alarms_recorded = alarms
-
-    def handle(self, ev):
-        extra = {"spin": self.spin.number} if self.spin is not None else {}
-        record_event(self.log, ev, **extra)                                # durable first
-        self.link.ack(ev)                                                  # then acknowledged
-        code = ev.code
-        if self.boot_id is not None and ev.boot_id != self.boot_id:
-            self._board_restarted(ev)
-        self.boot_id = ev.boot_id
-        if code == rm.EV_LIGHT:
-            name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
-            self.light = name
-            if ev.b >= 0:
-                self.edge_to_light_us.append(ev.b)
-            if self.spin is not None:
-                self.spin.lights.append((name, ev.b))
-        elif code == rm.EV_PHASE and 0 <= ev.a < len(rm.PHASE_NAMES):
-            self.phase = rm.PHASE_NAMES[ev.a]
-        spin = self.spin
-        if code == rm.EV_PHASE and ev.a == rm.PH_ARMED and (spin is None or spin.outcome is not None):
-            # Armed from the boxer's "come in spinner" button on the board itself.
-            self.spins += 1
-            spin = self.spin = Spin(self.spins)
-            self.log.append("arm", {"spin": self.spins, "by": "board button"})
-            if self.watcher is not None:
-                self.watcher.reset()
-        if spin is None or spin.outcome is not None:
-            return
-        spin.adj.feed(ev)
-        if code == rm.EV_PHASE:
-            spin.phase = ev.a
-            if ev.a == rm.PH_LANDED and spin.t_first_impact is None:
-                spin.t_first_impact = time.monotonic()
-            elif ev.a == rm.PH_AT_REST and spin.t_rest is None:
-                spin.t_rest = time.monotonic()
-        elif code == rm.EV_REST and spin.t_rest is None:
-            spin.t_rest = time.monotonic()
-        elif code == rm.EV_BARRED:
-            spin.barred.append(rm.BAR_NAMES.get(ev.a, "barred"))
-
-    def _board_restarted(self, ev):
-        spin = self.spin
-        if spin is not None and spin.outcome is None and not spin.board_restarted:
-            spin.board_restarted = True
-            self.say("  ! ring board restarted mid-spin (boot %08x): the spin is void" % ev.boot_id)
-
-    # ---- a spin --------------------------------------------------------------------------
-    def arm(self, check_table=True):
-        """'No more bets, come in spinner' (6.3): arm the board for the next spin.
-
-        Refused (UserError naming the rule) while a spin is still undecided or unsettled, or
-        while the table is not ready for a spin: the light must never show a result the
-        rules would then refuse."""
-        if self.spin is not None and not self.spin.finished:
-            raise UserError("spin %d is not finished yet: decide and settle it first (6.9)"
-                            % self.spin.number)
-        if check_table:
-            if self.engine.spinning is None:
-                raise UserError("no spinner: call one in first (4.2), e.g. "
-                                "{\"op\": \"spinner\", \"calls\": \"heads\"}")
-            if self.engine.betting != "closed":
-                raise UserError("betting is not closed: call 'no more bets, come in spinner' "
-                                "first (6.3), i.e. {\"op\": \"bets-closed\"}")
-        self.spins += 1
-        self.spin = Spin(self.spins)
-        if self.camera is not None and self.ring_model is not None:
-            if self.watcher is None:
-                self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
-                                             keep=self.stills)
-            self.watcher.reset()
-        self.link.send_cmd(rm.CMD_ARM, "")
-        self.log.append("arm", {"spin": self.spins})
-        return self.spin
-
-    def wait_armed(self, timeout=3.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.spin.phase != rm.PH_ARMED or self.phase in ("armed", "in-flight"):
-                return True
-            self.pump(0.02)
-        return False
-
     def wait_rest(self, timeout):
         """Pump events until the board says the coins are at rest (or `timeout` s)."""
         deadline = time.monotonic() + timeout
@@ -191,6 +241,110 @@ class RingHost:
             if spin.t_rest is not None or spin.board_restarted:
                 return True
         return False
+
+    # ==== board events ========================================================================
+    def handle(self, ev):
+        """One board event: recorded, then acknowledged, then acted on and announced."""
+        with self._lock:
+            spin = self.spin
+            extra = {"spin": spin.number} if spin is not None else {}
+            records.record_event(self.log, ev, **extra)                    # durable first
+            self.link.ack(ev)                                              # then acknowledged
+            self._publish("board-event", dict(
+                {"name": ev.name, "code": ev.code, "boot_id": ev.boot_id, "event_id": ev.event_id,
+                 "t_us": ev.t_us, "a": ev.a, "b": ev.b, "text": ev.text}, **extra))
+            if self.boot_id is not None and ev.boot_id != self.boot_id:
+                self._board_restarted(ev)
+            self.boot_id = ev.boot_id
+            if ev.code == rm.EV_LIGHT:
+                name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
+                self.light = name
+                if ev.b >= 0:
+                    self.edge_to_light_us.append(ev.b)
+                if spin is not None:
+                    spin.lights.append((name, ev.b))
+                self._publish("light", dict({"light": name, "edge_to_light_us": ev.b}, **extra))
+            elif ev.code == rm.EV_PHASE and 0 <= ev.a < len(rm.PHASE_NAMES):
+                self.phase = rm.PHASE_NAMES[ev.a]
+                self._publish("phase", dict({"phase": self.phase, "light": self.light}, **extra))
+            elif ev.code == rm.EV_FAULT:
+                self._alarm("board-fault", "ring board fault 0x%x: %s" % (ev.a, ev.text or "see "
+                                                                        "`ring doctor`"))
+            if ev.code == rm.EV_PHASE and ev.a == rm.PH_ARMED and (spin is None
+                                                                   or spin.outcome is not None):
+                # Armed from the boxer's "come in spinner" button on the board itself.
+                spin = self._new_spin()
+                records.record_arm(self.log, spin.number, by="board button")
+                self._publish("spin-started", {"spin": spin.number, "by": "board button"})
+            if spin is None or spin.outcome is not None:
+                return
+            calls = len(spin.adj.calls)
+            spin.adj.feed(ev)
+            for step in spin.adj.calls[calls:]:        # the boxer's no-spin button (7.2)
+                self._publish("call", {"spin": spin.number, "actor": step["actor"], "user": None,
+                                       "role": "boxer", "result": "no-spin", "rule": step["rule"],
+                                       "reason": step["reason"], "source": step["source"]})
+            if ev.code == rm.EV_PHASE:
+                spin.phase = ev.a
+                if ev.a == rm.PH_LANDED and spin.t_first_impact is None:
+                    spin.t_first_impact = time.monotonic()
+                elif ev.a == rm.PH_AT_REST and spin.t_rest is None:
+                    spin.t_rest = time.monotonic()
+            elif ev.code == rm.EV_REST and spin.t_rest is None:
+                spin.t_rest = time.monotonic()
+            elif ev.code == rm.EV_BARRED:
+                spin.barred.append(rm.BAR_NAMES.get(ev.a, "barred"))
+
+    def _board_restarted(self, ev):
+        spin = self.spin
+        if spin is not None and spin.outcome is None and not spin.board_restarted:
+            spin.board_restarted = True
+            self._alarm("board-restarted", "ring board restarted mid-spin (boot %08x): the spin "
+                        "is void" % ev.boot_id, spin=spin.number)
+
+    def check_alarms(self):
+        """Record every new link security alarm (a frame with a good CRC and a bad tag) so the
+        regulator sees it in the audit log, then show it."""
+        stats = self.link.stats() if hasattr(self.link, "stats") else {}
+        alarms = int(stats.get("alarms", 0) or 0)
+        if alarms > self.alarms_recorded:
+            with self._lock:
+                new = alarms - self.alarms_recorded
+                seq = records.record_security_alarm(self.log, alarms, new, stats)
+                self.alarms_recorded = alarms
+                self._show_alarm(seq, "security", "SECURITY ALARM: %d frame(s) with a bad "
+                                 "authentication tag on the link" % new)
+
+    def _watch_link(self):
+        up = bool(getattr(self.link, "link_up", False))
+        repl = bool(getattr(self.link, "at_repl", False))
+        if (up, repl) == self._link_state:
+            return
+        with self._lock:
+            was, self.link_up = self.link_up, up
+            self._link_state = (up, repl)
+            info = getattr(self.link, "peer_info", None) or {}
+            self._publish("link", {"up": up, "at_repl": repl, "firmware": info.get("fw"),
+                                   "image": info.get("image")})
+            if was and not up:
+                self._alarm("link-lost", "LINK LOST: the board shows link-lost; calls are manual")
+
+    def _alarm(self, kind, text, spin=None):
+        seq = records.record_alarm(self.log, kind, text, spin=spin)        # durable first
+        self._show_alarm(seq, kind, text, spin)
+
+    def _show_alarm(self, seq, kind, text, spin=None):
+        alarm = {"id": seq, "kind": kind, "text": text, "spin": spin, "t": time.time()}
+        self.alarms[seq] = alarm
+        self._publish("alarm", dict(alarm))
+
+    # ==== a spin ==============================================================================
+    def _new_spin(self):
+        self.spins += 1
+        self.spin = Spin(self.spins)
+        if self.watcher is not None:
+            self.watcher.reset()
+        return self.spin
 
     def still_verdicts(self):
         """Verdicts of the newest still frames once the board says "at rest": (frames, verdicts).
@@ -214,72 +368,242 @@ class RingHost:
         return [f for f, _ in got], [v for _, v in got]
 
     def adjudicate(self):
-        """Decide the spin from the board's events and the still frames; set the light."""
+        """Decide the spin from the board's events and the still frames; record it, then set
+        the light, then announce it. -> Outcome."""
         spin = self.spin
         if spin.board_restarted:
-            spin.adj.call_no_spin("boxer", "7.1.1", "ring board restarted during the spin: "
-                                  "no reliable record of it")
+            with self._lock:
+                spin.adj.call_no_spin("boxer", "7.1.1", "ring board restarted during the spin: "
+                                      "no reliable record of it")
         # A no-spin already called by a person or barred by a ring sensor stands whatever the
         # coins show (7.3, 7.6): no need to wait for still frames.
         certain_no_spin = bool(spin.adj.calls or spin.barred)
         if certain_no_spin:
             # whatever the camera has already judged still adds its reasons (7.3.1, 7.3.4)
             got = self.watcher.judged(self.stills) if self.watcher is not None else []
-            frames, spin.verdicts = [f for f, _ in got], [v for _, v in got]
+            frames, verdicts = [f for f, _ in got], [v for _, v in got]
             if not frames and self.watcher is not None:
                 frames = self.watcher.latest()      # for the record only
         else:
-            frames, spin.verdicts = self.still_verdicts()
-        self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
-        if not certain_no_spin and spin.verdicts and len(spin.verdicts) < self.stills:
-            # Several agreeing still frames are required (issue 4): fewer is not a call.
-            spin.verdicts.append({"result": "unsure", "coins": [], "reasons": [
-                "unsure: only %d still frame(s) of the coins on camera, need %d"
-                % (len(spin.verdicts), self.stills)]})
-        outcome = spin.adj.decide(spin.verdicts if spin.verdicts else None)
-        spin.outcome = outcome
-        spin.t_result = time.monotonic()
-        # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
-        light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
-        self.link.send_cmd(rm.CMD_LIGHT, str(light))
-        # Every still frame that decided the spin is kept (JPEG), then the spin record.
-        jpegs = []
-        for i, frame in enumerate(f for f in frames if f is not None):
-            ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-            if ok:
-                jpegs.append((jpg.tobytes(), spin.verdicts[i] if i < len(spin.verdicts) else None))
-        record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=spin.verdicts,
-                    lights=spin.lights, barred=spin.barred, camera_fault=self.camera_fault)
-        return outcome
+            frames, verdicts = self.still_verdicts()    # waits: not under the lock
+        with self._lock:
+            spin.verdicts = verdicts
+            was_fault = self.camera_fault
+            self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
+            outcome = spin.adj.decide(verdicts or None,
+                                      need=1 if certain_no_spin else self.stills)
+            spin.outcome = outcome
+            spin.t_result = time.monotonic()
+            # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
+            light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
+            jpegs = []
+            for i, frame in enumerate(f for f in frames if f is not None):
+                ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+                if ok:
+                    jpegs.append((jpg.tobytes(), verdicts[i] if i < len(verdicts) else None))
+            records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
+                                lights=spin.lights, barred=spin.barred,
+                                camera_fault=self.camera_fault)          # durable first
+            self.link.send_cmd(rm.CMD_LIGHT, str(light))                   # then the board
+            if self.camera_fault and not was_fault:
+                self._alarm("camera-stalled", "camera stalled: the fault light is on; the boxer "
+                            "calls the spin", spin=spin.number)
+            self._publish("verdict", {
+                "spin": spin.number, "result": outcome.result, "reasons": outcome.reasons,
+                "rules": _rules(outcome.reasons), "unsure": outcome.result == "unsure",
+                "decided_by": outcome.decided_by, "camera": [_verdict_json(v) for v in verdicts],
+                "camera_fault": self.camera_fault, "board_restarted": spin.board_restarted,
+                "light": rm.LIGHT_NAMES[light], "t_mono": self._timings(spin)})
+            if outcome.result != "unsure":
+                self._announce_result(spin)
+            return outcome
 
-    def boxer_call(self, result, reason, actor="boxer"):
-        """The boxer confirms or overrides the outcome (recorded with the reason)."""
-        spin = self.spin
-        try:
-            outcome = spin.adj.resolve(actor, result, reason)
-        except AdjudicationError as exc:
-            self.log.append("override-refused", {"spin": spin.number, "rule": exc.rule,
-                                                 "reason": exc.reason, "actor": actor})
-            raise
-        spin.outcome = outcome
-        self.link.send_cmd(rm.CMD_LIGHT, str(outcome.light))
-        self.log.append("override", {"spin": spin.number, "actor": actor, "result": result,
-                                     "reason": reason, "outcome": outcome.as_json()})
-        return outcome
+    def _timings(self, spin):
+        """Host monotonic clock (s) of the spin's milestones, for latency figures."""
+        return {"armed": spin.t_armed, "landed": spin.t_first_impact, "rest": spin.t_rest,
+                "result": spin.t_result}
 
-    def finish(self):
-        """Announce the result to the table (6.9): apply it to the rules engine."""
+    def _announce_result(self, spin):
+        out = spin.outcome
+        entry = {"spin": spin.number, "result": out.result, "decided_by": out.decided_by,
+                 "t": time.time()}
+        self.results.append(entry)
+        self._publish("result", dict(entry, reasons=out.reasons, rules=_rules(out.reasons),
+                                     override=out.override))
+
+    def _settle(self):
+        """Announce the result to the table (6.9): the board ends the spin, the rules engine
+        settles the wagers (recorded, then announced)."""
         spin = self.spin
-        self.link.send_cmd(rm.CMD_SPIN_DONE, "")
+        self.link.send_cmd(rm.CMD_SPIN_DONE, "")       # the spin record is already durable
         events = []
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
-            events = self.apply({"op": "spin", "result": spin.outcome.result})
+            events = self._apply_op({"op": "spin", "result": spin.outcome.result})
         spin.finished = True
+        self._publish("settlement", {"spin": spin.number, "result": spin.outcome.result,
+                                     "events": events})
         return events
 
-    def close(self):
-        if self.watcher is not None:
-            self.watcher.stop()
+    def _apply_op(self, op, user=None, role=None):
+        events = self.engine.apply(op)
+        records.record_op(self.log, op, events, user=user, role=role)      # durable first
+        return events
+
+    def _publish(self, kind, data):
+        self.bus.publish(kind, data)
+
+    # ==== commands ============================================================================
+    def _execute(self, cmd):
+        """Carry out one command (under the lock) -> Reply. A refusal is recorded with its rule."""
+        spin = self.spin
+        try:
+            if cmd.role is None:
+                raise Refused(None, "the command has no role: say who is asking (boxer, "
+                              "supervisor, ...)")
+            handler = getattr(self, "_do_" + cmd.name.replace("-", "_"))
+            return handler(cmd)
+        except (Refused, AdjudicationError) as exc:
+            records.record_refused(self.log, cmd.as_json(), exc.rule, exc.reason, user=cmd.user,
+                                   role=cmd.role, spin=spin.number if spin is not None else None)
+            return C.Reply(False, exc.reason, exc.rule)
+
+    def _need_role(self, cmd, roles, rule, what):
+        if cmd.role not in roles:
+            raise Refused(rule, "a %s may not %s (only %s)" % (cmd.role, what, " or ".join(roles)))
+
+    def _do_arm(self, cmd):
+        """'No more bets, come in spinner' (6.3): arm the board for the next spin. Refused while
+        a spin is undecided or unsettled, or while the table is not ready for a spin: the light
+        must never show a result the rules would then refuse."""
+        self._need_role(cmd, ARM_ROLES, "6.3", "arm the ring")
+        if self.spin is not None and not self.spin.finished:
+            raise Refused("6.9", "spin %d is not finished yet: decide and settle it first"
+                          % self.spin.number)
+        if self.engine.spinning is None:
+            raise Refused("4.2", "no spinner: call one in first, e.g. "
+                          "{\"op\": \"spinner\", \"calls\": \"heads\"}")
+        if self.engine.betting != "closed":
+            raise Refused("6.3", "betting is not closed: call 'no more bets, come in spinner' "
+                          "first, i.e. {\"op\": \"bets-closed\"}")
+        spin = self._new_spin()
+        if self.camera is not None and self.ring_model is not None and self.watcher is None:
+            self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
+                                         keep=self.stills)
+        records.record_arm(self.log, spin.number, user=cmd.user, role=cmd.role)   # durable first
+        self.link.send_cmd(rm.CMD_ARM, "")                                        # then the board
+        self._publish("spin-started", {"spin": spin.number, "by": cmd.user, "role": cmd.role})
+        return C.Reply(True, "spin %d: armed, come in spinner" % spin.number, "6.3",
+                       {"spin": spin.number})
+
+    def _do_nospin(self, cmd):
+        return self._call(cmd, "no-spin", cmd.reason)
+
+    def _do_call(self, cmd):
+        return self._call(cmd, cmd.result, cmd.reason)
+
+    def _call(self, cmd, result, reason):
+        spin = self.spin
+        actor = cmd.role
+        if spin is None:
+            raise Refused("6.9", "nothing to call: no spin")
+        if spin.outcome is None:
+            if result != "no-spin":
+                raise Refused("6.9", "spin %d is not decided yet: only a no-spin call can come "
+                              "before the verdict (7.2)" % spin.number)
+            step = spin.adj.call_no_spin(actor, "7.1.1", reason or "%s called no spin" % actor)
+            records.record_call(self.log, spin.number, step, cmd.user, cmd.role)
+            self._publish("call", {"spin": spin.number, "actor": actor, "user": cmd.user,
+                                   "role": cmd.role, "result": "no-spin", "rule": step["rule"],
+                                   "reason": step["reason"]})
+            return C.Reply(True, "no spin called by the %s (7.2; final, 7.6)" % actor, "7.2",
+                           {"spin": spin.number})
+        if spin.finished and not spin.outcome.final:
+            raise Refused("6.9", "spin %d was already announced and settled; a correction is a "
+                          "supervisor matter outside the ring" % spin.number)
+        reason = reason or "%s's call" % actor
+        outcome = spin.adj.resolve(actor, result, reason)     # refuses players (7.5), 7.6 ...
+        spin.outcome = outcome
+        step = spin.adj.steps[-1]
+        records.record_override(self.log, spin.number, actor, result, reason, outcome.as_json(),
+                                user=cmd.user, role=cmd.role)              # durable first
+        self.link.send_cmd(rm.CMD_LIGHT, str(outcome.light))              # then the board
+        self._publish("call", {"spin": spin.number, "actor": actor, "user": cmd.user,
+                               "role": cmd.role, "result": result, "rule": step["rule"],
+                               "reason": reason, "kind": step["step"]})
+        self._announce_result(spin)
+        if not spin.finished:
+            self._settle()
+        return C.Reply(True, "spin %d: %s (%s's call, recorded)" % (spin.number, result.upper(),
+                                                                     actor), step["rule"],
+                       {"spin": spin.number, "result": result})
+
+    def _lost_step(self, cmd, act):
+        spin = self.spin
+        if spin is None:
+            raise Refused("7.4", "no spin: the lost-coin procedure belongs to a spin")
+        if spin.adj.lost is None and not isinstance(cmd, C.Lost):
+            raise Refused("7.4", "start with 'lost N' (N coins thrown out of the ring)")
+        act(spin.adj)
+        step = spin.adj.steps[-1]
+        records.record_lost_coin(self.log, spin.number, step, user=cmd.user, role=cmd.role)
+        todo = spin.adj.lost.missing
+        message = "%s %s recorded; %s" % (step.get("rule", "7.4"),
+                                          step.get("what", step.get("reason", "")),
+                                          "still to do: " + "; ".join(todo) if todo
+                                          else "play may resume")
+        self._publish("lost-coin", {"spin": spin.number, "step": step, "todo": todo,
+                                    "user": cmd.user, "role": cmd.role})
+        return C.Reply(True, message, step.get("rule"), {"spin": spin.number, "todo": todo})
+
+    def _do_lost(self, cmd):
+        return self._lost_step(cmd, lambda adj: adj.coin_out_of_ring(cmd.n, actor=cmd.role))
+
+    def _do_lost_found(self, cmd):
+        return self._lost_step(cmd, lambda adj: adj.lost.retrieve(cmd.n))
+
+    def _do_lost_check(self, cmd):
+        return self._lost_step(cmd, lambda adj: adj.lost.check_found(cmd.ok, actor=cmd.role))
+
+    def _do_lost_offer(self, cmd):
+        return self._lost_step(cmd, lambda adj: adj.lost.offer(cmd.choice))
+
+    def _do_lost_newset(self, cmd):
+        return self._lost_step(cmd, lambda adj: adj.lost.bring_new_set(
+            cmd.set_name, current_spinner_continues=cmd.continues))
+
+    def _do_table(self, cmd):
+        self._need_role(cmd, TABLE_ROLES, "6.2", "enter table ops")
+        try:
+            events = self._apply_op(cmd.op, user=cmd.user, role=cmd.role)
+        except MalformedOp as exc:
+            raise Refused(None, str(exc))
+        self._publish("table", {"op": cmd.op, "events": events, "user": cmd.user,
+                                "role": cmd.role})
+        refused = [e for e in events if e.get("event") == "rejected"]
+        if refused:
+            return C.Reply(False, refused[0]["reason"], refused[0]["rule"], {"events": events})
+        return C.Reply(True, "%s done" % cmd.op.get("op"), None, {"events": events})
+
+    def _do_ack_alarm(self, cmd):
+        self._need_role(cmd, ACK_ROLES, None, "acknowledge alarms")
+        if cmd.id not in self.alarms:
+            raise Refused(None, "no unacknowledged alarm %d (see snapshot()['alarms'])" % cmd.id)
+        records.record_alarm_ack(self.log, cmd.id, cmd.user, cmd.role)
+        del self.alarms[cmd.id]
+        self._publish("alarm-acked", {"id": cmd.id, "user": cmd.user, "role": cmd.role})
+        return C.Reply(True, "alarm %d acknowledged" % cmd.id)
+
+
+def _rules(reasons):
+    """The rule numbers the reasons cite, in order, each once."""
+    found = (RULE_AT_START.match(r) for r in reasons)
+    return list(dict.fromkeys(m.group(1) for m in found if m))
+
+
+def _verdict_json(v):
+    if not isinstance(v, dict):
+        return v
+    return {"result": v.get("result"), "reasons": v.get("reasons", []), "coins": v.get("coins", [])}
 
 
 class CameraWatcher:
@@ -291,7 +615,6 @@ class CameraWatcher:
     were still all along), so the stills are there the moment the window closes."""
 
     def __init__(self, camera, ring_model, face_model, keep=3, window_s=STILL_WINDOW_S):
-        import threading
         from ..vision import MotionCheck
         self.camera = camera
         self.ring_model = ring_model
@@ -305,6 +628,7 @@ class CameraWatcher:
         self.errors = 0
         self.frames = 0
         self.last_frame = None
+        self._last_view = (None, None, [])
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self.thread.start()
@@ -335,6 +659,7 @@ class CameraWatcher:
                 with self.lock:
                     self.recent = []    # something moved: earlier frames are stale
                     self.still_since = None
+                    self._last_view = (frame, t_s, [self._moving_coin(c) for c in coins])
                 continue
             verdict = classify(frame, self.ring_model, self.face_model)
             with self.lock:
@@ -342,6 +667,17 @@ class CameraWatcher:
                 del self.recent[:-4 * self.keep]
                 if state.get("still"):
                     self.still_since = now - float(state.get("still_s", 0.0))
+                self._last_view = (frame, t_s, [dict(c, moving=False)
+                                                for c in verdict.get("coins", [])])
+
+    def _moving_coin(self, c):
+        return {"center": c["center"], "radius": self.ring_model.coin_radius_px, "face": None,
+                "flat": None, "inside": None, "confidence": None, "moving": c.get("moving", False)}
+
+    def view(self):
+        with self.lock:
+            frame, t_s, coins = self._last_view
+            return frame, t_s, [dict(c) for c in coins]
 
     def judged(self, n):
         """The newest n (frame, verdict) pairs seen inside the confirmed still period."""

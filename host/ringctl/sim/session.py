@@ -1,4 +1,9 @@
-"""DemoSession: wires the simulated board, the simulated ring and camera, and the live host."""
+"""DemoSession: wires the simulated board, ring and camera to the live host, and plays the table as a thin client.
+
+The host runs on its own thread exactly as under `ring run`; the session only talks to it
+through its API: table ops, the arm and the boxer's call of an unsure spin go in as commands
+(runner.commands), and everything it reports about a spin comes from the host's events.
+"""
 import json
 import os
 import time
@@ -6,10 +11,12 @@ import time
 import numpy as np
 
 from ..errors import UserError
+from ..runner.commands import Arm, Call, TableOp
 from ..runner.host import RingHost
 from .table import Table
 
 BOARD_UP_S = 15.0
+WHO = {"user": "demo", "role": "boxer"}     # the scripted boxer at the table
 
 
 class DemoSession:
@@ -21,6 +28,8 @@ class DemoSession:
         self.quiet_s = quiet_s
         self.say = say
         self.records = []
+        self.edge_to_light_us = []
+        self.events = None
         self.rest_to_result_ms = []
         self.before_true_rest = 0
         self.board = self.link = self.log = self.host = self.camera = None
@@ -71,9 +80,11 @@ class DemoSession:
         ring_model, face_model = self._commission_vision()
         self.host = RingHost(self.link, self.log, Engine(), camera=self.camera,
                              ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
-                             camera_stale_s=2.0, say=self.say)
-        self.table = Table(self.host.engine, np.random.default_rng(self.seed))
-        self.host.pump(0.3)                          # boot, self-test and light events
+                             camera_stale_s=2.0)
+        self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
+        self.table = Table(np.random.default_rng(self.seed))
+        self.host.start()
+        self._read_events(0.3)                       # boot, self-test and light events
 
     @property
     def board_tty(self):
@@ -82,6 +93,8 @@ class DemoSession:
     def close(self):
         if self.host is not None:
             self.host.close()
+        if self.events is not None:
+            self.events.close()
         if getattr(self, "simring", None) is not None:
             self.simring.close()
         for part in (self.link, self.board, self.log):
@@ -122,14 +135,23 @@ class DemoSession:
         host = self.host
         table_lines = []
         while True:                                   # bets and calls until the spin is on
-            op = self.table.next_op()
+            op = self.table.next_op(host.snapshot()["table"])
             if op is None:
                 break
-            for ev in host.apply(op):
+            reply = host.submit(TableOp(op=op, **WHO))
+            if "events" not in reply.data:
+                raise UserError("the host did not take table op %s: %s" % (json.dumps(op),
+                                                                          reply.message), code=1)
+            for ev in reply.data["events"]:
                 table_lines.append(_table_line(op, ev))
         toss = self._toss_for(seed, force)           # physics first: not part of the spin's time
-        spin = host.arm()
-        host.wait_armed(3.0)
+        reply = host.submit(Arm(**WHO))
+        if not reply.ok:
+            raise UserError("the host refused to arm (%s): %s" % (reply.rule, reply.message),
+                            code=1)
+        number = reply.data["spin"]
+        seen = self._read_events(3.0, lambda e: e.kind == "phase"
+                                 and e.data["phase"] in ("armed", "in-flight"))
         self.simring.play(toss)
         self.last_toss = toss
         t0 = toss.t0                                  # release of the coins (host clock)
@@ -140,45 +162,78 @@ class DemoSession:
             # 7.1.2: the boxer sees the coins not spun above the spinner's head and presses
             # "no spin" before they come to rest (7.2).
             self._press_nospin(t0 + 0.4)
-        host.wait_rest(timeout=toss.duration_s + self.quiet_s + 3.0)
-        outcome = host.adjudicate()
+        wait_s = (toss.duration_s + self.quiet_s + host.still_timeout_s + host.rest_timeout_s
+                  + 5.0)
+        seen += self._read_events(wait_s, _for(number, "verdict"), "spin %d's verdict" % number)
+        verdict = seen[-1].data
         truth = toss.truth["outcome"]
-        check = _check(outcome.result, truth)
-        if outcome.result == "unsure":
+        check = _check(verdict["result"], truth)
+        if verdict["unsure"]:
             # The boxer looks at the coins and calls it (recorded with the reason).
-            outcome = host.boxer_call(truth, "boxer read the coins on the layout")
-        settled = [_table_line({"op": "spin"}, ev) for ev in host.finish()]
+            reply = host.submit(Call(result=truth, reason="boxer read the coins on the layout",
+                                     **WHO))
+            if not reply.ok:
+                raise UserError("the boxer's call was refused (%s): %s" % (reply.rule,
+                                                                         reply.message), code=1)
+        seen += self._read_events(10.0, _for(number, "settlement"), "spin %d's settlement" % number)
+        result = [e.data for e in seen if _for(number, "result")(e)][-1]
+        settled = [_table_line({"op": "spin"}, ev) for ev in seen[-1].data["events"]]
         self.simring.wait(2.0)
         # The coins are picked up (a coin left on the boundary unblocks its beam) before the
         # next arm, so nothing of this spin is blamed on the next one.
         self.simring.clear()
-        host.pump(0.1)
+        seen += self._read_events(0.1)
         t_release = t0
+        t = verdict["t_mono"]
         net_ms = None
         truth_rest = toss.truth.get("rest_t")
-        if truth_rest is not None and spin.t_result is not None and outcome.result != "no-spin":
+        if truth_rest is not None and t["result"] is not None and result["result"] != "no-spin":
             # Net latency (issue 6): from the later of the coins' true rest and the end of the
             # configured quiet time after the last impact the board can feel, to the result.
             quiet_end = _last_felt_impact(toss) + self.quiet_s
-            net_ms = (spin.t_result - t_release - max(truth_rest, quiet_end)) * 1000.0
+            net_ms = (t["result"] - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
-            if spin.t_result < t_release + truth_rest:
+            if t["result"] < t_release + truth_rest:
                 self.before_true_rest += 1
-        e2l = [b / 1000.0 for (name, b) in spin.lights if b is not None and b >= 0]
+        e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
+               if e.kind == "light" and e.data.get("spin") == number
+               and e.data["edge_to_light_us"] >= 0]
         scenario = force if not toss.truth.get("force_not_achieved") else force + "?"
-        rec = {"spin": spin.number, "scenario": scenario, "seed": toss.seed,
-               "outcome": outcome.result, "reasons": outcome.reasons, "truth": truth,
+        rec = {"spin": number, "scenario": scenario, "seed": toss.seed,
+               "outcome": result["result"], "reasons": result["reasons"], "truth": truth,
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
-               "light": host.light, "edge_to_light_ms": max(e2l) if e2l else None,
-               "rest_to_result_ms": net_ms, "board_restarted": spin.board_restarted,
-               "camera_fault": host.camera_fault,
-               "timings_s": {k: (None if v is None else round(v - t_release, 3)) for k, v in (
-                   ("landed", spin.t_first_impact), ("rest", spin.t_rest),
-                   ("result", spin.t_result))},
+               "light": host.snapshot()["light"], "edge_to_light_ms": max(e2l) if e2l else None,
+               "rest_to_result_ms": net_ms, "board_restarted": verdict["board_restarted"],
+               "camera_fault": verdict["camera_fault"],
+               "timings_s": {k: (None if t[k] is None else round(t[k] - t_release, 3))
+                             for k in ("landed", "rest", "result")},
                "true_rest_s": toss.truth.get("rest_t"),
                "table": [s for s in table_lines if s], "settled": [s for s in settled if s]}
         self.records.append(rec)
         return rec
+
+    def _read_events(self, timeout, until=None, what=None):
+        """The host's events for `timeout` s, or until one satisfies `until` (then it is the
+        last one returned; UserError naming `what` if it never comes)."""
+        seen = []
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            ev = self.events.get(max(0.0, left)) if left > 0 else self.events.get(0)
+            if ev is None:
+                if left <= 0:
+                    if what is not None:
+                        raise UserError("the host did not report %s within %.0f s"
+                                        % (what, timeout), code=1)
+                    return seen
+                continue
+            seen.append(ev)
+            if ev.kind == "light" and ev.data["edge_to_light_us"] >= 0:
+                self.edge_to_light_us.append(ev.data["edge_to_light_us"])
+            elif ev.kind == "alarm":
+                self.say("  ! " + ev.data["text"])
+            if until is not None and until(ev):
+                return seen
 
     # the rule a forced scenario is meant to show (a forced toss does not always produce it)
     FORCE_RULE = {"outside": "7.3.1", "wall": "7.3.2", "mat": "7.3.3", "stack": "7.3.4",
@@ -208,7 +263,7 @@ class DemoSession:
 
     def summary(self):
         recs = self.records
-        e2l = [b / 1000.0 for b in self.host.edge_to_light_us] if self.host else []
+        e2l = [b / 1000.0 for b in self.edge_to_light_us]
         return {"spins": len(recs),
                 "agree": sum(r["check"] == "agree" for r in recs),
                 "wrong": sum(r["check"] == "wrong" for r in recs),
@@ -232,6 +287,10 @@ def _last_felt_impact(toss):
     level = DEFAULT_FLOOR + pins.DEFAULTS["rest_threshold"]
     times = [t for (t, kind, ch, value) in toss.sensor_timeline if kind == "impact" and value > level]
     return max(times) if times else 0.0
+
+
+def _for(spin, kind):
+    return lambda e: e.kind == kind and e.data.get("spin") == spin
 
 
 def _check(result, truth):

@@ -74,6 +74,7 @@ class SimBoard:
         self.watchdog_resets = 0
         self._stopping = False
         self._watch = None
+        self._restart_request = None   # (cause, done, errors) for the watchdog thread
         self._reader = None
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -191,6 +192,14 @@ class SimBoard:
         its timeout) is killed and restarted with reset cause "watchdog"."""
         feed = self.flash / "wdt.feed"
         while not self._stopping:
+            request, self._restart_request = self._restart_request, None
+            if request is not None:
+                cause, done, errors = request
+                try:
+                    self._restart_proc(cause)
+                except UserError as exc:
+                    errors.append(exc)
+                done.set()
             p = self.proc
             if p is not None and p.poll() is not None and p.returncode == RESET_EXIT:
                 self.restarts += 1
@@ -231,8 +240,21 @@ class SimBoard:
             self.proc.wait(5)
 
     def restart(self, reset_cause=ringmsg.RESET_POWER_ON):
+        """Power-cycle the board. The new firmware process is started by this object's own
+        watchdog thread: the kernel kills a child when the *thread* that started it exits
+        (PR_SET_PDEATHSIG), so a board restarted from a short-lived thread (a fault drill)
+        would otherwise die with that thread."""
         self.kill()
-        self._restart_proc(reset_cause)
+        watch = self._watch
+        if watch is None or not watch.is_alive() or watch is threading.current_thread():
+            self._restart_proc(reset_cause)
+            return self
+        done, errors = threading.Event(), []
+        self._restart_request = (reset_cause, done, errors)
+        if not done.wait(15.0):
+            raise UserError("simulated board did not restart within 15 s", code=1)
+        if errors:
+            raise errors[0]
         return self
 
     def stop(self):

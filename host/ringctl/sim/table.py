@@ -1,7 +1,8 @@
 """The demo's table: a scripted boxer and players who call spinners in, bet and close betting.
 
-It only proposes the next op from the engine's state; the rules engine decides every one
-(and cites the rule), so a proposal the rules refuse is shown as refused, never forced.
+It only proposes the next op from the table's state (RingHost.snapshot()["table"]); the
+rules engine decides every one (and cites the rule), so a proposal the rules refuse is shown
+as refused, never forced.
 """
 from ..game.engine import HOUSE
 
@@ -10,8 +11,7 @@ NAMES = ("Ada", "Bill", "Cass", "Dot", "Eddie", "Fay", "Gus", "Hattie")
 
 
 class Table:
-    def __init__(self, engine, rng):
-        self.engine = engine
+    def __init__(self, rng):
         self.rng = rng
         self.next_bet = 1
         self.next_name = 0
@@ -23,25 +23,26 @@ class Table:
         self.next_bet += 1
         return {"op": "bet", "id": wid, "on": on, "amount": amount}
 
-    def next_op(self):
-        """-> the next op to apply, or None when the table is ready for a spin."""
-        eng, game = self.engine, self.engine.game
+    def next_op(self, table):
+        """table: the engine's state (snapshot()["table"]) -> the next op to apply, or None
+        when the table is ready for a spin."""
+        game, spinning, betting = table["game"], table["spinning"], table["betting"]
         if not self.started:
             self.started = True
             return {"op": "chips", "values": CHIPS}
-        if game is not None and game.awaiting:
+        if game is not None and game["awaiting_election"]:
             return {"op": "spinner", "by": "boxer"}          # 6.5: the spinner elects the boxer
-        if eng.spinning in HOUSE and game is None and not eng.odds_run and eng.betting != "closed":
+        if spinning in HOUSE and game is None and not table["odds_run"] and betting != "closed":
             return {"op": "spinner-retires"}                 # the house hands the kip back
-        if eng.spinning is None or (eng.spinning == "player" and game is None
-                                    and not eng.odds_run and eng.betting != "closed"):
+        if spinning is None or (spinning == "player" and game is None
+                                and not table["odds_run"] and betting != "closed"):
             # A new spinner, or the winner declaring again for a new game (4.2).
             name = NAMES[self.next_name % len(NAMES)]
             self.next_name += 1
             return {"op": "spinner", "calls": str(self.rng.choice(["heads", "tails"])), "name": name}
-        if eng.betting == "closed":
+        if betting == "closed":
             return None                                      # spin (again, after odds/no-spin)
-        if eng.betting != "open":
+        if betting != "open":
             self.queue = self._wagers(game)
             return {"op": "bets-open"}                       # 6.2 "place your bets"
         if self.queue:
@@ -50,7 +51,7 @@ class Table:
 
     def _wagers(self, game):
         ops = []
-        if game is not None and game.wager is None and game.valid == 0:
+        if game is not None and game["wager"] is None and game["valid_spins"] == 0:
             ops.append(self._bet("spinner", int(self.rng.choice([5, 10, 25]))))   # 4.2
         for _ in range(int(self.rng.integers(1, 4))):
             ops.append(self._bet(str(self.rng.choice(["heads", "tails"])),
