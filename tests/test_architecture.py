@@ -106,3 +106,30 @@ def test_the_checks_can_fail(tmp_path):
         assert set(imported(src)) == {"ringctl.sim", "ringctl.sim.physics", "ringctl.sim.camera"}
     finally:
         ROOT = old
+
+
+def test_shared_firmware_modules_import_no_sibling_by_bare_name():
+    """A firmware module the host imports (ringctl.fw.X) must not `import pins` & co.: on the
+    host that name does not exist, and a guard would silently hide it."""
+    fw = ROOT.parent / "firmware" / "lib"
+    siblings = {p.stem for p in fw.glob("*.py")}
+    shared = set()
+    for path in PKG.rglob("*.py"):
+        for name in imported(path):
+            if name.startswith("ringctl.fw.") and name.split(".")[2] in siblings:
+                shared.add(name.split(".")[2])
+    for path in Path(__file__).parent.rglob("*.py"):        # the host's tests use ringctl.fw too
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "ringctl.fw":
+                shared.update(a.name for a in node.names if a.name in siblings)
+    assert {"ringlink", "ringmsg", "pins", "config"} <= shared
+    bare = {}
+    for mod in sorted(shared):
+        tree = ast.parse((fw / (mod + ".py")).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            bad = [n for n in names if n and n.split(".")[0] in siblings]
+            if bad:
+                bare.setdefault(mod, []).extend(bad)
+    assert bare == {}

@@ -9,6 +9,7 @@ from micropython import const
 
 import ringmsg as M
 import ringlink
+import pins
 from config import Config
 from light import Light
 from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN, SRC_ARM,
@@ -91,7 +92,7 @@ class App:
         self.clock = Clock()
         self.boot_id = int.from_bytes(board.urandom(4), "little")
         self.events = EventQueue(self.boot_id, self.clock)
-        self.cfg = Config(board.path("config.json")).load()
+        self.cfg = Config(board.path("config.json"), pins.DEFAULTS).load()
         v = self.cfg.v
         self.wake = board.wake_flag()   # ThreadSafeFlag on the Pico (real IRQs)
         self.edges = EdgeQueue(self.wake)

@@ -1,11 +1,7 @@
-# Board configuration: defaults (from pins.py, generated from hardware/pinmap.json), validation with clear errors, /config.json load/save.
+# Board configuration: defaults (the pin map's, passed in), validation with clear errors, /config.json load/save.
+# Shared with the host (ringctl.fw.config): stdlib only, and it imports no other shared module by
+# bare name; the caller hands it pins.DEFAULTS (generated from hardware/pinmap.json).
 import json
-
-try:
-    import pins
-    _PIN_DEFAULTS = getattr(pins, "DEFAULTS", {})
-except ImportError:  # pins.py not generated yet: built-in defaults below still apply
-    _PIN_DEFAULTS = {}
 
 # key -> (built-in default, min, max, unit). Integers only: no floats on the fast paths.
 SPEC = {
@@ -27,15 +23,17 @@ CHOICES = {"light_type": ("stacklight", "none")}  # neopixel: not supported by t
 KEYS = tuple(sorted(list(SPEC) + list(CHOICES)))
 
 
-def defaults():
+def defaults(pin_defaults=None):
+    """Every key's default: the pin map's (pins.DEFAULTS) where it has one, else the built-in."""
+    pin_defaults = pin_defaults or {}
     d = {}
     for k, spec in SPEC.items():
-        v = _PIN_DEFAULTS.get(k, spec[0])
+        v = pin_defaults.get(k, spec[0])
         if isinstance(v, dict):
             v = v.get("value", spec[0])
         d[k] = int(v)
     for k, ch in CHOICES.items():
-        v = _PIN_DEFAULTS.get(k, ch[0])
+        v = pin_defaults.get(k, ch[0])
         d[k] = v if v in ch else ch[0]
     return d
 
@@ -71,9 +69,10 @@ def cross_check(v):
 class Config:
     """Values in `.v` (a dict read by every task); `path` is /config.json on the board."""
 
-    def __init__(self, path):
+    def __init__(self, path, pin_defaults=None):
         self.path = path
-        self.v = defaults()
+        self.pin_defaults = pin_defaults
+        self.v = defaults(pin_defaults)
         self.errors = []   # problems found in the file at load (reported as EV_FAULT text)
 
     def load(self):
@@ -98,7 +97,7 @@ class Config:
         err = cross_check(self.v)
         if err:
             self.errors.append(err + "; using defaults for both")
-            d = defaults()
+            d = defaults(self.pin_defaults)
             self.v["rest_threshold"] = d["rest_threshold"]
             self.v["impact_threshold"] = d["impact_threshold"]
         return self
@@ -127,7 +126,7 @@ class Config:
         return "%s=%s" % (key, value)
 
     def save(self):
-        d = defaults()
+        d = defaults(self.pin_defaults)
         changed = {k: self.v[k] for k in self.v if self.v[k] != d.get(k)}
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:

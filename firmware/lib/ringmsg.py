@@ -134,12 +134,6 @@ def pack_event(boot_id, event_id, code, t_us, a=0, b=0, text=None):
     return head
 
 
-def pack_event_into(buf, boot_id, event_id, code, t_us, a=0, b=0):
-    """Allocation-free variant for the firmware's preallocated event ring."""
-    struct.pack_into(EVENT_FMT, buf, 0, boot_id, event_id, code, t_us, a, b)
-    return EVENT_HDR
-
-
 def unpack_event(payload):
     """-> (boot_id, event_id, code, t_us, a, b, text). Raises ValueError if short."""
     if len(payload) < EVENT_HDR:

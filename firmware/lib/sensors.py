@@ -146,13 +146,6 @@ class BeamFilter:
                     best = w
         return best if best > 0 else 0
 
-    def broken_mask(self):
-        m = 0
-        for s in range(8):
-            if self.state[s] == 2:
-                m |= 1 << s
-        return m
-
 
 class Debouncer:
     """One contact. leading=True: act on the first edge after a quiet period (buttons: the

@@ -2,6 +2,7 @@
 import collections
 import time
 
+import cv2
 import pytest
 
 from ringctl.device import doctor, pinmap
@@ -146,7 +147,6 @@ def test_backlog_of_play_events_is_left_for_the_audit_log(pm):
 
 
 def test_camera_from_a_video_file(pm, tmp_path):
-    cv2 = pytest.importorskip("cv2")
     import numpy as np
     path = str(tmp_path / "cam.avi")
     w = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
@@ -270,7 +270,6 @@ def test_firmware_version_against_the_pin(pm, interp, status):
 def test_camera_coin_size_measured_from_a_rendered_ring(pm, tmp_path):
     # An image folder of the simulator's overhead frames: the doctor finds the ring and
     # measures the coin size instead of estimating it from the zone.
-    cv2 = pytest.importorskip("cv2")
     import numpy as np
     from ringctl.sim.render import render_scene
     img, _ = render_scene({"size": [960, 720]}, np.random.default_rng(1))

@@ -157,15 +157,15 @@ def test_cli_runs_as_a_process():
 def test_defaults_agree_with_the_firmware_config(pm):
     # The firmware validates /config.json with its own table; the pin map's defaults must
     # fit inside it (same key names, same ranges), or the board would refuse its defaults.
-    config = pytest.importorskip("ringctl.fw.config")
+    from ringctl.fw import config, pins
     for key, d in pm["defaults"].items():
         assert config.check(key, d["value"]) == d["value"], key
         if key in config.SPEC:
             assert (d["min"], d["max"]) == tuple(config.SPEC[key][1:3]), key
         else:
             assert tuple(d["choices"]) == tuple(config.CHOICES[key]), key
-    assert set(config.defaults()) == set(pm["defaults"])
-    assert config.defaults() == {k: d["value"] for k, d in pm["defaults"].items()}
+    assert set(config.defaults(pins.DEFAULTS)) == set(pm["defaults"])
+    assert config.defaults(pins.DEFAULTS) == {k: d["value"] for k, d in pm["defaults"].items()}
 
 
 def test_beams_must_fail_broken_and_the_mat_must_fail_off(pm):

@@ -6,11 +6,8 @@ import fwrig
 
 
 def test_defaults_come_from_the_pinmap():
-    d = config.defaults()
-    try:
-        import pins
-    except ImportError:
-        raise mptest.Skip("pins.py not generated")
+    import pins
+    d = config.defaults(pins.DEFAULTS)
     for k, v in pins.DEFAULTS.items():
         if k in d:
             assert d[k] == v, "%s: %r vs pinmap %r" % (k, d[k], v)

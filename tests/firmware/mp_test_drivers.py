@@ -8,6 +8,7 @@ import light as L
 import ringmsg as M
 from board_sim import SimPin, SimADC
 from config import defaults
+from pins import DEFAULTS as PIN_DEFAULTS
 
 
 class CountPin(machine.PinBase):
@@ -153,7 +154,7 @@ def test_debouncer_leading_and_settle():
 
 
 def test_piezo_floor_impact_hysteresis():
-    cfg = defaults()
+    cfg = defaults(PIN_DEFAULTS)
     p = sensors.Piezo(0, cfg)
     a = SimADC(1200, 40)
     for t in range(200):

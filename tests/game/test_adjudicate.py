@@ -248,3 +248,13 @@ def test_a_beam_break_reported_at_start_and_end_is_one_reason():
     assert bars == ["7.3.1 coin crossed the ring boundary (beam sector 1, 500 us)",
                     "7.3.1 coin crossed the ring boundary (beam sector 2, 700 us)",
                     "7.3.1 coin crossed the ring boundary (beam sector 5, still broken)"]
+
+
+def test_still_frames_must_be_enough_and_all_agree():
+    """The one place the rule lives: fewer still frames than needed, or frames that disagree,
+    make the spin unsure (the boxer calls it); enough agreeing frames decide it."""
+    assert Ring().landed().adj.decide([verdict("odds")] * 3, need=3).result == "odds"
+    few = Ring().landed().adj.decide([verdict("odds")] * 2, need=3)
+    assert few.result == "unsure" and any("only 2 still frame(s)" in r for r in few.reasons)
+    split = Ring().landed().adj.decide([verdict("odds"), verdict("heads"), verdict("odds")], need=3)
+    assert split.result == "unsure" and any("disagree" in r for r in split.reasons)

@@ -3,9 +3,7 @@ import functools
 
 import pytest
 
-pytest.importorskip("pybullet")
-
-from ringctl.sim.physics import simulate_toss  # noqa: E402
+from ringctl.sim.physics import simulate_toss
 
 
 @functools.lru_cache(maxsize=None)

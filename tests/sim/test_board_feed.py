@@ -3,15 +3,12 @@ import os
 import threading
 import time
 
-import pytest
-
-from ringctl.sim import simboard  # noqa: E402
-from ringctl.link import client  # noqa: E402
-
-from ringctl.fw import ringmsg  # noqa: E402
-from ringctl.sim.camera import placeholder_render  # noqa: E402
-from ringctl.sim.physics import simulate_toss  # noqa: E402
-from ringctl.sim.play import SimRing  # noqa: E402
+from ringctl.fw import ringmsg
+from ringctl.link import client
+from ringctl.sim import simboard
+from ringctl.sim.camera import placeholder_render
+from ringctl.sim.physics import simulate_toss
+from ringctl.sim.play import SimRing
 
 
 def test_coin_leaving_the_ring_bars_the_spin_on_the_board(tmp_path):

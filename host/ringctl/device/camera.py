@@ -15,11 +15,6 @@ def zone_coin_pixels(width, height, zone_a_mm, zone_b_mm, coin_mm=COIN_MM):
     return coin_mm * min(long_px / float(long_mm), short_px / float(short_mm))
 
 
-def lens_mm(sensor_mm, height_mm, zone_mm):
-    """Focal length that makes a sensor side of sensor_mm span zone_mm from height_mm."""
-    return sensor_mm * height_mm / float(zone_mm)
-
-
 # Layouts compared in hardware/INSTALL.md (a test keeps that table equal to these figures).
 # (label, sensor w, h px, cameras, zone per camera mm x mm)
 LAYOUTS = (
@@ -44,11 +39,9 @@ def measure(spec, frames=30, max_s=3.0):
     spec: anything ringctl.vision.sources.open_source takes (camera index, video file, image
     folder, stream URL)."""
     from ..errors import UserError
+    from ..vision.sources import open_source
     try:
-        from ..vision.sources import open_source
         src = open_source(spec)
-    except ImportError as exc:
-        return {"error": f"vision package unavailable ({exc}); reinstall with 'make venv'"}
     except UserError as exc:
         return {"error": str(exc)}
     try:
@@ -75,9 +68,9 @@ def ring_coin_pixels(frame):
     """Coin size measured from the ring in view (ringctl.vision calibration) ->
     (px per coin, None) or (None, why not): a zone camera does not see the whole ring."""
     from ..errors import UserError
+    from ..vision.ring import calibrate
     try:
-        from ..vision.ring import calibrate
         model = calibrate(frame, coin_mm=COIN_MM)
-    except (ImportError, UserError) as exc:
+    except UserError as exc:
         return None, str(exc)
     return 2 * model.coin_radius_px, None

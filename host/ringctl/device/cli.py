@@ -1,24 +1,17 @@
 """`ring device`: list boards, build, deploy, provision, and check/generate from the pin map."""
-import importlib
 import sys
 from pathlib import Path
 
+from ..board import build
 from ..cliutil import group_parser
 from ..errors import UserError
 from ..link import boards
 from . import keys, pinmap
 
-BUILD_DIR = pinmap.ROOT / "build" / "firmware"
-
 
 def default_build_dir():
-    """Where `ring device build` leaves the image (helper B's builder decides; asked lazily)."""
-    try:
-        build = importlib.import_module("ringctl.board.build")
-    except ImportError:
-        return BUILD_DIR
-    return Path(getattr(build, "OUT", None) or getattr(build, "BUILD_DIR", None)
-                or BUILD_DIR)
+    """Where `ring device build` leaves the image (the builder decides)."""
+    return build.OUT
 
 
 def register(subparsers):
@@ -77,11 +70,6 @@ def cmd_build(args):
 
 
 def run_build(argv):
-    try:
-        build = importlib.import_module("ringctl.board.build")
-    except ImportError as exc:
-        raise UserError(f"the firmware builder is not installed ({exc}); "
-                        "reinstall with 'make venv'", code=1)
     pinmap.check_or_raise(pinmap.load())
     stale = pinmap.stale_outputs(pinmap.load())
     if stale:

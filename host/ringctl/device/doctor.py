@@ -297,12 +297,9 @@ def check_camera(report, spec, zone):
 
 
 def audit_log_path():
-    """Where the audit log lives (helper D's record module decides; $RING_HOME/audit.db)."""
-    try:
-        from ..record.log import default_path
-        return Path(default_path())
-    except ImportError:
-        return keys.ring_home() / "audit.db"
+    """Where the audit log lives (the record module decides; $RING_HOME/audit.db)."""
+    from ..record.log import default_path
+    return Path(default_path())
 
 
 def check_disk(report, log_path):

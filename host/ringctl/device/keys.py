@@ -4,7 +4,7 @@ import stat
 from pathlib import Path
 
 from ..errors import UserError
-from ..link.keys import KEY_LEN, check_device_id, key_path, ring_home  # noqa: F401  (the layout)
+from ..link.keys import KEY_LEN, check_device_id, key_path  # noqa: F401  (the layout lives there)
 
 
 def write_private(path, data):

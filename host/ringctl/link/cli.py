@@ -192,7 +192,6 @@ def _record_alarms(log, client, recorded):
 def cmd_monitor(args):
     from ..record.log import open_audit_log
     from ..record.records import record_event
-    from ..fw import ringmsg
     log = open_audit_log(args.log)
     cap = None
     try:

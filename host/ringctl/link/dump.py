@@ -140,11 +140,3 @@ class Dumper:
                     c["frames"], c["crc_errors"], c["malformed"], c["oversize"],
                     c["unauthenticated"], len(self.sessions),
                     ", REPL text seen" if c["repl"] else ""))
-
-
-def dump_bytes(data, key=None, unverified=False):
-    """-> list of lines for a whole capture (the last line is the summary)."""
-    d = Dumper(key, unverified)
-    lines = d.feed(data)
-    lines.append("== " + d.summary())
-    return lines

@@ -72,10 +72,6 @@ class PinholeCamera:
         s = self.f / depth
         return self.cx + s * x, self.cy - s * y, s
 
-    def to_world(self, u, v):
-        """Image px -> the point of the layout surface (z = 0) it shows."""
-        return (u - self.cx) / self.px_per_m, -(v - self.cy) / self.px_per_m
-
 
 def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
     """Render spec (see render.SPEC_DOC) for both coins at poses pos (2,3), quat (2,4)."""

@@ -69,10 +69,7 @@ def _simulate(args):
 
 
 def run_board(args):
-    try:
-        from . import simboard
-    except ImportError as exc:
-        raise UserError(f"the simulated board is not available ({exc})", code=1)
+    from . import simboard
     return simboard.main(list(args.rest))
 
 

@@ -11,8 +11,8 @@ API
 - `classify(img, ring, model) -> dict` issue-4 shape: {result: heads|tails|odds|no-spin|unsure,
   reasons: [...rule-cited...], coins: [{center, radius, face, flat, inside, confidence}], ms}.
 - `MotionCheck(ring)`: `.update(frame, t_s) -> {"still": bool, "still_s": float, "coins": [...]}`
-  per-coin stillness over a window; `adjudicate_frames(frames, ring, model)` combines the
-  verdicts of several still frames (they must agree, otherwise "unsure").
+  per-coin stillness over a window (several still frames must then agree: that rule lives in
+  game.adjudicate).
 - `open_source(spec)`: camera index / video file / RTSP-HTTP URL / image folder / callable or
   iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
 Synthetic scenes to test it on are stand-ins and live in `ringctl.sim` (render, scenes, faces).
@@ -20,8 +20,7 @@ CLI: `ring vision calibrate|train|classify` (cli.py); `ring bench vision --json`
 """
 from .sources import open_source
 
-__all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify", "MotionCheck",
-           "adjudicate_frames"]
+__all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify", "MotionCheck"]
 
 
 def __getattr__(name):
@@ -35,7 +34,7 @@ def __getattr__(name):
     if name in ("classify",):
         from . import judge
         return judge.classify
-    if name in ("MotionCheck", "adjudicate_frames"):
+    if name == "MotionCheck":
         from . import motion
         return getattr(motion, name)
     raise AttributeError(name)

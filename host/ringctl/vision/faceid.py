@@ -2,8 +2,8 @@
 
 Each coin is resampled to a fixed-size disc (undoing the oblique view), unwrapped with
 warpPolar, and described by polar maps of intensity and gradient magnitude. Two coins are
-compared over every rotation at once by FFT circular correlation along the angle axis
-(NOTES.md). A face is read only when its best match is good AND clearly better than the
+compared over every rotation at once by FFT circular correlation along the angle axis.
+A face is read only when its best match is good AND clearly better than the
 other face's; the thresholds come from leave-one-out cross-validation on the training photos.
 """
 import base64

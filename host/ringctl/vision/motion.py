@@ -1,13 +1,12 @@
-"""Rest from video: per-object stillness over a time window, and verdicts from several still frames.
+"""Rest from video: per-object stillness over a time window.
 
-Coins come to rest 1.6-8.4 s after the throw and wobble fast just before (NOTES.md), so a coin
-counts as still only after `window_s` without motion; the frames adjudicated are still ones,
-and several agreeing frames are required before a call (`adjudicate_frames`).
+Coins come to rest 1.6-8.4 s after the throw and wobble fast just before, so a coin counts as
+still only after `window_s` without motion. Only still frames are judged; that several of them must agree before a call is the
+adjudicator's rule (game.adjudicate), not this module's.
 """
 import cv2
 import numpy as np
 
-from . import judge
 
 
 class MotionCheck:
@@ -51,24 +50,3 @@ class MotionCheck:
                   "still_s": round(t_s - tr[2], 3), "moving": bool(tr[3])} for tr in tracks]
         still_s = min((c["still_s"] for c in coins), default=0.0)
         return {"still": bool(coins) and still_s >= self.window_s, "still_s": still_s, "coins": coins}
-
-
-def adjudicate_frames(frames, ring, model, min_agree=3):
-    """Combine the verdicts of several still frames: a call needs `min_agree` frames agreeing and
-    none calling anything else; otherwise "unsure"."""
-    verdicts = [judge.classify(f, ring, model) for f in frames]
-    calls = [v["result"] for v in verdicts if v["result"] != "unsure"]
-    need = min(min_agree, len(frames))
-    out = dict(verdicts[-1]) if verdicts else {"coins": [], "ms": 0.0}
-    out["frames"] = len(verdicts)
-    out["ms"] = round(sum(v["ms"] for v in verdicts), 2)
-    if calls and len(set(calls)) == 1 and len(calls) >= need:
-        best = next(v for v in reversed(verdicts) if v["result"] == calls[0])
-        out.update(result=calls[0], reasons=best["reasons"], coins=best["coins"], agree=len(calls))
-    elif len(set(calls)) > 1:
-        out.update(result="unsure", reasons=["unsure: still frames disagree (" + ", ".join(sorted(set(calls))) + ")"],
-                   agree=0)
-    else:
-        out.update(result="unsure", agree=len(calls),
-                   reasons=[f"unsure: only {len(calls)} of {len(verdicts)} still frames give a call, need {need}"])
-    return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import UserError
 
-MIN_COIN_PX = 40          # coins narrower than this cannot be read reliably (NOTES.md)
+MIN_COIN_PX = 40          # coins narrower than this cannot be read reliably
 SMALL_COIN_R = 8.0        # coin radius (px) in the downscaled detection image
 DEFAULT_COIN_MM = 30.8    # Two-Up pennies
 DEFAULT_RING_MM = 3000.0  # a typical ring's inner diameter

@@ -1,0 +1,9 @@
+"""The vision tests' shared face model: trained once per session on the training site's scenes."""
+import pytest
+
+from ringctl.sim import vision_bench
+
+
+@pytest.fixture(scope="session")
+def model():
+    return vision_bench.face_model()
