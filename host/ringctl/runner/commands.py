@@ -16,7 +16,7 @@ and the host records both with what the command did.
     {"cmd": "table", "op": {"op": "bet", ...}}         a rules-engine op (`ring game replay`)
     {"cmd": "ack-alarm", "id": 17}                     acknowledge alarm 17
 """
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
 from ..errors import UserError
 
@@ -26,75 +26,71 @@ RESULTS = ("heads", "tails", "odds", "no-spin")
 
 @dataclass(frozen=True)
 class Command:
+    """A typed, frozen command; each kind below is a dataclass of its own fields."""
     user: str | None = field(default=None, kw_only=True)
     role: str | None = field(default=None, kw_only=True)
 
     name = ""           # the JSON "cmd"
+
+    def __init_subclass__(cls, name, **kw):
+        super().__init_subclass__(**kw)
+        cls.name = name
+        dataclass(frozen=True)(cls)
 
     def as_json(self):
         """The command as the audit log keeps it (user and role included)."""
         return dict(asdict(self), cmd=self.name)
 
 
-@dataclass(frozen=True)
-class Arm(Command):
-    name = "arm"
+class Arm(Command, name="arm"):
+    """6.3 "no more bets, come in spinner": arm the ring for the next spin."""
 
 
-@dataclass(frozen=True)
-class NoSpin(Command):
+class NoSpin(Command, name="nospin"):
+    """7.1 / 7.2 a no-spin call before the verdict (final, 7.6); after it, an override."""
     reason: str = ""
-    name = "nospin"
 
 
-@dataclass(frozen=True)
-class Call(Command):
+class Call(Command, name="call"):
+    """6.9 the boxer's call of an unsure spin, or a confirmation / override with a reason."""
     result: str = ""
     reason: str = ""
-    name = "call"
 
 
-@dataclass(frozen=True)
-class Lost(Command):
+class Lost(Command, name="lost"):
+    """7.4.1 n coins thrown out of the ring: no spin, and the lost-coin procedure starts."""
     n: int = 1
-    name = "lost"
 
 
-@dataclass(frozen=True)
-class LostFound(Command):
+class LostFound(Command, name="lost-found"):
+    """7.4.2 how many of the lost coins came back."""
     n: int = 0
-    name = "lost-found"
 
 
-@dataclass(frozen=True)
-class LostCheck(Command):
+class LostCheck(Command, name="lost-check"):
+    """7.4.4 the boxer's check of the found coins."""
     ok: bool = True
-    name = "lost-check"
 
 
-@dataclass(frozen=True)
-class LostOffer(Command):
+class LostOffer(Command, name="lost-offer"):
+    """7.4.3 the spinner takes new coins or (all found and checked) the originals."""
     choice: str = "new"
-    name = "lost-offer"
 
 
-@dataclass(frozen=True)
-class LostNewSet(Command):
+class LostNewSet(Command, name="lost-newset"):
+    """7.4.5 a new coin set; the current spinner may finish with the old set's coins."""
     set_name: str = ""
     continues: bool = False
-    name = "lost-newset"
 
 
-@dataclass(frozen=True)
-class TableOp(Command):
+class TableOp(Command, name="table"):
+    """A rules-engine op (bets, spinner, betting window, chips) as in `ring game replay`."""
     op: dict = field(default_factory=dict)
-    name = "table"
 
 
-@dataclass(frozen=True)
-class AckAlarm(Command):
+class AckAlarm(Command, name="ack-alarm"):
+    """Acknowledge alarm `id` (the seq of its audit record)."""
     id: int = 0
-    name = "ack-alarm"
 
 
 @dataclass(frozen=True)
@@ -187,8 +183,3 @@ PARSERS = {
 KEYS = {"arm": set(), "nospin": {"reason"}, "call": {"result", "reason"}, "lost": {"n"},
         "lost-found": {"n"}, "lost-check": {"ok"}, "lost-offer": {"choice"},
         "lost-newset": {"name", "continue"}, "table": {"op"}, "ack-alarm": {"id"}}
-
-
-def command_fields(cmd):
-    """The command's own fields (without user and role)."""
-    return {f.name: getattr(cmd, f.name) for f in fields(cmd) if f.name not in ("user", "role")}

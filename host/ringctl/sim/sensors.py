@@ -185,6 +185,22 @@ def still_broken(tl):
     return sorted(s for s, v in state.items() if v)
 
 
+def socket_lines(sock):
+    """The lines (str) the board writes on its sensor socket (firmware/SIM.md), until it closes."""
+    buf = b""
+    while True:
+        try:
+            data = sock.recv(4096)
+        except OSError:
+            return
+        if not data:
+            return
+        buf += data
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            yield line.decode(errors="replace")
+
+
 class SensorFeeder:
     """Plays a timeline to the simulated board's sensors, in real time.
 
@@ -226,26 +242,15 @@ class SensorFeeder:
         threading.Thread(target=self._read, args=(sock,), daemon=True).start()
 
     def _read(self, sock):
-        buf = b""
-        while True:
-            try:
-                data = sock.recv(4096)
-            except OSError:
-                return
-            if not data:
-                return
-            buf += data
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                text = line.decode(errors="replace")
-                self.replies.append(text)
-                if len(self.replies) > 1000:
-                    del self.replies[:500]
-                parts = text.split()
-                if parts and parts[0] == "light" and len(parts) >= 2:
-                    self.light = parts[1]
-                elif parts and parts[0] == "phase" and len(parts) >= 2:
-                    self.phase = parts[1]
+        for text in socket_lines(sock):
+            self.replies.append(text)
+            if len(self.replies) > 1000:
+                del self.replies[:500]
+            parts = text.split()
+            if parts and parts[0] == "light" and len(parts) >= 2:
+                self.light = parts[1]
+            elif parts and parts[0] == "phase" and len(parts) >= 2:
+                self.phase = parts[1]
 
     def send_line(self, line):
         """Send one line. A board that restarted (fault drill) is reconnected once; if it

@@ -28,6 +28,7 @@ from ..fw import ringmsg
 from ..cliutil import OneLineParser
 from ..link.ports import forget_sim_port, register_sim_port
 from ..mpunix import micropython_binary
+from .sensors import socket_lines
 
 ROOT = Path(__file__).resolve().parents[3]
 FW_DIR = ROOT / "firmware"
@@ -157,18 +158,8 @@ class SimBoard:
         self._reader.start()
 
     def _read(self, s):
-        buf = b""
-        while True:
-            try:
-                data = s.recv(4096)
-            except OSError:
-                break
-            if not data:
-                break
-            buf += data
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                self._got(line.decode(errors="replace"))
+        for line in socket_lines(s):
+            self._got(line)
         with self._cv:
             self._cv.notify_all()
 
