@@ -6,7 +6,8 @@ each wager's fate by scanning the valid results after the wager went down:
                placement) loses;
   spinner's:   scan from the spinner's declaration: 3 of the call wins, the opposite or a
                fifth odds in a row loses; a game quit or excluded before any valid result
-               returns it (void).
+               returns it (void) -- except a spinner retiring after the close with no void
+               since (engine reading 11): the wager stands and the house spins on.
 Pays: smallest sum of chips >= stake x (7.5 or 1), by brute force over chip sums.
 """
 from fractions import Fraction
@@ -30,35 +31,55 @@ def chip_sums_at_least(target, chips):
 
 
 def model(accepted):
-    """accepted: [(index, op)] -> {bet: ("win"|"lose", pays, index) | ("void", 0, index) |
-    ("withdrawn", 0, index) | ("open", 0, None)}"""
+    """accepted: [(index, op)] -> {(bet, placed_at): ("win"|"lose", pays, index) |
+    ("void", 0, index) | ("withdrawn", 0, index) | ("open", 0, None)}
+
+    A wager is keyed by its id and the index of the op that placed it (an id is free again
+    once its wager is off the layout)."""
     chips_at = []          # (index, chips)
     results = []           # (index, result) of valid spins
-    wagers = {}            # id -> dict
+    wagers = {}            # key -> dict
+    live = {}              # id -> key of the wager with that id on the layout
     game = None            # dict(calls, start, wager)
     fate = {}
+    closed = void_since_close = False   # the betting window (only for reading 11)
+    odds = 0
     for i, op in accepted:
         k = op["op"]
         if k == "chips":
             chips_at.append((i, op["values"]))
         elif k == "spinner" and "calls" in op:
             game = {"calls": op["calls"], "start": len(results), "wager": None}
+            closed = False
+        elif k == "bets-open":
+            closed = False
+        elif k == "bets-closed":
+            closed, void_since_close = True, False
         elif k == "bet":
-            wagers[op["id"]] = {"on": op["on"], "amount": Fraction(str(op["amount"])),
-                                "start": len(results), "game": game}
+            key = live[op["id"]] = (op["id"], i)
+            wagers[key] = {"on": op["on"], "amount": Fraction(str(op["amount"])),
+                           "start": len(results), "game": game}
             if op["on"] == "spinner":
-                game["wager"] = op["id"]
+                game["wager"] = key
         elif k == "change":
-            wagers[op["id"]]["amount"] = Fraction(str(op["amount"]))
+            wagers[live[op["id"]]]["amount"] = Fraction(str(op["amount"]))
         elif k == "withdraw":
-            fate[op["id"]] = ("withdrawn", 0, i)
-        elif k == "spin" and op["result"] != "no-spin":
+            fate[live.pop(op["id"])] = ("withdrawn", 0, i)
+        elif k == "spin" and op["result"] == "no-spin":
+            void_since_close = True
+        elif k == "spin":
             results.append((i, op["result"]))
+            odds = odds + 1 if op["result"] == "odds" else 0
+            if odds in (0, 5):
+                closed, odds = False, 0
         elif k in ("spinner-retires", "exclude-spinner") and game is not None:
-            if len(results) == game["start"]:  # no valid result in this game: nothing pending
+            if len(results) == game["start"]:  # no valid result in this game
+                if k == "spinner-retires" and closed and not void_since_close:
+                    continue   # reading 11: the spinner's wager stands, the house spins
                 w = game["wager"]
                 if w is not None and w not in fate:
                     fate[w] = ("void", 0, i)
+                    live.pop(w[0], None)
                 game = None
 
     def chips_for(index):

@@ -81,28 +81,34 @@ def run(ops):
 
 def check(ops):
     eng, accepted, events = run(ops)
-    settled, withdrawn, void = {}, set(), set()
+    settled, withdrawn, void, live = {}, set(), set(), {}
     for e in events:
+        if e["event"] == "placed":
+            assert e["bet"] not in live, "id on the layout twice: %s" % e["bet"]
+            live[e["bet"]] = (e["bet"], e["line"])
+            continue
+        if e["event"] not in ("settled", "withdrawn", "void"):
+            continue
+        key = live.pop(e["bet"])
+        assert key not in set(settled) | withdrawn | void, "closed twice: %s" % (key,)
         if e["event"] == "settled":
-            assert e["bet"] not in settled, "paid twice: %s" % e["bet"]
-            assert e["bet"] not in withdrawn | void, "settled a withdrawn/returned wager"
-            settled[e["bet"]] = (e["outcome"], Fraction(str(e["pays"])), e["line"])
+            settled[key] = (e["outcome"], Fraction(str(e["pays"])), e["line"])
         elif e["event"] == "withdrawn":
-            assert e["bet"] not in settled
-            withdrawn.add(e["bet"])
-        elif e["event"] == "void":
-            void.add(e["bet"])
-    expect = model(accepted)
-    for wid, (fate, pays, at) in expect.items():
-        if fate in ("win", "lose"):
-            assert settled.get(wid) == (fate, pays, at), (wid, settled.get(wid), expect[wid])
+            withdrawn.add(key)
         else:
-            assert wid not in settled, (wid, fate, settled[wid])
-            assert (wid in withdrawn) == (fate == "withdrawn")
-            assert (wid in void) == (fate == "void")
+            void.add(key)
+    expect = model(accepted)
+    for key, (fate, pays, at) in expect.items():
+        if fate in ("win", "lose"):
+            assert settled.get(key) == (fate, pays, at), (key, settled.get(key), expect[key])
+        else:
+            assert key not in settled, (key, fate, settled[key])
+            assert (key in withdrawn) == (fate == "withdrawn"), (key, fate)
+            assert (key in void) == (fate == "void"), (key, fate)
             if fate == "open":
-                assert eng.wagers[wid].status == "open"
+                assert live.get(key[0]) == key and key[0] in eng.wagers
     assert set(settled) <= set(expect)
+    assert set(live.values()) == {(w, live[w][1]) for w in eng.wagers}
     return accepted, events
 
 

@@ -44,7 +44,7 @@ def test_replay_prints_settled_and_rejected_lines(tmp_path, capsys):
     ('{"op": "dance"}', "unknown op"),
     ('{"op": "spin", "result": "edge"}', "'result' must be one of"),
     ('{"op": "bet", "id": "x", "on": "heads"}', "needs field 'amount'"),
-    ('{"op": "bet", "id": "x", "on": "heads", "amount": "10"}', "wrong type"),
+    ('{"op": "bet", "id": "x", "on": "heads", "amount": "10"}', "'amount' must be a number"),
     ('[1, 2]', "expected a JSON object"),
 ])
 def test_malformed_line_is_one_line_error_naming_the_line(line, needle):

@@ -248,6 +248,7 @@ def test_arm_is_refused_until_betting_is_closed_and_the_last_spin_is_settled(tmp
     h.submit(TableOp(op={"op": "spinner", "calls": "tails"}, **BOXER))
     h.submit(TableOp(op={"op": "bets-open"}, **BOXER))
     assert h.submit(Arm(**BOXER)).rule == "6.3"
+    h.submit(TableOp(op={"op": "bet", "id": "s", "on": "spinner", "amount": 5}, **BOXER))  # 4.2
     h.submit(TableOp(op={"op": "bets-closed"}, **BOXER))
     assert h.submit(Arm(**BOXER)).ok
     again = h.submit(Arm(**BOXER))

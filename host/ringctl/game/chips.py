@@ -1,6 +1,24 @@
-"""Chip arithmetic: which amounts the table can pay in its chips, and rounding up to them (4.5, 4.9)."""
+"""Chip arithmetic: which amounts the table can pay in its chips, and rounding up to them (4.5, 4.9).
+
+Amounts are exact (Fractions of the JSON decimal), limited to NUMBER_LIMITS. Rounding up to
+a chip sum (4.9) costs O(log) per payment whatever the chip values (see `Chips`).
+"""
+from bisect import bisect_left
+from decimal import Decimal
+from functools import lru_cache
 from fractions import Fraction
-from math import lcm
+from math import gcd, lcm
+
+MAX_DIGITS = 12          # significant digits in an amount or chip value (issue 14.11)
+MAX_DECIMALS = 4         # digits after the point: 0.0001 is the finest amount
+MAX_VALUE = 10 ** 12     # exclusive
+NUMBER_LIMITS = ("at most %d significant digits, at most %d after the point, below 10^12"
+                 % (MAX_DIGITS, MAX_DECIMALS))
+MAX_DENOMINATIONS = 10
+# Three or more independent denominations need a table over the residues of the smallest
+# chip (counted in their common divisor): that table is built once per chip set, and this
+# bounds its cost (~0.1 s). One or two denominations need no table and have no limit.
+RESIDUE_LIMIT = 20_000
 
 
 def to_fraction(value):
@@ -10,36 +28,114 @@ def to_fraction(value):
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
+def check_number(value):
+    """-> None when `value` is a positive JSON number within NUMBER_LIMITS, else the problem."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "must be a number"
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return "must be a finite number"
+    if value <= 0:
+        return "must be positive"
+    if value >= MAX_VALUE:
+        return "is too large (amounts are %s)" % NUMBER_LIMITS
+    digits, exponent = Decimal(repr(value) if isinstance(value, float) else value).normalize().as_tuple()[1:]
+    if len(digits) > MAX_DIGITS or exponent < -MAX_DECIMALS:
+        return "has too many digits (amounts are %s)" % NUMBER_LIMITS
+    return None
+
+
+@lru_cache(maxsize=32)
+def chips_for(values):
+    """Chips for a tuple of chip values, shared: a chip set's rounding table is built once."""
+    return Chips(values)
+
+
 def to_json_number(value):
     """Fraction -> int when whole, else float (chip sums of e.g. 0.5 chips stay exact enough)."""
     value = Fraction(value)
     return value.numerator if value.denominator == 1 else float(value)
 
 
+def min_linear_mod(count, mod, step, start):
+    """min over 0 <= x < count of (step*x + start) % mod, in O(log mod) steps.
+
+    Values climb by `step` and wrap; each lap's smallest value is its first (climbing) or last
+    (falling, when step > mod/2) and those lap minima are again a linear sequence modulo the
+    step (or modulo mod - step), at most half of `mod`: a Euclid-like descent."""
+    best = None
+    while True:
+        step %= mod
+        start %= mod
+        if step == 0 or count == 1:
+            value = start
+            break
+        if 2 * step <= mod:
+            laps = (step * (count - 1) + start) // mod
+            if laps == 0:
+                value = start
+                break
+            best = start if best is None else min(best, start)
+            count, mod, step, start = laps, step, -mod, start - mod
+        else:
+            fall = mod - step
+            laps = (fall * count - 1 - start) // mod
+            if laps < 0:
+                value = start - fall * (count - 1)
+                break
+            count, mod, step, start = laps + 1, fall, mod, start
+    return value if best is None else min(best, value)
+
+
 class Chips:
-    """The table's chip denominations. An amount is payable when it is a sum of chips."""
+    """The table's chip denominations. An amount is payable when it is a sum of chips.
+
+    Everything is counted in integer units: the finest common fraction of the chips, then
+    divided by the chips' greatest common divisor g, so the chips are coprime `_base`.
+    Chips that are multiples of another chip add no payable amount and are dropped.
+      one chip a:    pay up to the next multiple of a;
+      two chips a<b: the best is min over b-counts y of T + (b*y - T) mod a (a linear
+                     sequence modulo a: `min_linear_mod`, O(log a)), or (T//b + 1)*b;
+      three or more: the smallest sum in each residue modulo the smallest chip a (round-robin
+                     shortest paths, O(k*a) once per chip set, a <= RESIDUE_LIMIT); a payment
+                     is then the smaller of the next residue's smallest sum above T (bisect)
+                     and the nearest residue whose smallest sum is <= T (segment tree):
+                     O(log a).
+    """
 
     def __init__(self, values=(1,)):
         vals = sorted({to_fraction(v) for v in values})
         if not vals or vals[0] <= 0:
             raise ValueError("chip values must be positive numbers")
+        if len(vals) > MAX_DENOMINATIONS:
+            raise ValueError("at most %d chip denominations" % MAX_DENOMINATIONS)
         self.values = vals
-        # Work in integer units of the finest common fraction so the DP below is exact.
         self._unit = Fraction(1, lcm(*[v.denominator for v in vals]))
-        self._ints = [int(v / self._unit) for v in vals]
-        if self._ints[0] > 100_000:
-            # The rounding works over residues modulo the smallest chip: keep that small.
-            raise ValueError("chip values %s are too fine-grained relative to each other"
-                             % [str(v) for v in vals])
-        self._cache = None
+        ints = [int(v / self._unit) for v in vals]
+        self._g = gcd(*ints)
+        base = []
+        for c in (i // self._g for i in ints):
+            if not any(c % b == 0 for b in base):
+                base.append(c)
+        self._base = base
+        if len(base) >= 3:
+            if base[0] > RESIDUE_LIMIT:
+                raise ValueError(
+                    "chip values %s are too awkward: with three or more denominations the "
+                    "smallest chip may be at most %d times the chips' common divisor (here %d)"
+                    % (self.as_json(), RESIDUE_LIMIT, base[0]))
+            self._build_residues()
 
+    # ---- public ---------------------------------------------------------------------------
     def payable(self, amount):
         """True when `amount` (> 0) can be made of the table's chips (4.5)."""
         amount = to_fraction(amount)
         if amount <= 0:
             return False
         units = amount / self._unit
-        return units.denominator == 1 and self._reachable(int(units))
+        if units.denominator != 1 or units.numerator % self._g:
+            return False
+        n = units.numerator // self._g
+        return self._up(n) == n
 
     def pay_up(self, amount):
         """Smallest amount >= `amount` that is a sum of chips (4.9: paid to the next highest
@@ -48,37 +144,69 @@ class Chips:
         if amount <= 0:
             return Fraction(0)
         units = amount / self._unit
-        n = -(-units.numerator // units.denominator)  # ceil
-        # A multiple of the largest chip lies in every window of its width: the loop ends.
-        while not self._reachable(n):
-            n += 1
-        return n * self._unit
-
-    def _reachable(self, n):
-        """n (in units) is a sum of chips iff n >= the smallest sum with the same residue
-        modulo the smallest chip (shortest paths over residues: fast for any n)."""
-        return n >= self._min_sum[n % self._ints[0]]
-
-    @property
-    def _min_sum(self):
-        if self._cache is None:
-            m = self._ints[0]
-            inf = float("inf")
-            best = [inf] * m
-            best[0] = 0
-            changed = True
-            while changed:  # Bellman-Ford over m residues; m is small (smallest chip)
-                changed = False
-                for r in range(m):
-                    if best[r] == inf:
-                        continue
-                    for c in self._ints[1:]:
-                        t = best[r] + c
-                        if t < best[t % m]:
-                            best[t % m] = t
-                            changed = True
-            self._cache = best
-        return self._cache
+        scale = self._g * units.denominator
+        n = -(-units.numerator // scale)  # ceil(units / g)
+        return self._up(n) * self._g * self._unit
 
     def as_json(self):
         return [to_json_number(v) for v in self.values]
+
+    # ---- rounding in coprime units ----------------------------------------------------------
+    def _up(self, t):
+        """Smallest sum of `_base` chips >= t (t >= 0 integer)."""
+        base = self._base
+        a = base[0]
+        if len(base) == 1:
+            return -(-t // a) * a
+        if len(base) == 2:
+            b = base[1]
+            y_max = t // b
+            best = (y_max + 1) * b
+            return min(best, t + min_linear_mod(min(y_max, a - 1) + 1, a, b, -t))
+        sums = self._sorted_sums
+        i = bisect_left(sums, t)
+        best = sums[i] if i < len(sums) else None
+        t0 = t % a
+        r = self._first_at_most(t0, t)
+        near = t + (r - t0) if r >= 0 else t + (self._first_at_most(0, t) + a - t0)
+        return near if best is None else min(best, near)
+
+    def _build_residues(self):
+        a = self._base[0]
+        inf = float("inf")
+        best = [inf] * a        # smallest chip sum in each residue class modulo a
+        best[0] = 0
+        for c in self._base[1:]:
+            d = gcd(a, c)
+            for p in range(d):
+                q = min(range(p, a, d), key=best.__getitem__)
+                if best[q] == inf:
+                    continue
+                for _ in range(a // d - 1):  # Böcker & Lipták's round robin
+                    nxt = (q + c) % a
+                    if best[q] + c < best[nxt]:
+                        best[nxt] = best[q] + c
+                    q = nxt
+        self._sorted_sums = sorted(best)
+        size = 1
+        while size < a:
+            size *= 2
+        tree = [inf] * (2 * size)
+        tree[size:size + a] = best
+        for i in range(size - 1, 0, -1):
+            tree[i] = min(tree[2 * i], tree[2 * i + 1])
+        self._size, self._tree = size, tree
+
+    def _first_at_most(self, lo, limit):
+        """First residue >= lo whose smallest sum is <= limit, or -1."""
+        size, tree = self._size, self._tree
+        i = lo + size
+        while tree[i] > limit:
+            while i & 1:
+                i >>= 1
+            if i == 0:
+                return -1
+            i += 1
+        while i < size:
+            i = 2 * i if tree[2 * i] <= limit else 2 * i + 1
+        return i - size

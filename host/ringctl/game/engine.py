@@ -2,9 +2,11 @@
 
 Ops are dicts (the `ring game replay` line format, see ringctl.game.script); `Engine.apply(op)`
 returns a list of event dicts. A refused op yields one `rejected` event with the rule that
-refused it and changes nothing: every handler checks everything before it mutates state.
+refused it (the rule its reason cites) and changes nothing: every handler checks everything
+before it mutates state. An op that is not shaped like an op (unknown or misspelled field,
+wrong type, a number beyond the limits) raises MalformedOp instead: that is an input error.
 
-How the rules are read where they leave room (issue 5, readings 1-9):
+How the rules are read where they leave room (issue 5 readings 1-9, issue 14 readings 10-15):
  1. A spinner's game starts when a spinner declares heads or tails (4.2) and ends when the
     spinner's wager is determined; with the boxer or a dealer spinning (4.3) there is no
     spinner's wager.
@@ -14,26 +16,61 @@ How the rules are read where they leave room (issue 5, readings 1-9):
  4./5. Heads/tails wagers (4.1.2/4.1.3), the spinner's wager (4.1.1): third heads (or tails)
     of the game wins; the first opposite result or five consecutive odds loses.
  6. Winnings stake x 7.5 (spinner's) or x 1 (8.1), rounded up to a chip sum (4.9).
- 7. Betting window: bets-open (6.2) only with no result pending, bets-closed (6.3); a spin
-    needs a closed window; wagers are frozen from the close until settled (4.6).
- 8. After a no-spin a wager with no result pending may be changed or withdrawn (4.7).
+ 7. Betting window: bets-open "place your bets" (6.2), bets-closed "no more bets, come in
+    spinner" (6.3); a spin needs a closed window. From the close until a result is
+    determined nothing is placed, changed or withdrawn (4.6) and betting cannot reopen; a
+    heads or tails result (or the fifth odds) ends the window. The close needs the player
+    spinner's wager on the layout (4.2).
+ 8. 4.7 after a void: while the last spin since the close was a no-spin, a wager with no
+    result pending may be increased, reduced or withdrawn -- but no new wager is placed and
+    betting does not reopen (4.7 names only increase, reduce, withdraw; 4.6 still holds).
  9. 6.5, 6.6, 6.7-6.8: the boxer or a dealer ("house") spins until the spinner's wager is
     determined.
+10. A spinner's wager withdrawn after the close (4.7, or 6.5's "withdraw or alter") ends the
+    spinner's game: with no spinner's wager there is none to determine. A player spinner
+    retires (4.2); a boxer or dealer elected under 6.5 spins on and settles the other wagers;
+    the next player takes the kip after that result.
+11. A spinner retiring after the close before any spin (no void since the close) leaves the
+    spinner's wager standing (4.6): the boxer or a dealer spins until it is determined (6.6).
+    Retiring before the close, or after a void (4.7, 6.5), returns it.
+12. When a spinner's game ends with no valid spin after the close and other wagers stand, the
+    boxer or a dealer spins for them (4.3) before a new spinner declares; with no wager left
+    on the layout the close is spent and betting is idle again.
+13. 6.8: while a dealer spins for an excluded spinner no wager is amended or withdrawn, those
+    placed after the exclusion included; new wagers may be placed in an open window.
+14. 6.7: names are compared normalised (NFC, whitespace collapsed and trimmed, case-folded).
+15. A wager id is unique among the wagers on the layout; once a wager is settled, withdrawn
+    or returned it leaves the engine (memory is bounded by the open wagers) and its id is
+    free again. Events carry the script line, so a reused id stays unambiguous.
 """
-import math
+import unicodedata
 
-from .chips import Chips, to_fraction, to_json_number
+from .chips import check_number, chips_for, to_fraction, to_json_number
 
 SIDES = ("heads", "tails")
 RESULTS = ("heads", "tails", "odds", "no-spin")
 BET_ON = ("spinner", "heads", "tails")
 HOUSE = ("boxer", "dealer")
-OPS = ("chips", "spinner", "bets-open", "bets-closed", "bet", "change", "withdraw", "spin",
-       "spinner-retires", "exclude-spinner")
+# op -> (required fields, optional fields); any other field is an input error.
+FIELDS = {
+    "chips": (("values",), ("max",)),
+    "spinner": ((), ("calls", "by", "name")),
+    "bets-open": ((), ()),
+    "bets-closed": ((), ()),
+    "bet": (("id", "on", "amount"), ()),
+    "change": (("id", "amount"), ()),
+    "withdraw": (("id",), ()),
+    "spin": (("result",), ()),
+    "spinner-retires": ((), ()),
+    "exclude-spinner": ((), ()),
+}
+OPS = tuple(FIELDS)
+MAX_TEXT = 64          # characters in a wager id or a spinner's name
 ODDS_LIMIT = 5      # 4.1.1.2 / 4.1.2.2 / 4.1.3.2: five consecutive odds lose
 SPINNER_WINS_AT = 3  # 4.1.1.1: three heads (tails) win the spinner's wager
 INVALID_LIMIT = 3   # 6.5 / 6.6: three consecutive invalid spins
 PAYOUT = {"spinner": to_fraction(7.5), "heads": to_fraction(1), "tails": to_fraction(1)}  # 8.1
+LOSE_RULE = {"spinner": "4.1.1.2", "heads": "4.1.2.2", "tails": "4.1.3.2"}
 
 
 class MalformedOp(ValueError):
@@ -49,70 +86,91 @@ class Rejected(Exception):
         self.reason = reason
 
 
+def normal_name(name):
+    """6.7: the form in which two spellings of one name compare equal."""
+    return unicodedata.normalize("NFC", " ".join(unicodedata.normalize("NFC", name).split()).casefold())
+
+
 def check_op(op):
-    """Validate an op's shape (not the rules); raises MalformedOp naming the problem."""
+    """Validate an op's shape (not the rules); raises MalformedOp naming the problem and field."""
     if not isinstance(op, dict):
         raise MalformedOp("expected a JSON object like {\"op\": \"spin\", ...}")
     name = op.get("op")
-    if name not in OPS:
-        raise MalformedOp("unknown op %r; expected one of %s" % (name, ", ".join(OPS)))
-
-    def need(field, kinds, choices=None):
+    if not isinstance(name, str) or name not in FIELDS:
+        raise MalformedOp("unknown op %s; expected one of %s" % (_show(name), ", ".join(OPS)))
+    required, optional = FIELDS[name]
+    for field in op:
+        if field != "op" and field not in required and field not in optional:
+            known = ", ".join(required + optional) or "none"
+            raise MalformedOp("op %r: unknown field %s (its fields: %s)" % (name, _show(field), known))
+    for field in required:
         if field not in op:
             raise MalformedOp("op %r needs field %r" % (name, field))
+
+    def text(field, choices=None):
         val = op[field]
-        if not isinstance(val, kinds) or isinstance(val, bool):
-            raise MalformedOp("op %r: field %r has the wrong type" % (name, field))
+        if not isinstance(val, str):
+            raise MalformedOp("op %r: field %r has the wrong type (expected a string)" % (name, field))
         if choices is not None and val not in choices:
             raise MalformedOp("op %r: %r must be one of %s" % (name, field, ", ".join(choices)))
+        if choices is None and (not val.strip() or len(val) > MAX_TEXT or not val.isprintable()
+                                or (field == "id" and val != val.strip())):
+            raise MalformedOp("op %r: field %r must be 1-%d printable characters%s"
+                              % (name, field, MAX_TEXT, " without surrounding spaces" if field == "id" else ""))
+
+    def number(field, val):
+        problem = check_number(val)
+        if problem:
+            raise MalformedOp("op %r: field %r %s" % (name, field, problem))
 
     if name == "chips":
-        need("values", list)
-        if not op["values"] or any(isinstance(v, bool) or not isinstance(v, (int, float))
-                                   or not math.isfinite(v) or v <= 0 for v in op["values"]):
-            raise MalformedOp("op 'chips': values must be a non-empty list of positive numbers")
+        vals = op["values"]
+        if not isinstance(vals, list) or not vals:
+            raise MalformedOp("op 'chips': field 'values' must be a non-empty list of chip values")
+        for v in vals:
+            number("values", v)
+        if "max" in op:
+            number("max", op["max"])
         try:
-            Chips(op["values"])
+            chips_for(tuple(vals))
         except ValueError as exc:
-            raise MalformedOp("op 'chips': %s" % exc)
+            raise MalformedOp("op 'chips': field 'values': %s" % exc)
     elif name == "spinner":
         if "calls" in op:
-            need("calls", str, SIDES)
+            text("calls", SIDES)
         if "by" in op:
-            need("by", str, ("player",) + HOUSE)
+            text("by", ("player",) + HOUSE)
         if "calls" not in op and "by" not in op:
             raise MalformedOp("op 'spinner' needs \"calls\": heads|tails or \"by\": boxer|dealer")
         if "name" in op:
-            need("name", str)
+            text("name")
     elif name in ("bet", "change", "withdraw"):
-        need("id", str)
+        text("id")
         if name == "bet":
-            need("on", str, BET_ON)
+            text("on", BET_ON)
         if name != "withdraw":
-            need("amount", (int, float))
-            if not math.isfinite(op["amount"]):
-                raise MalformedOp("op %r: amount must be a finite number" % name)
+            number("amount", op["amount"])
     elif name == "spin":
-        need("result", str, RESULTS)
+        text("result", RESULTS)
     return name
+
+
+def _show(value):
+    """A short printable rendering of an arbitrary JSON value for an error line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class Wager:
     """One wager on the layout."""
 
-    __slots__ = ("id", "on", "amount", "status", "pending", "frozen68")
+    __slots__ = ("id", "on", "amount", "placed_at")
 
-    def __init__(self, wid, on, amount):
+    def __init__(self, wid, on, amount, placed_at):
         self.id = wid
         self.on = on
         self.amount = amount
-        self.status = "open"      # open | settled | withdrawn | void
-        self.pending = 0          # valid spins since placed: > 0 means a result is pending (4.7)
-        self.frozen68 = False     # 6.8: placed before an exclusion, may not be amended
-
-    def as_json(self):
-        return {"id": self.id, "on": self.on, "amount": to_json_number(self.amount),
-                "status": self.status, "pending": self.pending, "frozen": self.frozen68}
+        self.placed_at = placed_at   # the engine's valid-spin count when it went down (4.7)
 
 
 class Game:
@@ -123,12 +181,12 @@ class Game:
     def __init__(self, calls, name):
         self.calls = calls
         self.name = name
-        self.wager = None        # id of the spinner's wager (4.1.1)
+        self.wager = None        # id of the spinner's wager (4.1.1) while on the layout
         self.valid = 0           # valid spins in this game
         self.count = 0           # results equal to the call (4.1.1.1)
         self.invalid_run = 0     # consecutive invalid spins by the player (6.5 / 6.6)
         self.awaiting = False    # 6.5: spinner must elect to retire or hand over
-        self.frozen = False      # 6.8
+        self.frozen = False      # 6.8: a dealer spins in an excluded spinner's stead
 
     def as_json(self):
         return {"calls": self.calls, "name": self.name, "wager": self.wager, "valid_spins": self.valid,
@@ -140,14 +198,16 @@ class Engine:
     """The table's state. `apply(op)` -> events; `state()` -> a JSON snapshot."""
 
     def __init__(self):
-        self.chips = Chips([1])
+        self.chips = chips_for((1,))
+        self.table_max = None      # the casino's table maximum per wager (chips op "max")
         self.betting = "idle"      # idle | open | closed  (6.2 / 6.3)
         self.last_void = False     # the last spin since the close was a no-spin (4.7)
         self.odds_run = 0          # consecutive odds since the last heads/tails (reading 3)
         self.spinning = None       # None | "player" | "boxer" | "dealer" | "house"
         self.game = None           # Game while a spinner's wager is undetermined
-        self.excluded = set()      # 6.7: names barred from re-entering the ring
-        self.wagers = {}           # id -> Wager, every wager ever placed (ids are never reused)
+        self.excluded = set()      # 6.7: normalised names barred from re-entering the ring
+        self.wagers = {}           # id -> Wager on the layout (reading 15)
+        self.valid_spins = 0       # valid results so far: a wager's pending count is the difference
         self.spins = 0             # accepted spin ops (valid or not)
 
     # ---- public ---------------------------------------------------------------------------
@@ -173,19 +233,29 @@ class Engine:
         return eng
 
     def state(self):
-        return {"chips": self.chips.as_json(), "betting": self.betting, "last_void": self.last_void,
+        return {"chips": self.chips.as_json(), "max": to_json_number(self.table_max) if self.table_max else None,
+                "betting": self.betting, "last_void": self.last_void,
                 "odds_run": self.odds_run, "spinning": self.spinning,
                 "game": self.game.as_json() if self.game else None,
                 "excluded": sorted(self.excluded), "spins": self.spins,
-                "wagers": [w.as_json() for w in self.wagers.values()]}
+                "wagers": [{"id": w.id, "on": w.on, "amount": to_json_number(w.amount),
+                            "pending": self.pending(w)} for w in self.wagers.values()]}
 
     def open_wagers(self):
-        return [w for w in self.wagers.values() if w.status == "open"]
+        return list(self.wagers.values())
+
+    def pending(self, w):
+        """Valid spins since `w` was placed: > 0 means a result is pending for it (4.7)."""
+        return self.valid_spins - w.placed_at
 
     # ---- ops ------------------------------------------------------------------------------
     def _op_chips(self, op):
-        self.chips = Chips(op["values"])
-        return [{"event": "chips", "values": self.chips.as_json(), "rule": "4.9"}]
+        self.chips = chips_for(tuple(op["values"]))
+        self.table_max = to_fraction(op["max"]) if "max" in op else None
+        ev = {"event": "chips", "values": self.chips.as_json(), "rule": "4.9"}
+        if self.table_max is not None:
+            ev["max"] = to_json_number(self.table_max)
+        return [ev]
 
     def _op_spinner(self, op):
         by = op.get("by", "player")
@@ -193,9 +263,9 @@ class Engine:
         name = op.get("name")
         game = self.game
         if by in HOUSE and calls is not None:
-            raise Rejected("4.3", "the boxer or a dealer spinning declares neither heads nor tails")
+            raise Rejected("4.3", "the boxer or a dealer spinning declares neither heads nor tails (4.3)")
         if by == "player" and calls is None:
-            raise Rejected("4.2", "a spinner must first declare heads or tails")
+            raise Rejected("4.2", "a spinner must first declare heads or tails (4.2)")
         if game is not None:
             if game.awaiting and by in HOUSE:
                 self.spinning = by
@@ -205,33 +275,47 @@ class Engine:
                          "reason": "after three invalid opening spins the spinner elected to have "
                                    "the %s spin until the spinner's wager is determined" % by}]
             raise Rejected("6.6", "the spinner's game is in progress: the spinner (or the boxer or "
-                                  "a dealer in his stead) spins until the spinner's wager is "
-                                  "determined (4.1.1); use spinner-retires or exclude-spinner")
+                                  "a dealer in his stead, 6.6) spins until the spinner's wager is "
+                                  "determined; use spinner-retires or exclude-spinner")
         if self.odds_run:
-            raise Rejected("4.1.2.3", "a result is pending after %d odds: the current spinner "
-                                      "spins until heads, tails or five odds" % self.odds_run)
+            raise Rejected("4.1.2.3", "a result is pending after %d odds (4.1.2.3): the current "
+                                      "spinner spins until heads, tails or five odds" % self.odds_run)
         if by in HOUSE:
             self.spinning = by
             return [{"event": "spinner", "by": by, "rule": "4.3",
                      "reason": "the %s spins: no spinner's wager, no declaration" % by}]
-        if name is not None and name in self.excluded:
-            raise Rejected("6.7", "spinner %r was excluded from the ring until the close of play" % name)
+        if name is not None and normal_name(name) in self.excluded:
+            raise Rejected("6.7", "spinner %r was excluded from the ring until the close of play (6.7)" % name)
+        if self.betting == "closed" and self.wagers:
+            raise Rejected("4.6", "wagers stand from 'no more bets' until a result (4.6) and no "
+                                  "spinner's wager can be placed now: the boxer or a dealer spins "
+                                  "for them first ({\"op\": \"spinner\", \"by\": \"boxer\"})")
+        events = []
+        if self.betting == "closed":
+            self.spinning = None
+            events = self._close_spent()
         self.game = Game(calls, name)
         self.spinning = "player"
-        return [{"event": "spinner", "by": "player", "calls": calls, "name": name, "rule": "4.2"}]
+        return events + [{"event": "spinner", "by": "player", "calls": calls, "name": name, "rule": "4.2"}]
 
     def _op_bets_open(self, op):
         if self.betting == "open":
-            raise Rejected("6.2", "betting is already open")
-        if self.odds_run:
-            raise Rejected("4.6", "a result is pending after %d odds (4.1.2.3): no new bets until "
-                                  "heads, tails or the fifth odds settles the wagers" % self.odds_run)
+            raise Rejected("6.2", "betting is already open (6.2)")
+        if self.betting == "closed":
+            why = ("after a no-spin wagers may only be increased, reduced or withdrawn, none "
+                   "placed (4.7)" if self.last_void else "the result is not determined yet")
+            raise Rejected("4.6", "'no more bets' was called: betting reopens only after a result "
+                                  "is determined (4.6); %s" % why)
         self.betting = "open"
         return [{"event": "bets-open", "rule": "6.2"}]
 
     def _op_bets_closed(self, op):
         if self.betting != "open":
-            raise Rejected("6.3", "betting is not open: call 'place your bets' first (6.2)")
+            raise Rejected("6.3", "betting is not open: call 'place your bets' first (6.2, 6.3)")
+        game = self.game
+        if game is not None and self.spinning == "player" and game.wager is None:
+            raise Rejected("4.2", "the spinner's wager must be on the layout before the spinner "
+                                  "comes in (4.2): place it, or the spinner retires")
         self.betting = "closed"
         self.last_void = False
         return [{"event": "bets-closed", "rule": "6.3"}]
@@ -240,26 +324,30 @@ class Engine:
         wid, on = op["id"], op["on"]
         amount = self._amount(op)
         if wid in self.wagers:
-            raise Rejected("4.5", "wager id %r is already used on this layout" % wid)
-        self._window_open("placed")
+            raise Rejected("4.5", "wager id %r is already on the layout (4.5); use change" % wid)
+        if self.betting == "closed":
+            raise Rejected("4.6", "no wager may be placed from 'no more bets' until the result is "
+                                  "determined (4.6), oral wagers too (4.8); after a no-spin only "
+                                  "increases, reductions and withdrawals (4.7)")
+        if self.betting != "open":
+            raise Rejected("6.2", "betting is not open: call 'place your bets' first (6.2)")
+        game = self.game
         if on == "spinner":
-            game = self.game
             if game is None:
                 if self.spinning in HOUSE:
-                    raise Rejected("4.3", "the boxer or a dealer is spinning: there is no spinner's wager")
-                raise Rejected("4.2", "no spinner has declared heads or tails")
-            if game.wager is not None and self.wagers[game.wager].status == "open":
-                raise Rejected("4.2", "the spinner's wager is already placed (%s); use change" % game.wager)
-            if game.valid:
-                raise Rejected("4.2", "the spinner's wager can only be placed before the first spin")
+                    raise Rejected("4.3", "the boxer or a dealer is spinning: there is no spinner's wager (4.3)")
+                raise Rejected("4.2", "no spinner has declared heads or tails (4.2)")
+            if game.wager is not None:
+                raise Rejected("4.2", "the spinner's wager is already placed (%s, 4.2); use change" % game.wager)
+            if game.valid or self.spinning != "player":
+                raise Rejected("4.2", "the spinner's wager can only be placed before the first spin (4.2)")
         # 4.4: heads/tails wagers are open to everyone, the spinner included; 4.5: chips only.
-        w = Wager(wid, on, amount)
-        self.wagers[wid] = w
+        self.wagers[wid] = Wager(wid, on, amount, self.valid_spins)
         ev = {"event": "placed", "bet": wid, "on": on, "amount": to_json_number(amount),
               "rule": "4.1.1" if on == "spinner" else ("4.1.2" if on == "heads" else "4.1.3")}
         if on == "spinner":
-            self.game.wager = wid
-            ev["calls"] = self.game.calls
+            game.wager = wid
+            ev["calls"] = game.calls
         return [ev]
 
     def _op_change(self, op):
@@ -271,9 +359,22 @@ class Engine:
 
     def _op_withdraw(self, op):
         w = self._changeable(op["id"])
-        w.status = "withdrawn"
-        return [{"event": "withdrawn", "bet": w.id, "amount": to_json_number(w.amount),
-                 "rule": self._change_rule()}]
+        rule = self._change_rule()
+        del self.wagers[w.id]
+        events = [{"event": "withdrawn", "bet": w.id, "amount": to_json_number(w.amount), "rule": rule}]
+        game = self.game
+        if game is not None and game.wager == w.id:
+            game.wager = None
+            if self.betting == "closed":   # reading 10
+                self.game = None
+                events.append({"event": "game-over", "outcome": "withdrawn", "calls": game.calls,
+                               "rule": "4.7", "reason": "the spinner's wager was withdrawn: "
+                               "there is no spinner's wager left to determine"})
+                if self.spinning == "player":
+                    self.spinning = None
+                    events.append({"event": "spinner-retires", "by": "player", "rule": "4.2"})
+                events += self._close_spent()
+        return events
 
     def _op_spin(self, op):
         result = op["result"]
@@ -282,13 +383,13 @@ class Engine:
             raise Rejected("4.2", "no spinner: call in a spinner who declares heads or tails (4.2) "
                                   "or have the boxer or a dealer spin (4.3)")
         if self.betting != "closed":
-            raise Rejected("6.3", "the boxer has not called 'no more bets, come in spinner'")
+            raise Rejected("6.3", "the boxer has not called 'no more bets, come in spinner' (6.3)")
         if game is not None:
             if game.awaiting:
                 raise Rejected("6.5", "three invalid opening spins: the spinner must elect to retire "
-                                      "or have the boxer or a dealer spin")
-            if game.wager is None or self.wagers[game.wager].status != "open":
-                raise Rejected("4.2", "the spinner's wager must be placed before the spinner spins")
+                                      "or have the boxer or a dealer spin (6.5)")
+            if game.wager is None:
+                raise Rejected("4.2", "the spinner's wager must be placed before the spinner spins (4.2)")
         self.spins += 1
         if result == "no-spin":
             return self._void_spin()
@@ -297,43 +398,51 @@ class Engine:
     def _op_spinner_retires(self, op):
         game = self.game
         if self.spinning is None:
-            raise Rejected("6.4", "no one is spinning")
+            raise Rejected("6.4", "no one is spinning, so no one can retire (6.4)")
         if game is None:
             if self.odds_run:
-                raise Rejected("4.1.2.3", "a result is pending after odds: the %s spins until "
-                                          "heads, tails or five odds" % self.spinning)
+                raise Rejected("4.1.2.3", "a result is pending after odds (4.1.2.3): the %s spins "
+                                          "until heads, tails or five odds" % self.spinning)
             who, self.spinning = self.spinning, None
             return [{"event": "spinner-retires", "by": who, "rule": "4.3"}]
         if self.spinning != "player":
-            raise Rejected("6.6", "the spinner has already handed over to the %s" % self.spinning)
+            raise Rejected("6.6", "the spinner has already handed over to the %s (6.6)" % self.spinning)
         if game.valid:
             self.spinning = "house"
             return [{"event": "spinner-retires", "by": "player", "rule": "6.6"},
-                     {"event": "substitute", "by": "house", "rule": "6.6",
-                      "reason": "the spinner stopped mid-series: the boxer or a dealer spins "
-                                "until the spinner's wager is determined"}]
-        rule = "6.5" if game.awaiting else "4.7"
+                    {"event": "substitute", "by": "house", "rule": "6.6",
+                     "reason": "the spinner stopped mid-series: the boxer or a dealer spins "
+                               "until the spinner's wager is determined"}]
+        if self.betting == "closed" and not self.last_void and not game.awaiting:   # reading 11
+            self.spinning = "house"
+            return [{"event": "spinner-retires", "by": "player", "rule": "6.6"},
+                    {"event": "substitute", "by": "house", "rule": "4.6, 6.6",
+                     "reason": "the spinner's wager stands from 'no more bets' (4.6): the boxer or "
+                               "a dealer spins until it is determined"}]
+        if self.betting != "closed":
+            rule, reason = "6.2", "the spinner retired before 'no more bets': the spinner's wager is returned"
+        elif game.awaiting:
+            rule, reason = "6.5", "the spinner elected to retire after three invalid opening spins: " \
+                                  "the spinner's wager is returned"
+        else:
+            rule, reason = "4.7", "the spinner retired after a void spin with no result pending: " \
+                                  "the spinner's wager is returned"
         events = [{"event": "spinner-retires", "by": "player", "rule": rule}]
-        events += self._end_game_void(rule, "the spinner retired before any valid spin: "
-                                            "no result is pending, the spinner's wager is returned")
-        return events
+        return events + self._end_game_void(rule, reason)
 
     def _op_exclude_spinner(self, op):
         game = self.game
         if self.spinning != "player" or game is None:
-            raise Rejected("6.7", "no player is spinning")
+            raise Rejected("6.7", "no player is spinning to exclude (6.7)")
         if game.name is not None:
-            self.excluded.add(game.name)
+            self.excluded.add(normal_name(game.name))
         events = [{"event": "excluded", "name": game.name, "rule": "6.7"}]
         if not game.valid:
-            events += self._end_game_void("6.7", "excluded before any valid spin: the spinner's "
-                                                 "wager is returned")
-            return events
+            return events + self._end_game_void("6.7", "excluded before any valid spin: the "
+                                                       "spinner's wager is returned")
         self.spinning = "dealer"
         game.awaiting = False
         game.frozen = True
-        for w in self.open_wagers():
-            w.frozen68 = True
         events.append({"event": "substitute", "by": "dealer", "rule": "6.8",
                        "reason": "a dealer spins until the spinner's wager is determined; "
                                  "wagers may not be amended or withdrawn"})
@@ -366,8 +475,7 @@ class Engine:
     def _valid_spin(self, result):
         game = self.game
         self.last_void = False
-        for w in self.open_wagers():
-            w.pending += 1
+        self.valid_spins += 1
         if game is not None:
             game.valid += 1
             if self.spinning == "player":
@@ -380,16 +488,15 @@ class Engine:
                 return events  # 4.1.2.3: wagers stand, the spinner spins again
             self.odds_run = 0
             self.betting = "idle"
-            for w in self.open_wagers():
-                rule = {"spinner": "4.1.1.2", "heads": "4.1.2.2", "tails": "4.1.3.2"}[w.on]
-                events.append(self._settle(w, False, rule + " five consecutive odds"))
+            for w in list(self.wagers.values()):
+                events.append(self._settle(w, False, LOSE_RULE[w.on] + " five consecutive odds"))
             if game is not None:
                 events += self._end_game("lose", "4.1.1.2 five consecutive odds")
             return events
         self.odds_run = 0
         self.betting = "idle"  # reading 7: the next spin needs a new open/close cycle
         events.append({"event": "spin", "result": result, "rule": "6.9", "odds_run": 0})
-        for w in self.open_wagers():
+        for w in list(self.wagers.values()):
             if w.on == "spinner":
                 continue
             win = w.on == result
@@ -412,7 +519,7 @@ class Engine:
         return events
 
     def _settle(self, w, win, rule):
-        w.status = "settled"
+        del self.wagers[w.id]
         pays = 0
         rules = rule
         if win:
@@ -435,48 +542,59 @@ class Engine:
         game, self.game = self.game, None
         self.spinning = None
         events = []
-        if game.wager is not None and self.wagers[game.wager].status == "open":
-            w = self.wagers[game.wager]
-            w.status = "void"
+        w = self.wagers.pop(game.wager, None) if game.wager is not None else None
+        if w is not None:
             events.append({"event": "void", "bet": w.id, "amount": to_json_number(w.amount),
                            "rule": rule, "reason": reason})
         events.append({"event": "game-over", "outcome": "void", "calls": game.calls, "rule": rule})
-        return events
+        return events + self._close_spent()
+
+    def _close_spent(self):
+        """Reading 12: a close with no game and no wager left on the layout has nothing to decide."""
+        if self.betting != "closed" or self.game is not None or self.odds_run:
+            return []
+        if self.wagers:
+            if self.spinning is None:
+                return [{"event": "next", "rule": "4.3",
+                         "reason": "wagers stand from 'no more bets' (4.6): the boxer or a dealer "
+                                   "spins for them ({\"op\": \"spinner\", \"by\": \"boxer\"})"}]
+            return []
+        self.betting = "idle"
+        self.last_void = False
+        return [{"event": "bets-idle", "rule": "4.6",
+                 "reason": "no wager is left on the layout: 'no more bets' is spent"}]
 
     # ---- checks ---------------------------------------------------------------------------
     def _amount(self, op):
         amount = to_fraction(op["amount"])
+        if self.table_max is not None and amount > self.table_max:
+            raise Rejected("4.5", "amount %s is above the table maximum %s (4.5: the casino's "
+                           "table limit, chips op 'max')" % (op["amount"], to_json_number(self.table_max)))
         if not self.chips.payable(amount):
-            raise Rejected("4.5", "amount %s cannot be made of the table's chips %s"
+            raise Rejected("4.5", "amount %s cannot be made of the table's chips %s (4.5)"
                            % (op["amount"], self.chips.as_json()))
         return amount
-
-    def _window_open(self, verb):
-        if self.betting == "closed":
-            raise Rejected("4.6", "no wager may be %s after 'no more bets' until the result is "
-                                  "determined (oral wagers too, 4.8)" % verb)
-        if self.betting != "open":
-            raise Rejected("6.2", "betting is not open: call 'place your bets' first")
 
     def _changeable(self, wid):
         w = self.wagers.get(wid)
         if w is None:
-            raise Rejected("4.5", "no wager %r on the layout" % wid)
-        if w.status != "open":
-            raise Rejected("4.6", "wager %r is already %s" % (wid, w.status))
-        if w.pending:
-            rule = "4.1.1" if w.on == "spinner" else "4.6"
-            raise Rejected(rule, "a result is pending for wager %r (a valid spin since it was "
-                                 "placed): it stands until settled (4.6, 4.7)" % wid)
-        if w.frozen68:
+            raise Rejected("4.5", "no wager %r on the layout (4.5): never placed, or already "
+                                  "settled, withdrawn or returned" % wid)
+        if self.game is not None and self.game.frozen:
             raise Rejected("6.8", "a dealer is spinning for an excluded spinner: wagers may not "
-                                  "be amended or withdrawn")
+                                  "be amended or withdrawn (6.8)")
+        if self.pending(w):
+            raise Rejected("4.6", "a result is pending for wager %r (a valid spin since it was "
+                                  "placed): it stands until settled (4.6; 4.7 only relieves a "
+                                  "wager with no result pending)" % wid)
         if self.betting == "open":
             return w
-        if self.betting == "closed" and self.last_void:
-            return w
-        self._window_open("changed or withdrawn")
-        return w  # pragma: no cover (the line above always raises here)
+        if self.betting == "closed":
+            if self.last_void:
+                return w
+            raise Rejected("4.6", "no wager may be changed or withdrawn from 'no more bets' until "
+                                  "the result is determined (4.6)")
+        raise Rejected("6.2", "betting is not open: call 'place your bets' first (6.2)")
 
     def _change_rule(self):
         if self.betting == "open":

@@ -137,8 +137,7 @@ class RingHost:
             eng = self.engine
             spin = self.spin
             state = eng.state()
-            state.pop("wagers")
-            state["open_wagers"] = [w.as_json() for w in eng.open_wagers()]
+            state["open_wagers"] = state.pop("wagers")   # the engine keeps only open wagers
             spinner = None
             if eng.spinning is not None:
                 spinner = {"by": eng.spinning, "name": eng.game.name if eng.game else None,
