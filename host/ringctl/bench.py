@@ -9,6 +9,7 @@ AREAS = {
     "firmware": ("ringctl.board.bench", "edge-to-light, edge-to-frame, loop time, heap peak"),
     "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
+    "rules": ("ringctl.game.bench", "rules engine ops/s at 10k/100k/1M ops; worst chip rounding"),
 }
 
 

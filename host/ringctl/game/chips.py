@@ -21,6 +21,9 @@ MAX_DENOMINATIONS = 10
 RESIDUE_LIMIT = 20_000
 
 
+SCALE = 10 ** MAX_DECIMALS  # amounts are held as integers in units of 1/SCALE
+
+
 def to_fraction(value):
     """Exact value of a JSON number (7.5 stays 15/2, never a binary float)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
@@ -28,17 +31,36 @@ def to_fraction(value):
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
+def to_units(value):
+    """A number within NUMBER_LIMITS -> exact integer units of 1/SCALE."""
+    if type(value) is int:
+        return value * SCALE
+    units = to_fraction(value) * SCALE
+    if units.denominator != 1:
+        raise ValueError("%s is finer than 1/%d" % (value, SCALE))
+    return units.numerator
+
+
+def units_json(units):
+    """Integer units -> the JSON number (int when whole)."""
+    return units // SCALE if units % SCALE == 0 else units / SCALE
+
+
 def check_number(value):
     """-> None when `value` is a positive JSON number within NUMBER_LIMITS, else the problem."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if type(value) is int:
+        if 0 < value < MAX_VALUE:
+            return None
+        return "must be positive" if value <= 0 else "is too large (amounts are %s)" % NUMBER_LIMITS
+    if not isinstance(value, float):
         return "must be a number"
-    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+    if value != value or value in (float("inf"), float("-inf")):
         return "must be a finite number"
     if value <= 0:
         return "must be positive"
     if value >= MAX_VALUE:
         return "is too large (amounts are %s)" % NUMBER_LIMITS
-    digits, exponent = Decimal(repr(value) if isinstance(value, float) else value).normalize().as_tuple()[1:]
+    digits, exponent = Decimal(repr(value)).normalize().as_tuple()[1:]
     if len(digits) > MAX_DIGITS or exponent < -MAX_DECIMALS:
         return "has too many digits (amounts are %s)" % NUMBER_LIMITS
     return None
@@ -112,6 +134,8 @@ class Chips:
         self._unit = Fraction(1, lcm(*[v.denominator for v in vals]))
         ints = [int(v / self._unit) for v in vals]
         self._g = gcd(*ints)
+        # One coprime unit in 1/SCALE units (chips within NUMBER_LIMITS are SCALE multiples).
+        self._step = self._g * SCALE // self._unit.denominator if SCALE % self._unit.denominator == 0 else None
         base = []
         for c in (i // self._g for i in ints):
             if not any(c % b == 0 for b in base):
@@ -147,6 +171,23 @@ class Chips:
         scale = self._g * units.denominator
         n = -(-units.numerator // scale)  # ceil(units / g)
         return self._up(n) * self._g * self._unit
+
+    def pay_up_units(self, num, den=1):
+        """pay_up for the amount num/den in units of 1/SCALE -> integer units (the engine's
+        fast path: no Fractions)."""
+        step = self._step
+        if num <= 0:
+            return 0
+        t = -(-num // (den * step))
+        return self._up(t) * step
+
+    def payable_units(self, units):
+        """payable for an integer amount in units of 1/SCALE."""
+        step = self._step
+        if units <= 0 or units % step:
+            return False
+        t = units // step
+        return self._up(t) == t
 
     def as_json(self):
         return [to_json_number(v) for v in self.values]

@@ -45,7 +45,7 @@ How the rules are read where they leave room (issue 5 readings 1-9, issue 14 rea
 """
 import unicodedata
 
-from .chips import check_number, chips_for, to_fraction, to_json_number
+from .chips import SCALE, check_number, chips_for, to_units, units_json
 
 SIDES = ("heads", "tails")
 RESULTS = ("heads", "tails", "odds", "no-spin")
@@ -69,7 +69,7 @@ MAX_TEXT = 64          # characters in a wager id or a spinner's name
 ODDS_LIMIT = 5      # 4.1.1.2 / 4.1.2.2 / 4.1.3.2: five consecutive odds lose
 SPINNER_WINS_AT = 3  # 4.1.1.1: three heads (tails) win the spinner's wager
 INVALID_LIMIT = 3   # 6.5 / 6.6: three consecutive invalid spins
-PAYOUT = {"spinner": to_fraction(7.5), "heads": to_fraction(1), "tails": to_fraction(1)}  # 8.1
+PAYOUT = {"spinner": (15, 2), "heads": (1, 1), "tails": (1, 1)}  # 8.1: 7.5 to 1, 1 to 1
 LOSE_RULE = {"spinner": "4.1.1.2", "heads": "4.1.2.2", "tails": "4.1.3.2"}
 
 
@@ -93,12 +93,13 @@ def normal_name(name):
 
 def check_op(op):
     """Validate an op's shape (not the rules); raises MalformedOp naming the problem and field."""
-    if not isinstance(op, dict):
+    if type(op) is not dict:
         raise MalformedOp("expected a JSON object like {\"op\": \"spin\", ...}")
     name = op.get("op")
-    if not isinstance(name, str) or name not in FIELDS:
+    spec = FIELDS.get(name) if type(name) is str else None
+    if spec is None:
         raise MalformedOp("unknown op %s; expected one of %s" % (_show(name), ", ".join(OPS)))
-    required, optional = FIELDS[name]
+    required, optional = spec
     for field in op:
         if field != "op" and field not in required and field not in optional:
             known = ", ".join(required + optional) or "none"
@@ -106,53 +107,55 @@ def check_op(op):
     for field in required:
         if field not in op:
             raise MalformedOp("op %r needs field %r" % (name, field))
-
-    def text(field, choices=None):
-        val = op[field]
-        if not isinstance(val, str):
-            raise MalformedOp("op %r: field %r has the wrong type (expected a string)" % (name, field))
-        if choices is not None and val not in choices:
-            raise MalformedOp("op %r: %r must be one of %s" % (name, field, ", ".join(choices)))
-        if choices is None and (not val.strip() or len(val) > MAX_TEXT or not val.isprintable()
-                                or (field == "id" and val != val.strip())):
-            raise MalformedOp("op %r: field %r must be 1-%d printable characters%s"
-                              % (name, field, MAX_TEXT, " without surrounding spaces" if field == "id" else ""))
-
-    def number(field, val):
-        problem = check_number(val)
-        if problem:
-            raise MalformedOp("op %r: field %r %s" % (name, field, problem))
-
-    if name == "chips":
+    if name == "spin":
+        _text(op, name, "result", RESULTS)
+    elif name in ("bet", "change", "withdraw"):
+        _text(op, name, "id")
+        if name == "bet":
+            _text(op, name, "on", BET_ON)
+        if name != "withdraw":
+            _number(name, "amount", op["amount"])
+    elif name == "spinner":
+        if "calls" in op:
+            _text(op, name, "calls", SIDES)
+        if "by" in op:
+            _text(op, name, "by", ("player",) + HOUSE)
+        if "calls" not in op and "by" not in op:
+            raise MalformedOp("op 'spinner' needs \"calls\": heads|tails or \"by\": boxer|dealer")
+        if "name" in op:
+            _text(op, name, "name")
+    elif name == "chips":
         vals = op["values"]
-        if not isinstance(vals, list) or not vals:
+        if type(vals) is not list or not vals:
             raise MalformedOp("op 'chips': field 'values' must be a non-empty list of chip values")
         for v in vals:
-            number("values", v)
+            _number(name, "values", v)
         if "max" in op:
-            number("max", op["max"])
+            _number(name, "max", op["max"])
         try:
             chips_for(tuple(vals))
         except ValueError as exc:
             raise MalformedOp("op 'chips': field 'values': %s" % exc)
-    elif name == "spinner":
-        if "calls" in op:
-            text("calls", SIDES)
-        if "by" in op:
-            text("by", ("player",) + HOUSE)
-        if "calls" not in op and "by" not in op:
-            raise MalformedOp("op 'spinner' needs \"calls\": heads|tails or \"by\": boxer|dealer")
-        if "name" in op:
-            text("name")
-    elif name in ("bet", "change", "withdraw"):
-        text("id")
-        if name == "bet":
-            text("on", BET_ON)
-        if name != "withdraw":
-            number("amount", op["amount"])
-    elif name == "spin":
-        text("result", RESULTS)
     return name
+
+
+def _text(op, name, field, choices=None):
+    val = op[field]
+    if type(val) is not str:
+        raise MalformedOp("op %r: field %r has the wrong type (expected a string)" % (name, field))
+    if choices is not None:
+        if val not in choices:
+            raise MalformedOp("op %r: %r must be one of %s" % (name, field, ", ".join(choices)))
+    elif (not val.strip() or len(val) > MAX_TEXT or not val.isprintable()
+          or (field == "id" and val != val.strip())):
+        raise MalformedOp("op %r: field %r must be 1-%d printable characters%s"
+                          % (name, field, MAX_TEXT, " without surrounding spaces" if field == "id" else ""))
+
+
+def _number(name, field, val):
+    problem = check_number(val)
+    if problem:
+        raise MalformedOp("op %r: field %r %s" % (name, field, problem))
 
 
 def _show(value):
@@ -169,7 +172,7 @@ class Wager:
     def __init__(self, wid, on, amount, placed_at):
         self.id = wid
         self.on = on
-        self.amount = amount
+        self.amount = amount         # integer units of 1/SCALE
         self.placed_at = placed_at   # the engine's valid-spin count when it went down (4.7)
 
 
@@ -211,12 +214,12 @@ class Engine:
         self.spins = 0             # accepted spin ops (valid or not)
 
     # ---- public ---------------------------------------------------------------------------
-    def apply(self, op, line=None):
-        """Apply one op; returns the events. Raises MalformedOp for a shapeless op."""
-        name = check_op(op)
-        handler = getattr(self, "_op_" + name.replace("-", "_"))
+    def apply(self, op, line=None, checked=False):
+        """Apply one op; returns the events. Raises MalformedOp for a shapeless op
+        (`checked`: the caller has already run check_op on it)."""
+        name = op["op"] if checked else check_op(op)
         try:
-            events = handler(op)
+            events = _HANDLERS[name](self, op)
         except Rejected as exc:
             events = [{"event": "rejected", "op": name, "rule": exc.rule, "reason": exc.reason}]
         if line is not None:
@@ -233,12 +236,12 @@ class Engine:
         return eng
 
     def state(self):
-        return {"chips": self.chips.as_json(), "max": to_json_number(self.table_max) if self.table_max else None,
+        return {"chips": self.chips.as_json(), "max": units_json(self.table_max) if self.table_max else None,
                 "betting": self.betting, "last_void": self.last_void,
                 "odds_run": self.odds_run, "spinning": self.spinning,
                 "game": self.game.as_json() if self.game else None,
                 "excluded": sorted(self.excluded), "spins": self.spins,
-                "wagers": [{"id": w.id, "on": w.on, "amount": to_json_number(w.amount),
+                "wagers": [{"id": w.id, "on": w.on, "amount": units_json(w.amount),
                             "pending": self.pending(w)} for w in self.wagers.values()]}
 
     def open_wagers(self):
@@ -251,10 +254,10 @@ class Engine:
     # ---- ops ------------------------------------------------------------------------------
     def _op_chips(self, op):
         self.chips = chips_for(tuple(op["values"]))
-        self.table_max = to_fraction(op["max"]) if "max" in op else None
+        self.table_max = to_units(op["max"]) if "max" in op else None
         ev = {"event": "chips", "values": self.chips.as_json(), "rule": "4.9"}
         if self.table_max is not None:
-            ev["max"] = to_json_number(self.table_max)
+            ev["max"] = units_json(self.table_max)
         return [ev]
 
     def _op_spinner(self, op):
@@ -343,7 +346,7 @@ class Engine:
                 raise Rejected("4.2", "the spinner's wager can only be placed before the first spin (4.2)")
         # 4.4: heads/tails wagers are open to everyone, the spinner included; 4.5: chips only.
         self.wagers[wid] = Wager(wid, on, amount, self.valid_spins)
-        ev = {"event": "placed", "bet": wid, "on": on, "amount": to_json_number(amount),
+        ev = {"event": "placed", "bet": wid, "on": on, "amount": units_json(amount),
               "rule": "4.1.1" if on == "spinner" else ("4.1.2" if on == "heads" else "4.1.3")}
         if on == "spinner":
             game.wager = wid
@@ -354,14 +357,14 @@ class Engine:
         w = self._changeable(op["id"])
         amount = self._amount(op)
         old, w.amount = w.amount, amount
-        return [{"event": "changed", "bet": w.id, "from": to_json_number(old),
-                 "amount": to_json_number(amount), "rule": self._change_rule()}]
+        return [{"event": "changed", "bet": w.id, "from": units_json(old),
+                 "amount": units_json(amount), "rule": self._change_rule()}]
 
     def _op_withdraw(self, op):
         w = self._changeable(op["id"])
         rule = self._change_rule()
         del self.wagers[w.id]
-        events = [{"event": "withdrawn", "bet": w.id, "amount": to_json_number(w.amount), "rule": rule}]
+        events = [{"event": "withdrawn", "bet": w.id, "amount": units_json(w.amount), "rule": rule}]
         game = self.game
         if game is not None and game.wager == w.id:
             game.wager = None
@@ -523,12 +526,17 @@ class Engine:
         pays = 0
         rules = rule
         if win:
-            exact = w.amount * PAYOUT[w.on]
-            paid = self.chips.pay_up(exact)
-            pays = to_json_number(paid)
-            rules += ", 8.1" + (", 4.9 rounded up from %s" % to_json_number(exact) if paid != exact else "")
+            num, den = PAYOUT[w.on]
+            exact = w.amount * num
+            paid = self.chips.pay_up_units(exact, den)
+            pays = units_json(paid)
+            if paid * den != exact:
+                rules += ", 8.1, 4.9 rounded up from %s" % (units_json(exact // den) if exact % den == 0
+                                                           else exact / den / SCALE)
+            else:
+                rules += ", 8.1"
         return {"event": "settled", "bet": w.id, "on": w.on, "outcome": "win" if win else "lose",
-                "stake": to_json_number(w.amount), "pays": pays, "rule": rules}
+                "stake": units_json(w.amount), "pays": pays, "rule": rules}
 
     def _end_game(self, outcome, rule):
         game, self.game = self.game, None
@@ -544,7 +552,7 @@ class Engine:
         events = []
         w = self.wagers.pop(game.wager, None) if game.wager is not None else None
         if w is not None:
-            events.append({"event": "void", "bet": w.id, "amount": to_json_number(w.amount),
+            events.append({"event": "void", "bet": w.id, "amount": units_json(w.amount),
                            "rule": rule, "reason": reason})
         events.append({"event": "game-over", "outcome": "void", "calls": game.calls, "rule": rule})
         return events + self._close_spent()
@@ -566,11 +574,11 @@ class Engine:
 
     # ---- checks ---------------------------------------------------------------------------
     def _amount(self, op):
-        amount = to_fraction(op["amount"])
+        amount = to_units(op["amount"])
         if self.table_max is not None and amount > self.table_max:
             raise Rejected("4.5", "amount %s is above the table maximum %s (4.5: the casino's "
-                           "table limit, chips op 'max')" % (op["amount"], to_json_number(self.table_max)))
-        if not self.chips.payable(amount):
+                           "table limit, chips op 'max')" % (op["amount"], units_json(self.table_max)))
+        if not self.chips.payable_units(amount):
             raise Rejected("4.5", "amount %s cannot be made of the table's chips %s (4.5)"
                            % (op["amount"], self.chips.as_json()))
         return amount
@@ -600,3 +608,6 @@ class Engine:
         if self.betting == "open":
             return "6.2"
         return "6.5, 4.7" if self.game is not None and self.game.awaiting else "4.7"
+
+
+_HANDLERS = {name: getattr(Engine, "_op_" + name.replace("-", "_")) for name in OPS}

@@ -8,6 +8,7 @@ are `rejected` events in the output.
 """
 import json
 import shutil
+from array import array
 import sys
 import tempfile
 
@@ -35,29 +36,35 @@ def _no_constant(name):
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+_PLAIN = json.JSONDecoder()
 
 
-def parse_op(text, where):
-    """One script line (str) -> a shape-checked op, or None for a blank or '#' comment line.
-    Raises UserError("<where>: ...") for anything else."""
+def parse_op(text, source, n):
+    """Script line `n` (str) -> a shape-checked op, or None for a blank or '#' comment line.
+    Raises UserError("<source> line <n>: ...") for anything else."""
     text = text.strip()
-    if not text or text.startswith("#"):
+    if not text or text[0] == "#":
         return None
-    if len(text) > MAX_LINE:
-        raise UserError("%s: line longer than %d characters; write one op per line" % (where, MAX_LINE))
     try:
-        op = _DECODER.decode(text)
-    except _Duplicate as exc:
-        raise UserError("%s: %s: each field once per op" % (where, exc))
-    except RecursionError:
-        raise UserError("%s: JSON nested too deeply; an op is one flat JSON object" % where)
-    except ValueError as exc:
-        raise UserError("%s: not valid JSON (%s); write one JSON object per line, "
-                        "e.g. {\"op\": \"spin\", \"result\": \"heads\"}" % (where, exc))
-    try:
-        check_op(op)
-    except MalformedOp as exc:
-        raise UserError("%s: %s" % (where, exc))
+        if len(text) > MAX_LINE:
+            raise UserError("line longer than %d characters; write one op per line" % MAX_LINE)
+        try:
+            op, end = _DECODER.raw_decode(text)
+            if end != len(text):
+                raise ValueError("extra data after the object at column %d" % (end + 1))
+        except _Duplicate as exc:
+            raise UserError("%s: each field once per op" % exc)
+        except RecursionError:
+            raise UserError("JSON nested too deeply; an op is one flat JSON object")
+        except ValueError as exc:
+            raise UserError("not valid JSON (%s); write one JSON object per line, "
+                            "e.g. {\"op\": \"spin\", \"result\": \"heads\"}" % exc)
+        try:
+            check_op(op)
+        except MalformedOp as exc:
+            raise UserError(str(exc))
+    except UserError as exc:
+        raise UserError("%s line %d: %s" % (source, n, exc))
     return op
 
 
@@ -65,7 +72,7 @@ def parse_lines(lines, source="script"):
     """-> [(line_no, op)] for text lines, every line checked; a bad line is a UserError."""
     ops = []
     for n, text in enumerate(lines, 1):
-        op = parse_op(text, "%s line %d" % (source, n))
+        op = parse_op(text, source, n)
         if op is not None:
             ops.append((n, op))
     return ops
@@ -77,18 +84,20 @@ def replay(lines, source="script", engine=None):
     ops = parse_lines(lines, source)
     engine = engine or Engine()
     for n, op in ops:
-        yield from engine.apply(op, line=n)
+        yield from engine.apply(op, line=n, checked=True)
 
 
 def _binary_lines(f, source):
-    """(line_no, text) of a binary script file; one-line errors for bytes that are not text."""
+    """(line_no, raw bytes, text) of a binary script file; one-line errors for bytes that are
+    not text."""
     n = 0
+    readline = f.readline
     while True:
-        raw = f.readline(MAX_LINE + 1)
+        raw = readline(MAX_LINE + 1)
         if not raw:
             return
         n += 1
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+        if len(raw) > MAX_LINE and raw[-1:] != b"\n":
             raise UserError("%s line %d: line longer than %d bytes; write one op per line"
                             % (source, n, MAX_LINE))
         try:
@@ -96,26 +105,36 @@ def _binary_lines(f, source):
         except UnicodeDecodeError as exc:
             raise UserError("%s line %d: not UTF-8 text (byte 0x%02x at column %d); save the "
                             "script as UTF-8" % (source, n, raw[exc.start], exc.start + 1))
-        yield n, text
+        yield n, raw, text
 
 
 def replay_stream(f, out, source="script", engine=None):
     """Replay a seekable binary script file `f`, writing JSON event lines to `out`.
 
-    Two passes (validate every line, then apply) keep memory to one line and the engine's
-    open wagers however long the script is. -> number of events written."""
-    for n, text in _binary_lines(f, source):
-        parse_op(text, "%s line %d" % (source, n))
+    Two passes -- check every line, then apply -- keep memory to one line, a hash per line
+    and the engine's open wagers however long the script is. The second pass applies a line
+    only if its bytes hash as in the first (a file changed in between is an error, not an
+    unchecked op). -> number of events written."""
+    hashes = array("q")
+    for n, raw, text in _binary_lines(f, source):
+        parse_op(text, source, n)
+        hashes.append(hash(raw))
     f.seek(0)
     engine = engine or Engine()
+    apply = engine.apply
+    decode = _PLAIN.raw_decode
+    encode = json.JSONEncoder().encode
     count = 0
-    for n, text in _binary_lines(f, source):
-        op = parse_op(text, "%s line %d" % (source, n))
-        if op is None:
+    for n, raw, text in _binary_lines(f, source):
+        if n > len(hashes) or hash(raw) != hashes[n - 1]:
+            raise UserError("%s line %d: the script changed while being replayed; run it again"
+                            % (source, n))
+        text = text.strip()
+        if not text or text[0] == "#":
             continue
-        for ev in engine.apply(op, line=n):
-            out.write(json.dumps(ev) + "\n")
-            count += 1
+        events = apply(decode(text)[0], line=n, checked=True)
+        out.write("".join([encode(ev) + "\n" for ev in events]))
+        count += len(events)
     return count
 
 
