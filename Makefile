@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/ring bench firmware --json
 	$(BIN)/ring bench vision --json
 	$(BIN)/ring bench sim --json
+	$(BIN)/ring bench rules --json
 
 soak: $(STAMP)
 	$(BIN)/pytest -m slow
