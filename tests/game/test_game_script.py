@@ -61,3 +61,16 @@ def test_cli_malformed_script_exits_2_without_traceback(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 2" in err and "Traceback" not in err
     assert main(["game", "replay", str(tmp_path / "missing.jsonl")]) == 1
+
+
+def test_cli_reads_stdin_and_checks_it_whole(monkeypatch, capsys):
+    import io
+    import sys
+    good = b'{"op": "spinner", "by": "boxer"}\n{"op": "bets-open"}\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good)))
+    assert main(["game", "replay", "-"]) == 0
+    assert [json.loads(x)["event"] for x in capsys.readouterr().out.splitlines()] == ["spinner", "bets-open"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good + b'{"op": "bets-open", "x": 1}\n')))
+    assert main(["game", "replay", "-"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "stdin line 3" in err and "'x'" in err

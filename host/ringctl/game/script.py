@@ -141,13 +141,19 @@ def replay_stream(f, out, source="script", engine=None):
 def replay_file(path, out):
     """Replay the script at `path` ('-': standard input), writing JSON lines to `out`."""
     if path == "-":
-        with tempfile.TemporaryFile() as spool:
-            shutil.copyfileobj(sys.stdin.buffer, spool)
-            spool.seek(0)
-            return replay_stream(spool, out, source="stdin")
+        return _replay_spooled(sys.stdin.buffer, out, "stdin")
     try:
         f = open(path, "rb")
     except OSError as exc:
         raise UserError("cannot read game script %s: %s" % (path, exc.strerror or exc), code=1)
     with f:
+        if not f.seekable():      # a pipe or FIFO: the two passes need a file
+            return _replay_spooled(f, out, str(path))
         return replay_stream(f, out, source=str(path))
+
+
+def _replay_spooled(stream, out, source):
+    with tempfile.TemporaryFile() as spool:
+        shutil.copyfileobj(stream, spool)
+        spool.seek(0)
+        return replay_stream(spool, out, source=source)
