@@ -1,7 +1,7 @@
 """One test per defect found by the independent review (issue 14), each failing on the old engine."""
-import json
-import time
+import sys
 import tracemalloc
+from fractions import Fraction
 
 import pytest
 
@@ -178,36 +178,51 @@ def _wager_heavy(rounds):
         yield {"op": "spin", "result": "heads" if r % 2 else "tails"}
 
 
-def test_12_cost_per_op_does_not_grow_and_memory_stays_flat():
-    def per_op(rounds):
-        eng = Engine()
-        ops = list(_wager_heavy(rounds))
-        t = time.perf_counter()
-        for o in ops:
-            eng.apply(o)
-        return (time.perf_counter() - t) / len(ops), eng
-    per_op(200)
-    small, _ = per_op(1000)
-    big, eng = per_op(8000)
-    # The old engine scanned every wager ever placed on each spin: 8x the ops cost ~8x per op.
-    assert big < small * 3, (small, big)
-    assert len(eng.wagers) == 0 and len(eng.state()["wagers"]) == 0
+def test_12_engine_holds_only_the_open_wagers_so_cost_and_memory_stay_flat():
+    # The old engine kept every wager ever placed and scanned them all on each spin
+    # (quadratic); now a spin touches only the wagers on the layout. Speed itself is
+    # proven by `ring bench rules` (ops/s at 10k, 100k and 1M), not by a timed test.
+    eng = Engine()
+    most = 0
+    for o in _wager_heavy(2000):
+        eng.apply(o)
+        most = max(most, len(eng.wagers))
+    assert most == 5 and len(eng.wagers) == 0 and eng.state()["wagers"] == []
     tracemalloc.start()
     eng = Engine()
     for o in _wager_heavy(3000):
         eng.apply(o)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 2_000_000, peak          # ~21,000 ops; the old engine kept 15,000 wagers
+    assert peak < 500_000, peak          # 24,000 ops; the old engine kept 15,000 wagers
 
 
 # ---- 13. awkward chip sets round at once --------------------------------------------------
+def python_calls(fn):
+    """-> (result, Python function calls made by fn()): a cost measure that load cannot skew."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event == "call"
+    sys.setprofile(count)
+    try:
+        result = fn()
+    finally:
+        sys.setprofile(None)
+    return result, calls
+
+
 @pytest.mark.parametrize("chips", [[9973, 19945], [99991, 199981], [999999999989, 999999999979]])
-def test_13_awkward_chip_sets_round_fast(chips):
-    t = time.perf_counter()
+def test_13_awkward_chip_sets_round_in_a_few_steps(chips):
+    # The old rounding built a table over every residue of the smallest chip and then tried
+    # amounts one by one (6.6 s for [9973, 19945], 745 s for [99991, 199981]).
     _, ev = run("chips %s; spinner heads; open; bet s spinner %d; close" % (" ".join(map(str, chips)), chips[1]),
                 "spin H", NEXT, "spin H", NEXT, "spin H")
-    assert time.perf_counter() - t < 0.5
     (win,) = pick(ev, "settled")
     c = Chips(chips)
     assert win["pays"] >= chips[1] * 7.5 and c.payable(win["pays"])
+    amounts = [Fraction(chips[0] * k + 1, 2) for k in range(1, 40, 3)]
+    paid, calls = python_calls(lambda: [c.pay_up(a) for a in amounts])
+    assert all(p >= a and c.payable(p) for p, a in zip(paid, amounts))
+    assert calls < 60 * len(amounts), calls
