@@ -178,13 +178,13 @@ def main(argv):
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for n in (s for s in SIZES if s <= args.max_ops):
         repeats = max(1, min(5, SIZES[-1] // (10 * n)))   # best of several for the short runs
-        ops_s, secs, cpu, peak = max((engine_rate(block, n) for _ in range(repeats)), key=lambda r: -r[2])
+        ops_s, secs, cpu, held = max((engine_rate(block, n) for _ in range(repeats)), key=lambda r: -r[2])
         rops_s, rsecs, rcpu = max((replay_rate(block, n) for _ in range(repeats)), key=lambda r: -r[2])
         res["sizes"][str(n)] = {"engine_ops_per_s": round(ops_s), "engine_s": round(secs, 2),
                                 "engine_cpu_s": round(cpu, 2), "engine_ops_per_cpu_s": round(n / cpu),
                                 "replay_ops_per_s": round(rops_s), "replay_s": round(rsecs, 2),
                                 "replay_cpu_s": round(rcpu, 2), "replay_ops_per_cpu_s": round(n / rcpu),
-                                "open_wagers_held_at_end": peak}
+                                "open_wagers_held_at_end": held}
     res["max_rss_growth_mb"] = round((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024, 1)
     for path in ("engine", "replay"):   # slowest / fastest ops per CPU second; 1.0 = flat
         rates = [v[path + "_ops_per_cpu_s"] for v in res["sizes"].values()]

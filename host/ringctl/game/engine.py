@@ -244,9 +244,6 @@ class Engine:
                 "wagers": [{"id": w.id, "on": w.on, "amount": units_json(w.amount),
                             "pending": self.pending(w)} for w in self.wagers.values()]}
 
-    def open_wagers(self):
-        return list(self.wagers.values())
-
     def pending(self, w):
         """Valid spins since `w` was placed: > 0 means a result is pending for it (4.7)."""
         return self.valid_spins - w.placed_at
