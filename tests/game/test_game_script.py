@@ -74,3 +74,11 @@ def test_cli_reads_stdin_and_checks_it_whole(monkeypatch, capsys):
     assert main(["game", "replay", "-"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "stdin line 3" in err and "'x'" in err
+
+
+def test_event_lines_are_written_exactly_as_json_dumps_writes_them(tmp_path, capsys):
+    from ringctl.game.script import _event_encoder
+    encode = _event_encoder()
+    for ev in ({"event": "settled", "bet": "ß\"x", "pays": 52.5, "stake": 7, "line": 3, "ok": None},
+               {"event": "chips", "values": [0.5, 2], "rule": "4.9", "max": 1e-4}):
+        assert encode(ev) == json.dumps(ev)
