@@ -192,8 +192,11 @@ def main(argv):
     big = res["sizes"].get(str(SIZES[-1]))
     if big:
         res["target_1m_ops_s"] = TARGET_1M_S
-        res["target_1m_engine_met"] = big["engine_s"] <= TARGET_1M_S
-        res["target_1m_replay_met"] = big["replay_s"] <= TARGET_1M_S
+        # CPU seconds are the machine-independent part; wall seconds are printed beside them.
+        res["target_1m_engine_met_cpu"] = big["engine_cpu_s"] <= TARGET_1M_S
+        res["target_1m_replay_met_cpu"] = big["replay_cpu_s"] <= TARGET_1M_S
+        res["target_1m_engine_met_wall"] = big["engine_s"] <= TARGET_1M_S
+        res["target_1m_replay_met_wall"] = big["replay_s"] <= TARGET_1M_S
     rows, worst = rounding(args.payments)
     res["chip_sets"] = rows
     res["rounding_worst_setup_ms"] = round(worst["setup_ms"], 2)
