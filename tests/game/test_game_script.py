@@ -82,3 +82,27 @@ def test_event_lines_are_written_exactly_as_json_dumps_writes_them(tmp_path, cap
     for ev in ({"event": "settled", "bet": "ß\"x", "pays": 52.5, "stake": 7, "line": 3, "ok": None},
                {"event": "chips", "values": [0.5, 2], "rule": "4.9", "max": 1e-4}):
         assert encode(ev) == json.dumps(ev)
+
+
+@pytest.mark.parametrize("line, needle", [
+    ('{"a":' + "[" * 4000, "nested too deeply"),
+    ('{"a":' * 5000 + "1" + "}" * 5000, "longer than 4096"),
+    ('{"op": "bets-open", "op": "bets-closed"}', "duplicate key 'op'"),
+    ('{"op": "bet", "id": "x", "on": "heads", "amount": NaN}', "NaN is not a number"),
+    ('{"op": "bets-open"} {"op": "bets-closed"}', "extra data"),
+])
+def test_boxer_console_json_errors_are_one_line(line, needle):
+    """`ring run`'s console decodes a typed JSON line with the script's decoder: a bad one is a
+    one-line error (the host refuses a shapeless op itself), never a traceback."""
+    from ringctl.runner.cli import command_for
+    with pytest.raises(UserError) as exc:
+        command_for(line)
+    assert needle in str(exc.value) and "\n" not in str(exc.value)
+    assert command_for('{"op": "bets-open"}')[0] == {"cmd": "table", "op": {"op": "bets-open"}}
+
+
+def test_parse_table_op_checks_the_shape():
+    from ringctl.game.script import parse_table_op
+    with pytest.raises(UserError, match="unknown field 'amount'"):
+        parse_table_op('{"op": "withdraw", "id": "x", "amount": 5}')
+    assert parse_table_op(' {"op": "withdraw", "id": "x"} ') == {"op": "withdraw", "id": "x"}

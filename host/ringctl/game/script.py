@@ -62,26 +62,41 @@ def parse_op(text, source, n):
     if not text or text[0] == "#":
         return None
     try:
-        if len(text) > MAX_LINE:
-            raise UserError("line longer than %d characters; write one op per line" % MAX_LINE)
-        try:
-            op, end = _DECODER.raw_decode(text)
-            if end != len(text):
-                raise ValueError("extra data after the object at column %d" % (end + 1))
-        except _Duplicate as exc:
-            raise UserError("%s: each field once per op" % exc)
-        except RecursionError:
-            raise UserError("JSON nested too deeply; an op is one flat JSON object")
-        except ValueError as exc:
-            raise UserError("not valid JSON (%s); write one JSON object per line, "
-                            "e.g. {\"op\": \"spin\", \"result\": \"heads\"}" % exc)
-        try:
-            check_op(op)
-        except MalformedOp as exc:
-            raise UserError(str(exc))
+        return parse_table_op(text)
     except UserError as exc:
         raise UserError("%s line %d: %s" % (source, n, exc))
+
+
+def parse_table_op(text):
+    """One JSON table op (a script line) -> a shape-checked op dict; anything else is a
+    one-line UserError naming the problem."""
+    op = decode_json_line(text)
+    try:
+        check_op(op)
+    except MalformedOp as exc:
+        raise UserError(str(exc))
     return op
+
+
+def decode_json_line(text):
+    """One line of JSON (a script line, or typed at `ring run`'s console) -> the value; a line
+    too long, not JSON, nested too deep, with NaN/Infinity or a duplicate key is a one-line
+    UserError."""
+    text = text.strip()
+    if len(text) > MAX_LINE:
+        raise UserError("line longer than %d characters; write one op per line" % MAX_LINE)
+    try:
+        value, end = _DECODER.raw_decode(text)
+        if end != len(text):
+            raise ValueError("extra data after the object at column %d" % (end + 1))
+    except _Duplicate as exc:
+        raise UserError("%s: each field once per op" % exc)
+    except RecursionError:
+        raise UserError("JSON nested too deeply; an op is one flat JSON object")
+    except ValueError as exc:
+        raise UserError("not valid JSON (%s); write one JSON object per line, "
+                        "e.g. {\"op\": \"spin\", \"result\": \"heads\"}" % exc)
+    return value
 
 
 def parse_lines(lines, source="script"):

@@ -205,10 +205,8 @@ LOST_USAGE = "lost N | lost found K | lost check ok|bad | lost offer new|origina
 def command_for(line, role="boxer"):
     """A typed line -> (command JSON, role). UserError for a line that is none of the keys."""
     if line.startswith("{"):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"not a JSON table op ({exc.msg}); e.g. {{\"op\": \"bets-open\"}}")
+        from ..game.script import decode_json_line
+        obj = decode_json_line(line)    # one-line UserError: bad JSON, duplicate key, nesting
         return (obj if "cmd" in obj else {"cmd": "table", "op": obj}), role
     words = line.split()
     if words[:1] == ["sup"]:
