@@ -56,7 +56,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-PROTO_MAJOR = const(1)
+PROTO_MAJOR = const(2)      # 2.0: ACK carries the liveness challenge and echo (was empty in 1.x)
 PROTO_MINOR = const(0)
 
 ROLE_DEVICE = "device"
@@ -74,7 +74,7 @@ MAX_PAYLOAD = const(98)    # MAX_FRAME - MIN_FRAME
 MAX_ENCODED = const(129)   # COBS adds one byte per 254
 
 MT_HELLO = const(1)        # handshake; seq = sender's stream id, ack = sender's oldest unacked seq
-MT_ACK = const(2)          # ack-only frame, also the heartbeat
+MT_ACK = const(2)          # ack-only frame, also the heartbeat; payload = challenge, echo (ACK_FMT)
 MT_EVENT = const(0x10)     # device -> host, payload = ringmsg event
 MT_CMD = const(0x11)       # host -> device, payload = ringmsg command
 MT_RELIABLE = const(0x10)  # every mtype >= this is sequenced, acked and retransmitted
@@ -85,6 +85,8 @@ FL_GAP = const(2)          # ACK sent because a frame arrived out of order (fast
 
 NONCE_LEN = const(16)
 IMAGE_LEN = const(8)
+ACK_FMT = "<II"            # ACK payload: sender's challenge, echo of the peer's latest challenge
+ACK_LEN = const(8)
 
 # ---- timing (ms) ------------------------------------------------------------------------
 HB_MS = const(200)             # send a heartbeat when nothing was sent for this long
@@ -96,6 +98,9 @@ RTO_INIT = const(200)
 RTO_MIN = const(30)
 RTO_MAX = const(2000)
 OLD_KEYS = const(2)            # recent sessions whose late frames count as stale, not alarms
+CH_MS = const(100)             # an ACK carries a new challenge when the current one is this old
+CH_KEEP = const(16)            # challenges whose issue time is remembered (>= 1.5 s of them)
+REPORT_MS = const(1000)        # alarm_news(): at most one report per this long
 
 _TMASK = const(0x3FFFFFFF)     # time.ticks_ms() period on MicroPython
 _THALF = const(0x20000000)
@@ -335,14 +340,17 @@ def encode(frame):
 
 
 def parse_header(fr):
-    """-> (mtype, flags, seq, ack, payload) of a CRC-checked frame."""
+    """-> (mtype, flags, seq, ack, payload) of a CRC-checked frame. ValueError if shorter
+    than MIN_FRAME."""
+    if len(fr) < MIN_FRAME:
+        raise ValueError("frame shorter than %d bytes" % MIN_FRAME)
     mtype, flags, seq, ack = struct.unpack_from(HDR_FMT, fr, 0)
     return mtype, flags, seq, ack, fr[HDR_LEN:len(fr) - TAG_LEN - CRC_LEN]
 
 
 def verify(kp, fr):
     """True if the frame's tag is valid under keypair kp (constant-time compare)."""
-    if kp is None:
+    if kp is None or len(fr) < MIN_FRAME:
         return False
     end = len(fr) - TAG_LEN - CRC_LEN
     return ct_equal(hmac_sha256(kp, fr[:end])[:TAG_LEN], fr[end:end + TAG_LEN])
@@ -350,14 +358,22 @@ def verify(kp, fr):
 
 # ---- HELLO payloads -------------------------------------------------------------------
 def _lp(s, room):
+    """One length byte then UTF-8, cut to fit `room` bytes in all, never inside a character."""
     b = s.encode() if isinstance(s, str) else bytes(s)
-    b = b[:max(0, min(room - 1, 255))]
-    return bytes([len(b)]) + b
+    n = min(len(b), max(0, min(room - 1, 255)))
+    while 0 < n < len(b) and b[n] & 0xC0 == 0x80:   # continuation byte: back off
+        n -= 1
+    return bytes([n]) + b[:n]
 
 
 def _rd_lp(p, i):
+    """-> (str, next index). ValueError when the string runs past the payload or is not UTF-8."""
+    if i >= len(p):
+        raise ValueError("HELLO string length byte missing at %d" % i)
     n = p[i]
-    return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n
+    if i + 1 + n > len(p):
+        raise ValueError("HELLO string runs past the payload (%d bytes at %d)" % (n, i))
+    return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n   # UnicodeError is a ValueError
 
 
 def build_hello_host(nh, name=""):
@@ -365,7 +381,7 @@ def build_hello_host(nh, name=""):
 
 
 def parse_hello_host(p):
-    """-> dict(nh, proto_major, proto_minor, name); ValueError if short."""
+    """-> dict(nh, proto_major, proto_minor, name). Raises ValueError only (short, bad string)."""
     if len(p) < NONCE_LEN + 3:
         raise ValueError("host HELLO too short")
     name, _ = _rd_lp(p, NONCE_LEN + 2)
@@ -387,7 +403,8 @@ def build_hello_device(nh, nd, info):
 
 
 def parse_hello_device(p):
-    """-> dict(nh, nd, proto_major, proto_minor, reset, image, fw, device_id, interp)."""
+    """-> dict(nh, nd, proto_major, proto_minor, reset, image, fw, device_id, interp).
+    Raises ValueError only (short, a string past the end, bad UTF-8)."""
     base = 2 * NONCE_LEN + 3 + IMAGE_LEN
     if len(p) < base + 3:
         raise ValueError("device HELLO too short")
@@ -400,6 +417,13 @@ def parse_hello_device(p):
     d["device_id"], i = _rd_lp(p, i)
     d["interp"], i = _rd_lp(p, i)
     return d
+
+
+def parse_ack(p):
+    """ACK payload -> (challenge, echo). ValueError if short (trailing bytes are ignored)."""
+    if len(p) < ACK_LEN:
+        raise ValueError("ACK payload too short")
+    return struct.unpack_from(ACK_FMT, p, 0)
 
 
 def _urandom(n):
@@ -461,9 +485,16 @@ class Session:
         self._hello_at = 0
         self._hello_sent = 0
         self._advert_at = 0
-        self._last_rx = 0
-        self._heard = False
-        self._last_tx = 0
+        self._last_rx = 0     # last authenticated in-session frame (REPL heuristic only)
+        self._alive_at = 0    # liveness: when the peer last PROVED it holds the session now
+        self._heard = False   # _alive_at is set
+        self._offer_t = 0     # device: when the pending offer's Nd was drawn
+        # challenges (liveness): ours numbered 1, 2, ... per session, issue times kept
+        self._ch = 0
+        self._ch_t = [0] * CH_KEEP
+        self._peer_ch = 0     # the peer's latest challenge seen this session (echoed in ACKs)
+        self._echo_due = False  # a new peer challenge: answer it with the next frame
+        self._last_ack_tx = 0
         self._ack_dirty = False
         self._gap = False
         self._fast_una = 0
@@ -489,6 +520,9 @@ class Session:
         self.version_errors = 0
         self.peer_resets = 0
         self.bad_frames = 0
+        self.key_errors = 0   # HELLO failing the hello key outside a session: wrong key
+        self._reported = -1   # alarm_news(): alarms + key_errors at the last report
+        self._report_at = 0
 
     def __repr__(self):
         return "<ringlink.Session %s %s una=%d next=%d rx_next=%d>" % (
@@ -516,9 +550,45 @@ class Session:
         return self._rto
 
     def peer_silent_ms(self, now_ms):
+        """ms since the peer last proved it holds the session now: it echoed one of our
+        challenges (or, at the handshake, our fresh nonce) under the session key. Replayed
+        or delayed frames only prove an older time, so they never make this smaller."""
         if not self._heard:
             return 0x3FFFFFFF
-        return _tdiff(now_ms, self._last_rx)
+        return _tdiff(now_ms, self._alive_at)
+
+    def _proved(self, t):
+        if not self._heard or _tdiff(t, self._alive_at) > 0:
+            self._alive_at = t
+            self._heard = True
+            return True
+        return False
+
+    def _in_session(self, now):
+        lost = HOST_LINK_LOST_MS if self._host else DEVICE_HOST_LOST_MS
+        return self.state == ST_UP and self.peer_silent_ms(now) <= lost
+
+    def alarm_news(self, now_ms):
+        """Device app: True when alarms or key_errors rose since the last True and the last
+        True is REPORT_MS old (a flood of forgeries makes one report a second, not a flood of
+        events). The app then reports report_text() (EV_LINK)."""
+        n = self.alarms + self.key_errors
+        if n == self._reported or (self._reported >= 0 and
+                                   _tdiff(now_ms, self._report_at) < REPORT_MS):
+            return False
+        if self._reported < 0 and n == 0:
+            self._reported = 0
+            return False
+        self._reported = n
+        self._report_at = now_ms
+        return True
+
+    def report_text(self):
+        """Short 'k=v' line of this end's receive counters (<= 72 bytes)."""
+        d = self.deframer
+        return "alarms=%d keyerr=%d crc=%d mal=%d ovr=%d stale=%d dup=%d hs=%d lost=%d" % (
+            self.alarms, self.key_errors, d.crc_errors, d.malformed, d.oversize, self.stale,
+            self.duplicates, self.handshakes, self.link_losses)
 
     def host_lost(self, now_ms):
         return self.state != ST_UP or self.peer_silent_ms(now_ms) > DEVICE_HOST_LOST_MS
@@ -528,7 +598,8 @@ class Session:
         d = self.deframer
         if d.repl:
             return True
-        return d.repl_maybe and (now_ms is None or self.peer_silent_ms(now_ms) > 300)
+        return d.repl_maybe and (now_ms is None or not self._heard
+                                 or _tdiff(now_ms, self._last_rx) > 300)
 
     def stats(self):
         d = self.deframer
@@ -541,7 +612,8 @@ class Session:
                 "retransmits": self.retransmits, "timeouts": self.timeouts,
                 "handshakes": self.handshakes, "link_losses": self.link_losses,
                 "version_errors": self.version_errors, "peer_resets": self.peer_resets,
-                "bad_frames": self.bad_frames, "unacked": self.unacked,
+                "bad_frames": self.bad_frames, "key_errors": self.key_errors,
+                "unacked": self.unacked,
                 "rtt_ms": self.rtt_ms, "rto_ms": self._rto}
 
     # ---- app side ----------------------------------------------------------------
@@ -558,7 +630,7 @@ class Session:
         else:
             self.state = ST_IDLE
             self._advert_at = now_ms
-        self._last_tx = now_ms
+        self._last_ack_tx = now_ms
 
     def _retire(self, kp):
         if kp is not None:
@@ -576,6 +648,13 @@ class Session:
         self._reply = None
         self._offer = None
         self._hold = False
+        self._new_challenges()
+
+    def _new_challenges(self):
+        """Challenges belong to one session's keys: start over with every new session."""
+        self._ch = 0
+        self._peer_ch = 0
+        self._echo_due = False
 
     def send(self, mtype, payload, now_ms=0):
         if mtype < MT_RELIABLE or mtype > 255:
@@ -619,11 +698,16 @@ class Session:
         mtype, flags, seq, ack, payload = parse_header(fr)
         if mtype == MT_HELLO:
             if not verify(self._hello_rx, fr):
-                self.alarms += 1
+                # Outside a session this is a key that does not match (configuration), not
+                # an attack on a session: counted apart, the host says so once. Our own
+                # HELLO sent back to us is an attack whatever the state.
+                if self._in_session(now) or verify(self._hello_tx, fr):
+                    self.alarms += 1
+                else:
+                    self.key_errors += 1
                 return
+            # A HELLO proves nothing about liveness: anyone can replay one.
             self.frames_rx += 1
-            self._last_rx = now
-            self._heard = True
             try:
                 if self._host:
                     self._on_hello_device(flags, seq, ack, payload, now)
@@ -640,6 +724,9 @@ class Session:
             self._reply = None
             self._offer = None
             self._hold = False
+            self._new_challenges()
+            # only the host that got our fresh Nd can seal this: it was alive when we drew Nd
+            self._proved(self._offer_t)
             self._rx_continue(self._new_peer[0], self._new_peer[1])
             self._snd = self._una         # resend everything unacked under the new keys
             self._rto_at = None
@@ -661,13 +748,15 @@ class Session:
             self.stale += 1
             return
         # device: an authentic frame under the live keys after we offered new ones means
-        # that host is still there (the HELLO was replayed): keep talking to it
+        # that host may still be there (the HELLO was replayed): talk to it again (and
+        # challenge it: only a fresh echo counts as alive)
         self._hold = False
         self.frames_rx += 1
         self._last_rx = now
-        self._heard = True
         self._on_ack(ack, flags, now)
         if mtype < MT_RELIABLE:
+            if mtype == MT_ACK:
+                self._on_challenge(payload)
             return
         if seq == self._rx_next and len(self._rx_q) < self.rx_slots:
             self._rx_q.append((mtype, bytes(payload), seq + self._rx_off))
@@ -698,6 +787,21 @@ class Session:
               and self._fast_una != self._una):
             self._fast_una = self._una       # one fast go-back-N per hole
             self._snd = self._una
+
+    def _on_challenge(self, payload):
+        """ACK payload: note the peer's challenge (to echo); credit its echo of ours."""
+        try:
+            ch, echo = parse_ack(payload)
+        except ValueError:
+            self.bad_frames += 1
+            return
+        if ch > self._peer_ch:            # replays carry older challenges: ignored
+            self._peer_ch = ch
+            self._echo_due = True
+        # Our challenge `echo` was issued at _ch_t[echo % CH_KEEP]: the peer held the
+        # session then. Older than CH_KEEP issues, or not issued: no credit.
+        if 0 < echo <= self._ch and self._ch - echo < CH_KEEP:
+            self._proved(self._ch_t[echo % CH_KEEP])
 
     def _rtt_sample(self, r):
         if r < 0:
@@ -756,6 +860,7 @@ class Session:
         h2d, d2h = session_keys(self._key, self._nh, d["nd"])
         self._nh = None
         self._drop_session()
+        self._proved(self._hello_sent)    # the reply echoes the Nh we sent then
         self._tx, self._rx = h2d, d2h
         self._rx_continue(stream, tx_base)
         self.state = ST_UP
@@ -776,6 +881,7 @@ class Session:
             self._reply = self._offer[1]
             return
         nd = _urandom(NONCE_LEN)
+        self._offer_t = now
         self._retire(self._new_rx)        # an earlier offer the host never confirmed
         self._offer = None
         self._new_tx = self._new_rx = None
@@ -800,7 +906,6 @@ class Session:
     # ---- output ------------------------------------------------------------------
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
         self.frames_tx += 1
-        self._last_tx = now
         return encode(seal(kp, mtype, flags, seq, ack, payload))
 
     def poll(self, now_ms):
@@ -839,6 +944,10 @@ class Session:
             self._snd = self._una
             self._rto = min(self._rto * 2, RTO_MAX)
             self._rto_at = None
+        # liveness first: a heartbeat every HB_MS even while data flows, and a new peer
+        # challenge answered at once
+        if self._echo_due or _tdiff(now, self._last_ack_tx) >= HB_MS:
+            return self._ack_frame(now)
         if self._snd < self._next and self._snd - self._una < self.window:
             seq = self._snd
             i = seq % self._slots
@@ -854,9 +963,20 @@ class Session:
             self._gap = False
             return self._emit(self._tx, self._stype[i], 0, seq, self._rx_acked,
                               memoryview(self._sbuf[i])[:self._slen[i]], now)
-        if self._ack_dirty or _tdiff(now, self._last_tx) >= HB_MS:
-            flags = FL_GAP if self._gap else 0
-            self._ack_dirty = False
-            self._gap = False
-            return self._emit(self._tx, MT_ACK, flags, self._snd, self._rx_acked, b"", now)
+        if self._ack_dirty:
+            return self._ack_frame(now)
         return None
+
+    def _ack_frame(self, now):
+        """ACK: cumulative ack, our current challenge (a new one if it is CH_MS old) and the
+        echo of the peer's latest challenge."""
+        if self._ch == 0 or _tdiff(now, self._ch_t[self._ch % CH_KEEP]) >= CH_MS:
+            self._ch += 1
+            self._ch_t[self._ch % CH_KEEP] = now
+        flags = FL_GAP if self._gap else 0
+        self._ack_dirty = False
+        self._gap = False
+        self._echo_due = False
+        self._last_ack_tx = now
+        return self._emit(self._tx, MT_ACK, flags, self._snd, self._rx_acked,
+                          struct.pack(ACK_FMT, self._ch, self._peer_ch), now)

@@ -88,12 +88,12 @@ def test_reflected_forged_and_old_session_frames_are_alarms():
     assert host.handshakes == 4 and host.connected
     assert [host.recv()[1], host.recv()[1], host.recv()] == [b"first", b"second", None]
     a0, s0 = host.alarms, host.stale
-    assert len(session1) == 2
+    assert len(session1) >= 2             # the two events and the ACKs
     for fr in session1:                   # replay from 3 sessions ago (older than OLD_KEYS)
         host.feed(fr, 400)
-    assert host.alarms == a0 + 2
+    assert host.alarms == a0 + len(session1)
     host.feed(h2d[-1], 400)               # reflected: the host's own frame comes back
-    assert host.alarms == a0 + 3
+    assert host.alarms == a0 + len(session1) + 1
     dev_alarms = dev.alarms
     dev.feed(d2h[-1], 400)                # reflected toward the device
     assert dev.alarms == dev_alarms + 1

@@ -23,6 +23,9 @@ def _describe_payload(mtype, payload):
             code, cmd_id, text = ringmsg.unpack_cmd(payload)
             s = "cmd %s id=%d" % (ringmsg.CMD_NAMES.get(code, "cmd%d" % code), cmd_id)
             return s + (" " + repr(text) if text else "")
+        if mtype == rl.MT_ACK:
+            ch, echo = rl.parse_ack(payload)
+            return "challenge=%d echo=%d" % (ch, echo)
     except (ValueError, UnicodeError) as exc:
         return "undecodable payload (%s): %s" % (exc, _hexs(payload, 32))
     return "payload %d bytes" % len(payload) if payload else ""
@@ -35,7 +38,7 @@ def _hello_text(direction, flags, seq, ack, payload):
             return "host HELLO proto %d.%d name=%r stream=%08x tx_base=%d Nh=%s.." % (
                 d["proto_major"], d["proto_minor"], d["name"], seq, ack, _hexs(d["nh"], 4))
         d = rl.parse_hello_device(payload)
-    except (ValueError, IndexError, UnicodeError) as exc:
+    except ValueError as exc:         # the parsers' only error (UnicodeError is one)
         return "HELLO (unparsable: %s)" % exc
     kind = "device ADVERT" if flags & rl.FL_ADVERT else "device HELLO"
     s = ("%s proto %d.%d fw=%s image=%s boot=%08x reset=%s device=%s interp=%r tx_base=%d"
