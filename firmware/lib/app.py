@@ -316,6 +316,8 @@ class App:
                 except ValueError:
                     continue
                 self.command(code, cid, text)
+        if s.alarm_news(now):      # forgeries aimed at the board: the host records them
+            self.link_event()
         lost = (not s.connected) or s.peer_silent_ms(now) > self.cfg.v["host_timeout_ms"]
         self.spin.host(not lost, time.ticks_us())
         self.pump_link(LINK_FRAMES)
@@ -432,6 +434,12 @@ class App:
         self.heap_event()
         self.events.put(M.EV_MAT, None, sp.mat_on, 0)
         self.events.put(M.EV_STATS, None, self.h_loop.pct(99), self.heap_peak, self.stats_text())
+        self.link_event()
+
+    def link_event(self):
+        s = self.session
+        if s is not None:
+            self.events.put(M.EV_LINK, None, s.alarms, s.key_errors, s.report_text())
 
     def heap_event(self):
         """EV_HEAP a = free, b = peak used since start; text: the heap's size, the level when

@@ -584,11 +584,12 @@ class Session:
         return True
 
     def report_text(self):
-        """Short 'k=v' line of this end's receive counters (<= 72 bytes)."""
+        """'k=v' line of the other receive counters (EV_LINK text; alarms and key_errors
+        travel in its a and b): line noise, stale, duplicates, handshakes, link losses."""
         d = self.deframer
-        return "alarms=%d keyerr=%d crc=%d mal=%d ovr=%d stale=%d dup=%d hs=%d lost=%d" % (
-            self.alarms, self.key_errors, d.crc_errors, d.malformed, d.oversize, self.stale,
-            self.duplicates, self.handshakes, self.link_losses)
+        return "crc=%d mal=%d ovr=%d stale=%d dup=%d hs=%d lost=%d" % (
+            d.crc_errors, d.malformed, d.oversize, self.stale, self.duplicates,
+            self.handshakes, self.link_losses)
 
     def host_lost(self, now_ms):
         return self.state != ST_UP or self.peer_silent_ms(now_ms) > DEVICE_HOST_LOST_MS

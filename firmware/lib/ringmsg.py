@@ -34,6 +34,7 @@ EV_HEAP = const(15)       # a=free heap bytes, b=peak used bytes
 EV_RESULT = const(16)     # a=command id, b=0 ok / error code, text=error message
 EV_HOST = const(17)       # a=1 host link up, 0 host silent (device disarmed, light LINK_LOST)
 EV_STATS = const(18)      # a=loop_us p99, b=heap peak bytes, text="k=v ..." (answer to CMD_STATUS)
+EV_LINK = const(19)       # a=board's link security alarms, b=wrong-key HELLOs (totals this boot), text="k=v ..." counters (on a rise, <= 1/s, and on CMD_STATUS)
 
 # EV_RESULT b: how the board took command a (text says why when it did not)
 R_OK = const(0)
@@ -46,7 +47,7 @@ EVENT_NAMES = {
     EV_BEAM: "beam", EV_WALL: "wall", EV_MAT: "mat", EV_BUTTON: "button",
     EV_IMPACT: "impact", EV_REST: "rest", EV_LIGHT: "light", EV_BARRED: "barred",
     EV_CONFIG: "config", EV_OVERFLOW: "overflow", EV_HEAP: "heap", EV_RESULT: "result",
-    EV_HOST: "host", EV_STATS: "stats",
+    EV_HOST: "host", EV_STATS: "stats", EV_LINK: "link",
 }
 
 # ---- host -> device commands -----------------------------------------------------------
@@ -61,7 +62,7 @@ CMD_SELFTEST = const(4)
 CMD_CONFIG_GET = const(5)   # text=key, or "" for every key (one EV_CONFIG each)
 CMD_CONFIG_SET = const(6)   # text="key=value"; validated, EV_RESULT says why if refused
 CMD_RESET = const(7)
-CMD_STATUS = const(8)       # device answers with EV_PHASE, EV_HEAP, EV_MAT
+CMD_STATUS = const(8)       # device answers with EV_PHASE, EV_HEAP, EV_MAT, EV_STATS, EV_LINK
 CMD_SPIN_DONE = const(9)    # host adjudicated the spin: device goes REPORTED -> IDLE
 
 CMD_NAMES = {

@@ -51,6 +51,7 @@ class PtyBoard:
         elif code == M.CMD_STATUS:
             self._ev(M.EV_PHASE, M.PH_IDLE, M.PH_IDLE)
             self._ev(M.EV_MAT, 1)
+            self._ev(M.EV_LINK, 0, 0, "crc=0 mal=0 ovr=0 stale=0 dup=0 hs=1 lost=0")
         elif code == M.CMD_LIGHT:
             self.lights.append(int(text))
             self._ev(M.EV_LIGHT, int(text), -1)

@@ -44,6 +44,7 @@ class FakeLink:
         elif code == M.CMD_STATUS:
             self._ev(M.EV_PHASE, M.PH_IDLE, M.PH_IDLE)
             self._ev(M.EV_MAT, 0)
+            self._ev(M.EV_LINK, 0, 0, "crc=0 mal=0 ovr=0 stale=0 dup=0 hs=1 lost=0")
         elif code == M.CMD_LIGHT:
             if self.in_fault:
                 self._ev(M.EV_RESULT, cmd_id, 3, "fault light stays until the fault is cleared")

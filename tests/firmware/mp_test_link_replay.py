@@ -195,81 +195,123 @@ def test_app_disarms_and_shows_link_lost_under_replay():
             rig.restore()
 
 
-def _app_trial(rig, fwrig, rng, kind):
-    app = rig.app
-    ft = rig.ft
-    dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO, ring_slots=16, window=8)
-    app.session = dev
-    inbox = []
+class AppLine:
+    """The real App's link on virtual time: a host Session at the other end of the line."""
 
-    def link_read(buf):
-        if not inbox:
+    def __init__(self, rig):
+        self.rig = rig
+        self.app = rig.app
+        self.ft = rig.ft
+        self.dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO, ring_slots=16, window=8)
+        self.app.session = self.dev
+        self.inbox = []
+        self.out = []
+        self.rec = []             # everything the host sent (the attacker's recording)
+        self.alive = True
+        self.got = []             # (code, a, b, text) of every event the host received
+        rig.board.link_read = self.link_read
+        rig.board.link_write = lambda data: self.out.append(bytes(data))
+        self.host = rl.Session(KEY, rl.ROLE_HOST, {"name": "live"})
+        self.dev.start(self.ft.ticks_ms())
+        self.host.start(self.ft.ticks_ms())
+        rig.ready(host=False)
+
+    def link_read(self, buf):
+        if not self.inbox:
             return 0
-        data = inbox.pop(0)
+        data = self.inbox.pop(0)
         buf[:len(data)] = data
         return len(data)
 
-    out = []
-    rig.board.link_read = link_read
-    rig.board.link_write = lambda data: out.append(bytes(data))
-    host = rl.Session(KEY, rl.ROLE_HOST, {"name": "live"})
-    dev.start(ft.ticks_ms())
-    host.start(ft.ticks_ms())
-    rig.ready(host=False)
-    rec = []
-    alive = [True]
-
-    def run(ms, replay=None):
+    def run(self, ms, replay=None):
+        host = self.host
         for _ in range(ms // 10):
-            rig.step_ms(10)
-            now = ft.ticks_ms()
-            if alive[0]:
+            self.rig.step_ms(10)
+            now = self.ft.ticks_ms()
+            if self.alive:
                 while True:
                     b = host.poll(now)
                     if b is None:
                         break
-                    rec.append(b)
-                    inbox.append(b)
+                    self.rec.append(b)
+                    self.inbox.append(b)
             if replay is not None:
                 replay(now)
-            app.link_service()
-            for b in out:
-                if alive[0]:
+            self.app.link_service()
+            for b in self.out:
+                if self.alive:
                     host.feed(b, now)
-            del out[:]
+            del self.out[:]
             while True:
                 m = host.recv()
                 if m is None:
                     break
+                e = M.unpack_event(m[1])
+                self.got.append((e[2], e[4], e[5], e[6]))
                 host.ack(m[2])
 
-    run(600)
-    assert host.connected and app.spin.host_up, "link up, host seen"
-    host.send(rl.MT_CMD, M.pack_cmd(M.CMD_ARM, 41), ft.ticks_ms())
-    run(300)
+    def codes(self, code):
+        return [e for e in self.got if e[0] == code]
+
+
+def _app_trial(rig, fwrig, rng, kind):
+    line = AppLine(rig)
+    app = rig.app
+    line.run(600)
+    assert line.host.connected and app.spin.host_up, "link up, host seen"
+    line.host.send(rl.MT_CMD, M.pack_cmd(M.CMD_ARM, 41), rig.ft.ticks_ms())
+    line.run(300)
     assert app.spin.phase == M.PH_ARMED, "armed over the link: %s" % M.PHASE_NAMES[app.spin.phase]
+    rec = line.rec
     hellos = [b for b in rec if frames_of(b)[0][0] == rl.MT_HELLO]
-    alive[0] = False
-    dead = ft.ticks_ms()
+    line.alive = False
+    dead = rig.ft.ticks_ms()
     nxt = [dead]
 
     def replay(now):
         while nxt[0] <= now:
             pool = hellos if rng.below(2) else rec
-            inbox.append(pool[rng.below(len(pool))])
+            line.inbox.append(pool[rng.below(len(pool))])
             nxt[0] += rhythm(rng, kind)
 
     window = app.cfg.v["host_timeout_ms"]
     lost_at = None
     for _ in range(RUN_DEAD // 10):
-        run(10, replay)
+        line.run(10, replay)
         if not app.spin.host_up and lost_at is None:
-            lost_at = ft.ticks_ms()
+            lost_at = rig.ft.ticks_ms()
     assert lost_at is not None, "board never saw the host as lost"
     assert lost_at - dead <= window + 20, "lost after %d ms (window %d)" % (lost_at - dead, window)
     assert not app.spin.host_up, "still lost at the end"
     assert app.spin.phase != M.PH_ARMED, "disarmed"
     assert rig.light_names()[-1] == "link-lost", rig.light_names()[-4:]
+
+
+def test_app_reports_forgeries_aimed_at_the_board():
+    """Issue 15 item 4: the board's own alarms reach the host (EV_LINK), one report a second
+    however many forgeries arrive, and on every status command."""
+    import fwrig
+    rig = fwrig.Rig("alarms")
+    try:
+        line = AppLine(rig)
+        line.run(600)
+        assert line.host.connected
+        forged = rl.encode(rl.seal(rl._keypair(bytes(32)), rl.MT_CMD, 0, 1, 0,
+                                   M.pack_cmd(M.CMD_ARM, 9)))
+        for _ in range(50):                 # a flood within 0.5 s
+            line.inbox.append(forged)
+            line.run(10)
+        line.run(1500)
+        reports = line.codes(M.EV_LINK)
+        assert 1 <= len(reports) <= 2, reports          # <= one a second, not 50
+        assert reports[-1][1] == 50 and reports[-1][2] == 0, reports[-1]
+        assert "crc=0" in reports[-1][3]
+        assert rig.app.spin.phase == M.PH_IDLE, "a forged ARM did nothing"
+        line.host.send(rl.MT_CMD, M.pack_cmd(M.CMD_STATUS, 3), rig.ft.ticks_ms())
+        line.run(200)
+        assert len(line.codes(M.EV_LINK)) == len(reports) + 1
+    finally:
+        rig.restore()
 
 
 if __name__ == "__main__":

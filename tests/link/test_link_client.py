@@ -45,7 +45,12 @@ class FakeBoard:
                         return
                     self.s.feed(data, self.now())
                 while (m := self.s.recv()) is not None:
-                    self.cmds.append(ringmsg.unpack_cmd(m[1]))
+                    cmd = ringmsg.unpack_cmd(m[1])
+                    self.cmds.append(cmd)
+                    if cmd[0] == ringmsg.CMD_STATUS:     # as the firmware: its link counters
+                        self.s.send(rl.MT_EVENT, ringmsg.pack_event(
+                            DEV_INFO["boot_id"], 1000 + len(self.cmds), ringmsg.EV_LINK, 0,
+                            self.s.alarms, self.s.key_errors, self.s.report_text()), self.now())
                 while (out := self.s.poll(self.now())) is not None:
                     if not self.mute:
                         os.write(self.master, out)

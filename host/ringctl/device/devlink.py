@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..fw import ringlink, ringmsg
+from ..link.alarms import BoardAlarms
 from ..record.log import open_audit_log
 from ..record.records import record_event
 from ..link import boards
@@ -37,6 +38,7 @@ class BoardLink:
         self.log = log
         self.by = by
         self.recorded = 0
+        self.board_alarms = BoardAlarms()
         info = client.peer_info or {}
         self.hello = {
             "device_id": info.get("device_id", ""),
@@ -52,6 +54,7 @@ class BoardLink:
     def _ack(self, ev):
         if self.log is not None:
             record_event(self.log, ev, by=self.by)                 # durable first
+            self.board_alarms.note(self.log, ev, by="board (%s)" % self.by)
             self.recorded += 1
         self.client.ack(ev)                                       # then acknowledged
 
@@ -136,8 +139,10 @@ def open_link(port, device_id=None, timeout=5.0, usb_serial=None, log=None, by="
             log.close()
         raise
     if not up:
+        from ..link.client import KEY_MISMATCH_MSG
         why = ("the board is at the MicroPython REPL, not running the controller: "
-               "`ring device deploy`" if client.at_repl else
+               "`ring device deploy`" if client.at_repl else KEY_MISMATCH_MSG
+               if client.key_mismatch else
                "no authenticated handshake: wrong key (`ring device provision`), firmware "
                "not running, or another program holds the port")
         last = client.last_error

@@ -144,6 +144,32 @@ def check_link(report, link, pm):
         report.add(OK, "firmware version", fw)
 
 
+def check_link_security(report, link, timeout=2.0):
+    """Frames that failed authentication inside a session, counted by both ends (the board's
+    own count comes in EV_LINK, its answer to a status command)."""
+    client = getattr(link, "client", None)
+    host = client.stats() if client is not None else {}
+    link.command(M.CMD_STATUS)
+    ev = _wait(link, lambda e: e[2] == M.EV_LINK, timeout)
+    fix = ("someone may be injecting or replaying frames on the USB line: check the cable and "
+           "any hub between host and board; the audit log has `security-alarm` records")
+    if ev is None:
+        report.add(WARN, "link security", "board did not report its link counters in %.0f s "
+                   "(host alarms %d)" % (timeout, host.get("alarms", 0)),
+                   "deploy firmware with ring link 2.0 (`ring device deploy`)")
+        return
+    board, keyerr, text = ev[4], ev[5], ev[6]
+    detail = "board: %d alarm(s), %d wrong-key HELLO(s) since boot %08x (%s); host: %d alarm(s)" % (
+        board, keyerr, ev[0], text, host.get("alarms", 0))
+    if board or host.get("alarms"):
+        report.add(FAIL, "link security", detail, fix)
+    elif keyerr:
+        report.add(WARN, "link security", detail, "another host with a wrong key talked to "
+                   "this board: `ring device provision` it, or stop that program")
+    else:
+        report.add(OK, "link security", detail)
+
+
 def check_image(report, link, build_image):
     got = (link.hello or {}).get("image_hash", "")
     sim = str((link.hello or {}).get("device_id", "")).upper().startswith("SIM")
@@ -349,6 +375,7 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
     if link is not None:
         try:
             check_link(report, link, pm)
+            check_link_security(report, link)
             check_image(report, link, build_image)
             # Light first: a failed self-test puts the board in FAULT, which holds the light.
             # A board already in FAULT (e.g. still in its boot self-test) refuses the light:

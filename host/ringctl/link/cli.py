@@ -27,8 +27,9 @@ def register(subparsers):
     ps.set_defaults(func=cmd_ports)
 
     for name, helptext, fn in (
-            ("status", "connect, print the board's HELLO and the link counters (board events "
-                       "are left unacknowledged for `ring run`)", cmd_status),
+            ("status", "connect, print the board's HELLO and the link counters of both ends "
+                       "(asks the board for its own with a status command; board events are "
+                       "left unacknowledged for `ring run`)", cmd_status),
             ("monitor", "connect and print events as they arrive; ACKNOWLEDGES each one after "
                         "appending it to the audit log, so the board forgets it and `ring run` "
                         "will not adjudicate it: not for use during play", cmd_monitor),
@@ -135,7 +136,11 @@ def _connect(args, **kw):
     if not up:
         why = client.last_error
         repl = client.at_repl
+        wrong_key = client.key_mismatch
         client.close()
+        if wrong_key:
+            from .client import KEY_MISMATCH_MSG
+            raise UserError(KEY_MISMATCH_MSG, code=1)
         if repl:
             raise UserError("the board is at the MicroPython REPL, not running the controller "
                             "(a crash in main.py?): redeploy with `ring device deploy` or reset "
@@ -155,26 +160,47 @@ def _info_line(pi):
         pi.get("boot_id", 0), ringmsg.RESET_NAMES.get(pi.get("reset"), "?"), pi.get("interp")))
 
 
+BOARD_COUNTERS_S = 1.5
+
+
 def cmd_status(args):
-    client = _connect(args)      # reads no events, so acknowledges none (left for `ring run`)
+    from ..fw import ringmsg
+    client = _connect(args)      # acknowledges no event (left for `ring run` to record)
     try:
-        time.sleep(0.3)               # a few heartbeats for the counters
+        client.send_cmd(ringmsg.CMD_STATUS)     # the board answers with EV_LINK (its counters)
+        end = time.monotonic() + BOARD_COUNTERS_S
+        while client.board_link is None and time.monotonic() < end:
+            time.sleep(0.02)
+        time.sleep(0.1)               # a few heartbeats for our own counters
         st = client.stats()
         pi = client.peer_info
+        board = client.board_link
+        waiting = client.stats()["queued_events"]
     finally:
         client.close()
+    bad = bool(st["alarms"] or (board and board["alarms"]))
     if args.json:
-        print(json.dumps({"peer": pi, "stats": st}, indent=1))
-        return 0
+        print(json.dumps({"peer": pi, "stats": st, "board_link": board}, indent=1))
+        return 1 if bad else 0
     print(_info_line(pi))
-    print("link up on %s; rtt %d ms; counters: %s" % (
+    print("host end: link up on %s; rtt %d ms; counters: %s" % (
         st["port"], st["rtt_ms"], ", ".join("%s=%s" % (k, v) for k, v in st.items()
                                             if k not in ("port", "state", "link_up")
                                             and isinstance(v, int) and v)))
+    if board is None:
+        print("board end: no counters within %g s (%d earlier board event(s) wait for "
+              "`ring run` to record them and may hold the answer back)"
+              % (BOARD_COUNTERS_S, waiting))
+    else:
+        print("board end: security alarms %d, wrong-key HELLOs %d; %s" % (
+            board["alarms"], board["key_errors"], board["text"]))
     if st["alarms"]:
-        print("SECURITY: %d frame(s) failed authentication" % st["alarms"])
-        return 1
-    return 0
+        print("SECURITY: the host counted %d frame(s) that failed authentication in a session"
+              % st["alarms"])
+    if board and board["alarms"]:
+        print("SECURITY: the board counted %d frame(s) that failed authentication in a session "
+              "(since its boot %08x)" % (board["alarms"], board["boot_id"]))
+    return 1 if bad else 0
 
 
 def _record_alarms(log, client, recorded):
@@ -202,6 +228,8 @@ def cmd_monitor(args):
             cap.close()
         log.close()
         raise
+    from .alarms import BoardAlarms
+    board_alarms = BoardAlarms()
     n = 0
     alarms = 0
     end = time.monotonic() + args.seconds if args.seconds else None
@@ -215,9 +243,12 @@ def cmd_monitor(args):
             if ev is None:
                 continue
             _, new = record_event(log, ev, by="ring link monitor")      # durable first
+            said = board_alarms.note(log, ev, by="board (ring link monitor)")
             client.ack(ev)                                              # then acknowledged
             print(ev.describe() + ("" if new else "  (already recorded)"),
                   flush=True)
+            if said:
+                print("SECURITY: " + said[1] + " (recorded in the audit log)", flush=True)
             n += 1
             if args.count and n >= args.count:
                 break
@@ -231,7 +262,7 @@ def cmd_monitor(args):
     print("== %d events recorded and acknowledged; alarms=%d crc_errors=%d retransmits=%d "
           "link_losses=%d" % (n, st["alarms"], st["crc_errors"], st["retransmits"],
                               st["link_losses"]))
-    return 1 if st["alarms"] else 0
+    return 1 if st["alarms"] or board_alarms.recorded and max(board_alarms.recorded.values()) else 0
 
 
 def cmd_send(args):

@@ -7,12 +7,19 @@
     client.wait_cmds_acked(timeout_s)   -> True when the board acked every command sent
     client.link_up, client.peer_info, client.at_repl, client.stats(), client.close()
     client.alarms                    -> security alarms so far (== stats()["alarms"])
+    client.key_mismatch              -> True: the board's HELLOs fail under our key and no
+                                        session was ever up (a configuration error, said once)
+    client.board_link                -> the board's own link counters from its latest EV_LINK
+                                        (alarms, key_errors, text, at) or None
     LinkClient(..., on_alarm=f): f(new, total) runs in the link thread when alarms rise.
     LinkClient(..., on_event=f): f(ev) runs in the link thread, in order, instead of the
     queue; if f raises, the same event is offered again every 0.5 s (it stays unacked).
 
-Security alarms: a frame with a good CRC and a bad authentication tag (forged, tampered,
-reflected, or replayed from an old session). The count only grows for the LinkClient's
+Security alarms: a frame with a good CRC and a bad authentication tag inside a session
+(forged, tampered, reflected, or replayed from an old session). HELLOs that fail before any
+session are a wrong key, not an attack: counted as key_errors and reported once as
+KEY_MISMATCH_MSG. The board counts its own (EV_LINK, a = alarms, b = key errors); the
+latest is in board_link and stats()["board_alarms"]. The count only grows for the LinkClient's
 life (reconnects and board reboots included) and a host restart does not cause any (the
 board sends nothing under the previous host's keys once it has answered the new HELLO),
 so a rise is always worth recording: the runner appends each rise to the audit log.
@@ -47,6 +54,10 @@ class LinkError(UserError):
 
     def __init__(self, message, code=1):
         super().__init__(message, code)
+
+
+KEY_MISMATCH_MSG = ("the board does not accept this key: provision it (`ring device provision`) "
+                    "or pass the right --key")
 
 
 class LinkVersionError(LinkError):
@@ -87,6 +98,8 @@ class LinkClient:
         os.set_blocking(self._wake_w, False)
         self._was_up = False
         self._alarms_logged = 0
+        self._key_warned = False
+        self.board_link = None        # latest EV_LINK: {"alarms", "key_errors", "text", "at"}
         self.opens = 0
         self.line_errors = 0
         self.app_duplicates = 0
@@ -132,6 +145,12 @@ class LinkClient:
     def alarms(self):
         """Security alarms so far (good CRC, bad tag); only grows for this client's life."""
         return self.session.alarms
+
+    @property
+    def key_mismatch(self):
+        """The board's frames fail under our key and no session was ever up: wrong key."""
+        s = self.session
+        return s.key_errors > 0 and s.handshakes == 0
 
     @property
     def peer_info(self):
@@ -227,6 +246,10 @@ class LinkClient:
                        "bad_events": self.bad_events, "thread_errors": self.thread_errors,
                        "callback_errors": self.callback_errors,
                        "link_up": self.session.connected,
+                       "key_mismatch": self.key_mismatch,
+                       "board_alarms": self.board_link["alarms"] if self.board_link else None,
+                       "board_key_errors": (self.board_link["key_errors"]
+                                            if self.board_link else None),
                        "at_repl": self.session.repl_detected(now_ms()),
                        "queued_events": self._events.qsize()})
             return st
@@ -345,6 +368,9 @@ class LinkClient:
 
     def _note_state(self):
         s = self.session
+        if not self._key_warned and self.key_mismatch:
+            self._key_warned = True
+            log.warning("ring link: %s", KEY_MISMATCH_MSG)
         if s.alarms != self._alarms_logged:
             new, total = s.alarms - self._alarms_logged, s.alarms
             log.warning("ring link SECURITY ALARM: %d frame(s) with a good CRC and a bad "
@@ -405,6 +431,9 @@ class LinkClient:
             self._seen[k] = None
             if len(self._seen) > DEDUP_KEEP:
                 self._seen.popitem(last=False)
+            if ev.code == ringmsg.EV_LINK:    # the board's own counters (still the app's event)
+                self.board_link = {"alarms": ev.a, "key_errors": ev.b, "text": ev.text,
+                                   "boot_id": ev.boot_id, "at": time.time()}
             if self.on_event is not None:
                 self._cb_pending.append(ev)
             else:

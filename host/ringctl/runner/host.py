@@ -26,6 +26,7 @@ import cv2
 
 from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
+from ..link.alarms import BoardAlarms
 from ..game.engine import MalformedOp
 from ..record import records
 from . import commands as C
@@ -103,6 +104,7 @@ class RingHost:
         self.link_up = None
         self._link_state = None
         self.alarms_recorded = 0
+        self.board_alarms = BoardAlarms()       # the board's own (EV_LINK)
         self.alarms = {}                        # id (seq of its record) -> alarm, unacknowledged
         self.results = collections.deque(maxlen=RESULTS_KEPT)
         self.bus = EventBus()
@@ -248,7 +250,10 @@ class RingHost:
             spin = self.spin
             extra = {"spin": spin.number} if spin is not None else {}
             records.record_event(self.log, ev, **extra)                    # durable first
+            board_alarm = self.board_alarms.note(self.log, ev)
             self.link.ack(ev)                                              # then acknowledged
+            if board_alarm is not None:
+                self._show_alarm(board_alarm[0], "security", board_alarm[1])
             self._publish("board-event", dict(
                 {"name": ev.name, "code": ev.code, "boot_id": ev.boot_id, "event_id": ev.event_id,
                  "t_us": ev.t_us, "a": ev.a, "b": ev.b, "text": ev.text}, **extra))
