@@ -57,7 +57,7 @@ except ImportError:  # CPython
         return x
 
 PROTO_MAJOR = const(2)      # 2.0: ACK carries the liveness challenge and echo (was empty in 1.x)
-PROTO_MINOR = const(0)
+PROTO_MINOR = const(0)     # appended fields only (parsers ignore trailing bytes)
 
 ROLE_DEVICE = "device"
 ROLE_HOST = "host"
@@ -65,9 +65,9 @@ ROLE_HOST = "host"
 # ---- frame layout -----------------------------------------------------------------------
 # decoded frame = header(10) | payload(0..98) | tag(16) | crc32(4)   (<= 128 bytes)
 HDR_FMT = "<BBII"          # mtype, flags, seq, ack
-HDR_LEN = const(10)
-TAG_LEN = const(16)
-CRC_LEN = const(4)
+HDR_LEN = const(10)        # mtype, flags, seq, ack
+TAG_LEN = const(16)        # HMAC-SHA256 output cut to 16 bytes
+CRC_LEN = const(4)         # CRC-32, u32 LE
 MAX_FRAME = const(128)     # fits the RP2040 USB-CDC buffers
 MIN_FRAME = const(30)      # HDR_LEN + TAG_LEN + CRC_LEN
 MAX_PAYLOAD = const(98)    # MAX_FRAME - MIN_FRAME
@@ -83,20 +83,20 @@ MT_NAMES = {MT_HELLO: "hello", MT_ACK: "ack", MT_EVENT: "event", MT_CMD: "cmd"}
 FL_ADVERT = const(1)       # device HELLO without a host nonce: "I have no session, say HELLO"
 FL_GAP = const(2)          # ACK sent because a frame arrived out of order (fast retransmit)
 
-NONCE_LEN = const(16)
-IMAGE_LEN = const(8)
+NONCE_LEN = const(16)      # Nh, Nd
+IMAGE_LEN = const(8)       # firmware image hash prefix in the device HELLO
 ACK_FMT = "<II"            # ACK payload: sender's challenge, echo of the peer's latest challenge
-ACK_LEN = const(8)
+ACK_LEN = const(8)         # challenge u32 + echo u32
 
 # ---- timing (ms) ------------------------------------------------------------------------
-HB_MS = const(200)             # send a heartbeat when nothing was sent for this long
+HB_MS = const(200)             # send an ACK (heartbeat) at least this often while up
 HOST_LINK_LOST_MS = const(1000)   # host: peer silent this long -> link lost, re-handshake
 DEVICE_HOST_LOST_MS = const(2000)  # device: disarm + fault light (app's job, host_lost())
-HELLO_RETRY_MS = const(250)
-ADVERT_MS = const(500)
-RTO_INIT = const(200)
-RTO_MIN = const(30)
-RTO_MAX = const(2000)
+HELLO_RETRY_MS = const(250)  # host: HELLO again until a reply echoes the current Nh
+ADVERT_MS = const(500)     # device without a session: ADVERT this often
+RTO_INIT = const(200)      # retransmission timeout before any RTT sample
+RTO_MIN = const(30)        # RTO clamp (RFC 6298 from the smoothed RTT)
+RTO_MAX = const(2000)      # RTO clamp; also the backoff ceiling
 OLD_KEYS = const(2)            # recent sessions whose late frames count as stale, not alarms
 CH_MS = const(100)             # an ACK carries a new challenge when the current one is this old
 CH_KEEP = const(16)            # challenges whose issue time is remembered (>= 1.5 s of them)

@@ -37,10 +37,11 @@ EV_STATS = const(18)      # a=loop_us p99, b=heap peak bytes, text="k=v ..." (an
 EV_LINK = const(19)       # a=board's link security alarms, b=wrong-key HELLOs (totals this boot), text="k=v ..." counters (on a rise, <= 1/s, and on CMD_STATUS)
 
 # EV_RESULT b: how the board took command a (text says why when it did not)
-R_OK = const(0)
+R_OK = const(0)           # done
 R_REFUSED = const(1)      # not now: wrong phase, fault light, self-test running
 R_INVALID = const(2)      # a bad argument (light code, config key or value)
 R_UNKNOWN = const(3)      # a command code this firmware does not know
+RESULT_NAMES = {R_OK: "ok", R_REFUSED: "refused", R_INVALID: "invalid", R_UNKNOWN: "unknown"}
 
 EVENT_NAMES = {
     EV_BOOT: "boot", EV_SELFTEST: "selftest", EV_FAULT: "fault", EV_PHASE: "phase",
@@ -56,12 +57,12 @@ CMD_FMT = "<BI"
 CMD_HDR = const(5)
 
 CMD_ARM = const(1)          # "no more bets, come in spinner" (rule 6.3)
-CMD_DISARM = const(2)
+CMD_DISARM = const(2)       # end the spin window (no spin); the light goes back to idle
 CMD_LIGHT = const(3)        # text=str(LIGHT_*): the host's verdict light
-CMD_SELFTEST = const(4)
+CMD_SELFTEST = const(4)     # run the sensor self-test now; EV_SELFTEST follows the EV_RESULT
 CMD_CONFIG_GET = const(5)   # text=key, or "" for every key (one EV_CONFIG each)
 CMD_CONFIG_SET = const(6)   # text="key=value"; validated, EV_RESULT says why if refused
-CMD_RESET = const(7)
+CMD_RESET = const(7)        # reboot: text "repl" = into the MicroPython REPL, else the controller
 CMD_STATUS = const(8)       # device answers with EV_PHASE, EV_HEAP, EV_MAT, EV_STATS, EV_LINK
 CMD_SPIN_DONE = const(9)    # host adjudicated the spin: device goes REPORTED -> IDLE
 
@@ -72,13 +73,13 @@ CMD_NAMES = {
 }
 
 # ---- spin phases (issue 3) -------------------------------------------------------------
-PH_IDLE = const(0)
-PH_ARMED = const(1)
-PH_IN_FLIGHT = const(2)
-PH_LANDED = const(3)
-PH_AT_REST = const(4)
-PH_REPORTED = const(5)
-PH_FAULT = const(6)
+PH_IDLE = const(0)          # between spins
+PH_ARMED = const(1)         # bets closed, waiting for the spinner to toss
+PH_IN_FLIGHT = const(2)     # spinner left the mat: coins in the air
+PH_LANDED = const(3)        # first coin impact
+PH_AT_REST = const(4)       # impacts quiet: coins lie still, the camera decides
+PH_REPORTED = const(5)      # board reported the spin; waiting for CMD_SPIN_DONE
+PH_FAULT = const(6)         # a sensor fault holds the board (self-test failed)
 PHASE_NAMES = ("idle", "armed", "in-flight", "landed", "at-rest", "reported", "fault")
 
 # ---- why the firmware barred a spin (rule 7.3 / 7.2) ---------------------------------
@@ -92,30 +93,30 @@ BAR_NAMES = {BAR_BEAM: "7.3.1 coin crossed the ring boundary",
              BAR_BUTTON: "7.2 boxer called no spin"}
 
 # ---- buttons ---------------------------------------------------------------------------
-BTN_NOSPIN = const(1)
-BTN_ARM = const(2)
+BTN_NOSPIN = const(1)       # boxer's no-spin button (rule 7.2)
+BTN_ARM = const(2)          # boxer's come-in-spinner button (rule 6.3)
 
 # ---- light states: what the boxer sees -------------------------------------------------
-LIGHT_OFF = const(0)
-LIGHT_IDLE = const(1)
-LIGHT_ARMED = const(2)
-LIGHT_IN_FLIGHT = const(3)
-LIGHT_BARRED = const(4)
-LIGHT_HEADS = const(5)
-LIGHT_TAILS = const(6)
-LIGHT_ODDS = const(7)
-LIGHT_UNSURE = const(8)
-LIGHT_FAULT = const(9)
-LIGHT_LINK_LOST = const(10)
-LIGHT_SELFTEST = const(11)
+LIGHT_OFF = const(0)        # all lamps off
+LIGHT_IDLE = const(1)       # ready, no spin
+LIGHT_ARMED = const(2)      # come in spinner
+LIGHT_IN_FLIGHT = const(3)  # coins in the air
+LIGHT_BARRED = const(4)     # no spin (rule 7): set by the board itself
+LIGHT_HEADS = const(5)      # host verdict
+LIGHT_TAILS = const(6)      # host verdict
+LIGHT_ODDS = const(7)       # host verdict
+LIGHT_UNSURE = const(8)     # host unsure: the boxer calls it
+LIGHT_FAULT = const(9)      # sensor fault: no play
+LIGHT_LINK_LOST = const(10) # host silent: board disarmed
+LIGHT_SELFTEST = const(11)  # self-test running
 LIGHT_NAMES = ("off", "idle", "armed", "in-flight", "barred", "heads", "tails", "odds",
                "unsure", "fault", "link-lost", "selftest")
 
 # ---- reset causes (HELLO and EV_BOOT) ---------------------------------------------------
-RESET_POWER_ON = const(1)
-RESET_WATCHDOG = const(3)
-RESET_SOFT = const(5)
-RESET_OTHER = const(0)
+RESET_POWER_ON = const(1)   # power applied
+RESET_WATCHDOG = const(3)   # the firmware hung: watchdog reset
+RESET_SOFT = const(5)       # CMD_RESET or a soft reboot
+RESET_OTHER = const(0)      # anything else (e.g. the reset button)
 RESET_NAMES = {RESET_POWER_ON: "power-on", RESET_WATCHDOG: "watchdog",
                RESET_SOFT: "soft", RESET_OTHER: "other"}
 
