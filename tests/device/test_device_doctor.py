@@ -25,6 +25,7 @@ class FakeLink:
         self.fault, self.dead_light = fault, dead_light
         self.q = collections.deque(backlog)
         self.sent, self.acked, self.closed, self.n = [], 0, False, 0
+        self.board_alarms = 0        # the board's own link security alarms (EV_LINK a)
 
     def take_backlog(self):
         return [e for e in self.q if e.code in (M.EV_BEAM, M.EV_IMPACT)]
@@ -44,7 +45,7 @@ class FakeLink:
         elif code == M.CMD_STATUS:
             self._ev(M.EV_PHASE, M.PH_IDLE, M.PH_IDLE)
             self._ev(M.EV_MAT, 0)
-            self._ev(M.EV_LINK, 0, 0, "crc=0 mal=0 ovr=0 stale=0 dup=0 hs=1 lost=0")
+            self._ev(M.EV_LINK, self.board_alarms, 0, "crc=0 mal=0 ovr=0 stale=0 dup=0 hs=1 lost=0")
         elif code == M.CMD_LIGHT:
             if self.in_fault:
                 self._ev(M.EV_RESULT, cmd_id, 3, "fault light stays until the fault is cleared")
@@ -91,6 +92,19 @@ def test_healthy_board_is_ready(pm):
     assert lights == list(doctor.LIGHT_SEQUENCE) and lights[-1] == M.LIGHT_IDLE
     assert items["camera"]["status"] == "SKIP"
     assert "summary: " in r.text() and "-> ready" in r.text()
+
+
+def test_link_security_line_shows_the_boards_own_alarms(pm):
+    link = FakeLink()
+    items = _by(doctor.diagnose(lambda: link, pm))
+    assert items["link security"]["status"] == "OK"
+    assert "board: 0 alarm(s)" in items["link security"]["detail"]
+    link = FakeLink()
+    link.board_alarms = 4
+    r = doctor.diagnose(lambda: link, pm)
+    sec = _by(r)["link security"]
+    assert r.failed and sec["status"] == "FAIL" and "board: 4 alarm(s)" in sec["detail"]
+    assert "security-alarm" in sec["fix"]
 
 
 def test_one_faulted_beam_fails_with_where_to_look(pm):
