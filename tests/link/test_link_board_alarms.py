@@ -1,12 +1,12 @@
 """The board's own alarms (EV_LINK) become one security-alarm record per rise, per boot, after the event itself."""
+from ringctl.event import Event
 from ringctl.fw import ringmsg
 from ringctl.link.alarms import BoardAlarms
-from ringctl.link.client import Event
 from ringctl.record.log import AuditLog
 
 
 def ev(boot, eid, alarms, keyerr=0, code=ringmsg.EV_LINK):
-    return Event(eid, boot, eid, code, 0, alarms, keyerr, "crc=0 stale=1", b"")
+    return Event(boot, eid, code, 0, alarms, keyerr, "crc=0 stale=1")
 
 
 def test_one_record_per_rise(tmp_path):

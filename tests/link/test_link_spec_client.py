@@ -319,7 +319,7 @@ def test_worked_examples_from_the_text():
 # ---- against the simulated board ----------------------------------------------------------
 @pytest.fixture
 def board(tmp_path):
-    from ringctl.board.simboard import SimBoard     # the board under test, not the client
+    from ringctl.sim.simboard import SimBoard     # the board under test, not the client
     key = os.urandom(32)
     b = SimBoard(tmp_path / "flash", key).start()
     fd = os.open(b.tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)

@@ -150,7 +150,7 @@ def check_link_security(report, link, timeout=2.0):
     client = getattr(link, "client", None)
     host = client.stats() if client is not None else {}
     link.command(M.CMD_STATUS)
-    ev = _wait(link, lambda e: e[2] == M.EV_LINK, timeout)
+    ev = _wait(link, lambda e: e.code == M.EV_LINK, timeout)
     fix = ("someone may be injecting or replaying frames on the USB line: check the cable and "
            "any hub between host and board; the audit log has `security-alarm` records")
     if ev is None:
@@ -158,9 +158,9 @@ def check_link_security(report, link, timeout=2.0):
                    "(host alarms %d)" % (timeout, host.get("alarms", 0)),
                    "deploy firmware with ring link 2.0 (`ring device deploy`)")
         return
-    board, keyerr, text = ev[4], ev[5], ev[6]
+    board, keyerr = ev.a, ev.b
     detail = "board: %d alarm(s), %d wrong-key HELLO(s) since boot %08x (%s); host: %d alarm(s)" % (
-        board, keyerr, ev[0], text, host.get("alarms", 0))
+        board, keyerr, ev.boot_id, ev.text, host.get("alarms", 0))
     if board or host.get("alarms"):
         report.add(FAIL, "link security", detail, fix)
     elif keyerr:
