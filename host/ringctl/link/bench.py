@@ -3,6 +3,10 @@
 Frames/s = seal (HMAC-SHA256) + COBS encode + deframe (COBS decode, CRC-32) + verify, one
 event-sized frame at a time. Round trip = host `send_cmd` until the board's ACK is back,
 host on pyserial, board = tests/link/mp_device.py under `micropython` on the pty master.
+Liveness (virtual time, two Sessions, 2 ms line delay): idle frames/s each way, the largest
+peer silence either end saw while both were alive (must stay far below 1000 / 2000 ms), and
+how long after the host died the board declared it lost while an attacker replayed the
+host's recorded frames every 50 ms (must be <= 2000 ms).
 """
 import json
 import os
@@ -126,6 +130,56 @@ def rtt(samples, warmup=20):
             "rtt_samples": len(times), "rtt_retransmits": stats["retransmits"]}
 
 
+def liveness(seconds=30, delay_ms=2):
+    key = bytes(range(32))
+    host = rl.Session(key, rl.ROLE_HOST, {"name": "bench"})
+    dev = rl.Session(key, rl.ROLE_DEVICE, {"boot_id": 1}, ring_slots=16)
+    host.start(0)
+    dev.start(0)
+    line = []                 # (due_ms, to_device, bytes)
+    sent = {True: 0, False: 0}
+    rec = []
+    silent = {"host": 0, "device": 0}
+    end = seconds * 1000
+    dead = None
+    lost_at = None
+    t = 0
+    while t < end + 4000:
+        host_alive = t < end
+        for s, to_dev in ((host, True), (dev, False)):
+            while (out := s.poll(t)) is not None:
+                if to_dev and not host_alive:
+                    continue
+                line.append((t + delay_ms, to_dev, out))
+                if t >= 1000 and host_alive:
+                    sent[to_dev] += 1
+                if to_dev:
+                    rec.append(out)
+        if not host_alive:
+            dead = end if dead is None else dead
+            if t % 50 == 0:
+                line.append((t, True, rec[(t // 50) % len(rec)]))      # the replaying attacker
+            if lost_at is None and dev.host_lost(t):
+                lost_at = t
+        due = [x for x in line if x[0] <= t]
+        line = [x for x in line if x[0] > t]
+        for _, to_dev, data in due:
+            (dev if to_dev else host).feed(data, t)
+        while host.recv() is not None:
+            pass
+        if t >= 1000 and host_alive:
+            silent["host"] = max(silent["host"], host.peer_silent_ms(t))
+            silent["device"] = max(silent["device"], dev.peer_silent_ms(t))
+        t += 1
+    span = (end - 1000) / 1000
+    return {"idle_frames_per_s_h2d": round(sent[True] / span, 1),
+            "idle_frames_per_s_d2h": round(sent[False] / span, 1),
+            "peer_silent_ms_max_host": silent["host"],
+            "peer_silent_ms_max_device": silent["device"],
+            "replay_host_lost_after_ms": None if lost_at is None else lost_at - dead,
+            "host_lost_window_ms": rl.DEVICE_HOST_LOST_MS}
+
+
 def main(argv):
     ap = OneLineParser(prog="ring bench link", description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -139,6 +193,7 @@ def main(argv):
            "cpython_frames_per_s": cpython_fps(args.frames),
            "micropython_frames_per_s": micropython_fps(args.frames)}
     res.update(rtt(args.samples))
+    res.update(liveness())
     res["rtt_target_p99_ms"] = TARGET_P99_MS
     res["rtt_target_met"] = res["rtt_ms_p99"] < TARGET_P99_MS
     if args.json:
