@@ -276,6 +276,17 @@ def test_new_security_alarms_are_recorded_then_shown_and_acknowledged(host):
     assert not host.submit(AckAlarm(id=ids[0], **BOXER)).ok          # already acknowledged
 
 
+def test_board_alarms_from_ev_link_are_recorded_after_the_event(host):
+    host.link.push(rm.EV_LINK, 0, 0, text="crc=0")          # a status answer: no alarm
+    host.link.push(rm.EV_LINK, 5, 1, text="crc=2")          # the board counted 5 forgeries
+    host.pump(0.2)
+    recs = list(host.log.records(kind="security-alarm", with_blobs=False))
+    assert [(r.data["by"], r.data["new"], r.data["alarms_total"]) for r in recs] == [
+        ("board", 5, 5)]
+    assert host.link.acked_unrecorded == 0 and host.link.acked == [1, 2]
+    assert host.log.has_event(0xB007, 2)                    # the event itself is on record
+
+
 def test_every_still_frame_that_decided_the_spin_is_kept(host):
     arm(host)
     land_and_rest(host.link)
