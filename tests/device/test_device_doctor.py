@@ -208,6 +208,28 @@ def test_doctor_cli_over_the_real_link_client(tmp_path, capsys):
     assert board.lights == list(doctor.LIGHT_SEQUENCE)
 
 
+def test_doctor_says_wrong_key_once_and_counts_no_alarm(capsys):
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from pty_board import PtyBoard
+    from ringctl import cli
+    from ringctl.device import keys
+    from ringctl.link.client import KEY_MISMATCH_MSG
+    keys.write_private(keys.key_path("SIMPTY01"), os.urandom(32))   # not the board's key
+    board = PtyBoard(os.urandom(32))
+    try:
+        rc = cli.main(["doctor", "--port", board.path, "--device-id", "SIMPTY01",
+                       "--light-hold", "0"])
+    finally:
+        board.close()
+    out = capsys.readouterr().out
+    assert rc == 1
+    link = [l for l in out.splitlines() if "link + handshake" in l]
+    assert len(link) == 1 and link[0].startswith("  FAIL") and KEY_MISMATCH_MSG in link[0], out
+    assert "SECURITY" not in out and board.s.alarms == 0 and board.s.key_errors > 0
+
+
 def _fake_build(tmp_path):
     import json
     d = tmp_path / "build"

@@ -56,6 +56,7 @@ class LinkError(UserError):
         super().__init__(message, code)
 
 
+WRONG_KEY_HELLOS = 3       # board HELLOs (ADVERTs every 0.5 s) failing our key: a wrong key
 KEY_MISMATCH_MSG = ("the board does not accept this key: provision it (`ring device provision`) "
                     "or pass the right --key")
 
@@ -163,12 +164,16 @@ class LinkClient:
             return self.session.repl_detected(now_ms())
 
     def wait_up(self, timeout):
-        """Block until the session is up; False on timeout. Raises LinkVersionError."""
+        """Block until the session is up; False on timeout, or as soon as the board's
+        HELLOs have failed our key WRONG_KEY_HELLOS times with no session ever up
+        (key_mismatch: waiting longer would not help). Raises LinkVersionError."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             self._check_refused()
             if self.session.connected:
                 return True
+            if self.key_mismatch and self.session.key_errors >= WRONG_KEY_HELLOS:
+                return False
             time.sleep(0.005)
         self._check_refused()
         return self.session.connected
