@@ -36,6 +36,7 @@ API
   s.tx_free                free slots in the send ring (ring_slots - unacked).
   s.stats()                dict of counters (alarms, crc_errors, repl_seen, retransmits,
                            duplicates, stale, ...). Keys never appear in repr() or stats().
+  s.peer_alarms, s.peer_key_errors  the peer's own counts, from its latest ACK (None before)
   s.alarms                 security alarms: good CRC, bad tag once a session exists (forged,
                            tampered, reflected, replayed). Never from a reconnect or a host
                            restart: a device that answered a new HELLO sends nothing more
@@ -74,7 +75,7 @@ MAX_PAYLOAD = const(98)    # MAX_FRAME - MIN_FRAME
 MAX_ENCODED = const(129)   # COBS adds one byte per 254
 
 MT_HELLO = const(1)        # handshake; seq = sender's stream id, ack = sender's oldest unacked seq
-MT_ACK = const(2)          # ack-only frame, also the heartbeat; payload = challenge, echo (ACK_FMT)
+MT_ACK = const(2)          # ack-only frame, also the heartbeat; payload ACK_FMT (liveness, alarms)
 MT_EVENT = const(0x10)     # device -> host, payload = ringmsg event
 MT_CMD = const(0x11)       # host -> device, payload = ringmsg command
 MT_RELIABLE = const(0x10)  # every mtype >= this is sequenced, acked and retransmitted
@@ -85,8 +86,8 @@ FL_GAP = const(2)          # ACK sent because a frame arrived out of order (fast
 
 NONCE_LEN = const(16)      # Nh, Nd
 IMAGE_LEN = const(8)       # firmware image hash prefix in the device HELLO
-ACK_FMT = "<II"            # ACK payload: sender's challenge, echo of the peer's latest challenge
-ACK_LEN = const(8)         # challenge u32 + echo u32
+ACK_FMT = "<IIII"          # ACK payload: challenge, echo of the peer's latest, alarms, key_errors
+ACK_LEN = const(16)        # challenge, echo, sender's alarms, sender's key_errors: u32 each
 
 # ---- timing (ms) ------------------------------------------------------------------------
 HB_MS = const(200)             # send an ACK (heartbeat) at least this often while up
@@ -420,7 +421,8 @@ def parse_hello_device(p):
 
 
 def parse_ack(p):
-    """ACK payload -> (challenge, echo). ValueError if short (trailing bytes are ignored)."""
+    """ACK payload -> (challenge, echo, alarms, key_errors). ValueError if short (trailing
+    bytes are ignored)."""
     if len(p) < ACK_LEN:
         raise ValueError("ACK payload too short")
     return struct.unpack_from(ACK_FMT, p, 0)
@@ -521,6 +523,8 @@ class Session:
         self.peer_resets = 0
         self.bad_frames = 0
         self.key_errors = 0   # HELLO failing the hello key outside a session: wrong key
+        self.peer_alarms = None      # the peer's own alarms / key_errors (from its ACKs)
+        self.peer_key_errors = None
         self._reported = -1   # alarm_news(): alarms + key_errors at the last report
         self._report_at = 0
 
@@ -614,6 +618,7 @@ class Session:
                 "handshakes": self.handshakes, "link_losses": self.link_losses,
                 "version_errors": self.version_errors, "peer_resets": self.peer_resets,
                 "bad_frames": self.bad_frames, "key_errors": self.key_errors,
+                "peer_alarms": self.peer_alarms, "peer_key_errors": self.peer_key_errors,
                 "unacked": self.unacked,
                 "rtt_ms": self.rtt_ms, "rto_ms": self._rto}
 
@@ -792,13 +797,16 @@ class Session:
     def _on_challenge(self, payload):
         """ACK payload: note the peer's challenge (to echo); credit its echo of ours."""
         try:
-            ch, echo = parse_ack(payload)
+            ch, echo, alarms, key_errors = parse_ack(payload)
         except ValueError:
             self.bad_frames += 1
             return
         if ch > self._peer_ch:            # replays carry older challenges: ignored
             self._peer_ch = ch
             self._echo_due = True
+        if ch >= self._peer_ch:           # the peer's own counts, as fresh as its challenge
+            self.peer_alarms = alarms
+            self.peer_key_errors = key_errors
         # Our challenge `echo` was issued at _ch_t[echo % CH_KEEP]: the peer held the
         # session then. Older than CH_KEEP issues, or not issued: no credit.
         if 0 < echo <= self._ch and self._ch - echo < CH_KEEP:
@@ -980,4 +988,6 @@ class Session:
         self._echo_due = False
         self._last_ack_tx = now
         return self._emit(self._tx, MT_ACK, flags, self._snd, self._rx_acked,
-                          struct.pack(ACK_FMT, self._ch, self._peer_ch), now)
+                          struct.pack(ACK_FMT, self._ch, self._peer_ch,
+                                      self.alarms & 0xFFFFFFFF, self.key_errors & 0xFFFFFFFF),
+                          now)

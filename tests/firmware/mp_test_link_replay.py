@@ -184,6 +184,34 @@ def test_replayed_ack_gives_no_liveness_credit():
     assert dev.peer_silent_ms(t + 500) >= before + 500
 
 
+def test_board_alarm_counts_ride_in_its_acks_and_replays_cannot_reset_them():
+    dev, host, rec, t = recorded_host_frames(1800)
+    old_d2h = []
+    for _ in range(60):                           # record a few board ACKs (alarms 0)
+        for s, peer, cap in ((host, dev, None), (dev, host, old_d2h)):
+            while True:
+                out = s.poll(t)
+                if out is None:
+                    break
+                if cap is not None:
+                    cap.append(out)
+                peer.feed(out, t)
+        t += STEP
+    assert host.peer_alarms == 0 and host.peer_key_errors == 0
+    forged = rl.encode(rl.seal(rl._keypair(bytes(32)), rl.MT_CMD, 0, 9, 0, b"xx"))
+    dev.feed(forged, t)
+    dev.feed(forged, t)
+    assert dev.alarms == 2
+    for _ in range(60):
+        talk(host, dev, t)
+        t += STEP
+    assert host.peer_alarms == 2, host.peer_alarms
+    acks = [f for f in old_d2h if frames_of(f)[0][0] == rl.MT_ACK]
+    for f in acks:                                # an attacker replays "alarms 0"
+        host.feed(f, t)
+    assert host.peer_alarms == 2
+
+
 # ---- the real App on virtual time: armed, host silent, attacker replays ------------------
 def test_app_disarms_and_shows_link_lost_under_replay():
     import fwrig

@@ -117,7 +117,7 @@ def example_values():
     k_d2h = rl.hmac_key(EX_KEY, b"ring-link d2h" + EX_NH + EX_ND)
     hello_payload = rl.build_hello_host(EX_NH, "ring run")
     hello = rl.seal(rl._keypair(k_hello_h2d), rl.MT_HELLO, 0, 0x12345678, 1, hello_payload)
-    ack = rl.seal(rl._keypair(k_d2h), rl.MT_ACK, 0, 1, 1, struct.pack("<II", 5, 3))
+    ack = rl.seal(rl._keypair(k_d2h), rl.MT_ACK, 0, 1, 1, struct.pack("<IIII", 5, 3, 0, 2))
     cmd_payload = M.pack_cmd(M.CMD_LIGHT, 7, str(M.LIGHT_HEADS))
     cmd = rl.seal(rl._keypair(k_h2d), rl.MT_CMD, 0, 1, 1, cmd_payload)
     ev_payload = M.pack_event(0xB007, 42, M.EV_RESULT, 1234567, 7, M.R_OK)
@@ -151,7 +151,8 @@ def block_examples():
     show("Host HELLO frame: mtype 01, flags 00, seq = stream id 0x12345678, ack = tx_base 1, "
          "payload, tag under Khello_h2d, CRC-32", v["hello_frame"])
     show("… on the wire (00, COBS, 00)", v["hello_wire"])
-    show("Device ACK under K_d2h: seq 1 (its next seq), ack 1, payload challenge 5, echo 3",
+    show("Device ACK under K_d2h: seq 1 (its next seq), ack 1, payload challenge 5, echo 3, "
+         "alarms 0, key_errors 2",
          v["ack_frame"])
     show("CMD payload: CMD_LIGHT, cmd_id 7, text \"%d\" (LIGHT_HEADS)" % M.LIGHT_HEADS,
          v["cmd_payload"])

@@ -122,6 +122,7 @@ class SpecClient:
         self.unacked = {}           # seq -> payload
         self.sent_at = 0.0
         self.alarms = 0
+        self.board_counts = None    # (alarms, key_errors) the board sends in its ACKs
         self.handshakes = 0
         self.new_session()
 
@@ -178,7 +179,9 @@ class SpecClient:
         for s in [s for s in self.unacked if s < ack]:
             del self.unacked[s]
         if mtype == self.ACK:
-            ch, echo = struct.unpack_from("<II", payload)
+            ch, echo, alarms, key_errors = struct.unpack_from("<IIII", payload)
+            if ch >= self.peer_ch:
+                self.board_counts = (alarms, key_errors)
             if ch > self.peer_ch:
                 self.peer_ch = ch
                 self.answer = True
@@ -242,7 +245,7 @@ class SpecClient:
                 self.my_ch += 1
                 self.ch_time[self.my_ch] = now
             self.write(seal(self.k_h2d, self.ACK, 0, self.tx_next, self.rx_next,
-                            struct.pack("<II", self.my_ch, self.peer_ch)))
+                            struct.pack("<IIII", self.my_ch, self.peer_ch, self.alarms, 0)))
             self.answer = False
             self.last_ack_tx = now
         if self.unacked and now - self.sent_at > 300:     # (re)send what is unacknowledged
@@ -305,7 +308,7 @@ def test_worked_examples_from_the_text():
     assert get("Host HELLO frame") == hello
     wires = [b for label, b in ex.items() if label.startswith("… on the wire")]
     assert wires[0] == wire(hello)
-    assert get("Device ACK") == seal(k_d2h, 0x02, 0, 1, 1, struct.pack("<II", 5, 3))
+    assert get("Device ACK") == seal(k_d2h, 0x02, 0, 1, 1, struct.pack("<IIII", 5, 3, 0, 2))
     cmd_p = struct.pack("<BI", CMD["CMD_LIGHT"], 7) + str(LIGHT["LIGHT_HEADS"]).encode()
     assert get("CMD payload") == cmd_p
     assert get("CMD frame") == seal(k_h2d, 0x11, 0, 1, 1, cmd_p)
@@ -368,7 +371,7 @@ def test_spec_client_session_commands_and_events(board):
     t0 = len(c.events)
     assert not c.run_until(lambda: not c.up, 3.0), "the board went silent"
     assert not [e for e in c.events[t0:] if e[2] == EV["EV_HOST"] and e[4] == 0]
-    assert c.alarms == 0 and c.handshakes == 1
+    assert c.alarms == 0 and c.handshakes == 1 and c.board_counts == (0, 0)
 
     # silent for 2.5 s: the board must count us lost (its EV_HOST a=0 arrives after we
     # come back), then a new handshake resumes the same event stream exactly once

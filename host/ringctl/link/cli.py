@@ -28,8 +28,7 @@ def register(subparsers):
 
     for name, helptext, fn in (
             ("status", "connect, print the board's HELLO and the link counters of both ends "
-                       "(asks the board for its own with a status command; board events are "
-                       "left unacknowledged for `ring run`)", cmd_status),
+                       "(board events are left unacknowledged for `ring run`)", cmd_status),
             ("monitor", "connect and print events as they arrive; ACKNOWLEDGES each one after "
                         "appending it to the audit log, so the board forgets it and `ring run` "
                         "will not adjudicate it: not for use during play", cmd_monitor),
@@ -160,46 +159,40 @@ def _info_line(pi):
         pi.get("boot_id", 0), ringmsg.RESET_NAMES.get(pi.get("reset"), "?"), pi.get("interp")))
 
 
-BOARD_COUNTERS_S = 1.5
-
-
 def cmd_status(args):
-    from ..fw import ringmsg
-    client = _connect(args)      # acknowledges no event (left for `ring run` to record)
+    client = _connect(args)      # reads no events, so acknowledges none (left for `ring run`)
     try:
-        client.send_cmd(ringmsg.CMD_STATUS)     # the board answers with EV_LINK (its counters)
-        end = time.monotonic() + BOARD_COUNTERS_S
-        while client.board_link is None and time.monotonic() < end:
-            time.sleep(0.02)
-        time.sleep(0.1)               # a few heartbeats for our own counters
+        end = time.monotonic() + 1.0
+        while client.board_alarms is None and time.monotonic() < end:
+            time.sleep(0.02)      # the board's counts ride on its next ACK (<= 200 ms)
+        time.sleep(0.1)           # a few heartbeats for our own counters
         st = client.stats()
         pi = client.peer_info
-        board = client.board_link
-        waiting = client.stats()["queued_events"]
     finally:
         client.close()
-    bad = bool(st["alarms"] or (board and board["alarms"]))
+    board = {"alarms": st["board_alarms"], "key_errors": st["board_key_errors"]}
+    bad = bool(st["alarms"] or board["alarms"])
     if args.json:
-        print(json.dumps({"peer": pi, "stats": st, "board_link": board}, indent=1))
+        print(json.dumps({"peer": pi, "stats": st, "board": board}, indent=1))
         return 1 if bad else 0
     print(_info_line(pi))
     print("host end: link up on %s; rtt %d ms; counters: %s" % (
         st["port"], st["rtt_ms"], ", ".join("%s=%s" % (k, v) for k, v in st.items()
                                             if k not in ("port", "state", "link_up")
+                                            and not k.startswith(("board_", "peer_alarms",
+                                                                  "peer_key"))
                                             and isinstance(v, int) and v)))
-    if board is None:
-        print("board end: no counters within %g s (%d earlier board event(s) wait for "
-              "`ring run` to record them and may hold the answer back)"
-              % (BOARD_COUNTERS_S, waiting))
+    if board["alarms"] is None:
+        print("board end: no ACK with its counters yet")
     else:
-        print("board end: security alarms %d, wrong-key HELLOs %d; %s" % (
-            board["alarms"], board["key_errors"], board["text"]))
+        print("board end: security alarms %d, wrong-key HELLOs %d (since its boot %08x)" % (
+            board["alarms"], board["key_errors"], pi.get("boot_id", 0)))
     if st["alarms"]:
         print("SECURITY: the host counted %d frame(s) that failed authentication in a session"
               % st["alarms"])
-    if board and board["alarms"]:
-        print("SECURITY: the board counted %d frame(s) that failed authentication in a session "
-              "(since its boot %08x)" % (board["alarms"], board["boot_id"]))
+    if board["alarms"]:
+        print("SECURITY: the board counted %d frame(s) that failed authentication in a session"
+              % board["alarms"])
     return 1 if bad else 0
 
 

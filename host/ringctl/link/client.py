@@ -9,8 +9,9 @@
     client.alarms                    -> security alarms so far (== stats()["alarms"])
     client.key_mismatch              -> True: the board's HELLOs fail under our key and no
                                         session was ever up (a configuration error, said once)
-    client.board_link                -> the board's own link counters from its latest EV_LINK
-                                        (alarms, key_errors, text, at) or None
+    client.board_alarms              -> the board's own security alarms (it sends the count in
+                                        every ACK; None before its first) and board_key_errors
+    client.board_link                -> the board's latest EV_LINK (alarms, key_errors, text) or None
     LinkClient(..., on_alarm=f): f(new, total) runs in the link thread when alarms rise.
     LinkClient(..., on_event=f): f(ev) runs in the link thread, in order, instead of the
     queue; if f raises, the same event is offered again every 0.5 s (it stays unacked).
@@ -18,8 +19,8 @@
 Security alarms: a frame with a good CRC and a bad authentication tag inside a session
 (forged, tampered, reflected, or replayed from an old session). HELLOs that fail before any
 session are a wrong key, not an attack: counted as key_errors and reported once as
-KEY_MISMATCH_MSG. The board counts its own (EV_LINK, a = alarms, b = key errors); the
-latest is in board_link and stats()["board_alarms"]. The count only grows for the LinkClient's
+KEY_MISMATCH_MSG. The board counts its own and sends the counts in every ACK
+(board_alarms, stats()["board_alarms"]) and, for the audit log, in EV_LINK events. The count only grows for the LinkClient's
 life (reconnects and board reboots included) and a host restart does not cause any (the
 board sends nothing under the previous host's keys once it has answered the new HELLO),
 so a rise is always worth recording: the runner appends each rise to the audit log.
@@ -148,6 +149,14 @@ class LinkClient:
         return self.session.alarms
 
     @property
+    def board_alarms(self):
+        return self.session.peer_alarms
+
+    @property
+    def board_key_errors(self):
+        return self.session.peer_key_errors
+
+    @property
     def key_mismatch(self):
         """The board's frames fail under our key and no session was ever up: wrong key."""
         s = self.session
@@ -251,10 +260,12 @@ class LinkClient:
                        "bad_events": self.bad_events, "thread_errors": self.thread_errors,
                        "callback_errors": self.callback_errors,
                        "link_up": self.session.connected,
+                       "peer_silent_ms": (self.session.peer_silent_ms(now_ms())
+                                          if self.session.connected else None),
                        "key_mismatch": self.key_mismatch,
-                       "board_alarms": self.board_link["alarms"] if self.board_link else None,
-                       "board_key_errors": (self.board_link["key_errors"]
-                                            if self.board_link else None),
+                       # the board's own counts, in every ACK it sends (fresh, authentic)
+                       "board_alarms": self.session.peer_alarms,
+                       "board_key_errors": self.session.peer_key_errors,
                        "at_repl": self.session.repl_detected(now_ms()),
                        "queued_events": self._events.qsize()})
             return st

@@ -24,8 +24,8 @@ def _describe_payload(mtype, payload):
             s = "cmd %s id=%d" % (ringmsg.CMD_NAMES.get(code, "cmd%d" % code), cmd_id)
             return s + (" " + repr(text) if text else "")
         if mtype == rl.MT_ACK:
-            ch, echo = rl.parse_ack(payload)
-            return "challenge=%d echo=%d" % (ch, echo)
+            ch, echo, alarms, key_errors = rl.parse_ack(payload)
+            return "challenge=%d echo=%d alarms=%d key_errors=%d" % (ch, echo, alarms, key_errors)
     except (ValueError, UnicodeError) as exc:
         return "undecodable payload (%s): %s" % (exc, _hexs(payload, 32))
     return "payload %d bytes" % len(payload) if payload else ""
