@@ -27,7 +27,9 @@ API
   s.connected              True when the session is up (both nonces exchanged and confirmed).
   s.peer_info              dict from the peer's HELLO (host side: proto, fw, image, boot_id,
                            reset, device_id, interp) or None.
-  s.peer_silent_ms(now)    ms since the last authenticated frame from the peer.
+  s.peer_silent_ms(now)    ms since the peer last PROVED it holds the session now (echoed a
+                           fresh challenge of ours in an ACK; at the handshake, our nonce).
+                           HELLOs, duplicates and replays never count (LINK.md section 8).
   s.host_lost(now)         device: True when not connected or the host is silent > 2000 ms.
   s.repl_detected(now)     True when the bytes between frames look like the MicroPython REPL
                            ("board is at the REPL, not running the controller").
@@ -42,9 +44,12 @@ API
                            restart: a device that answered a new HELLO sends nothing more
                            under the old keys until the new ones are confirmed or the live
                            host speaks again (a replayed HELLO only pauses it).
+  s.key_errors             HELLOs failing the HELLO key outside a live session: a wrong key.
+  s.alarm_news(now), s.report_text()   device app: when to send EV_LINK, and its text.
 Message types: MT_EVENT (device->host), MT_CMD (host->device); link-internal MT_HELLO, MT_ACK.
 Lower level (used by `ring link dump`): Deframer, cobs_encode/cobs_decode, seal, parse_header,
-verify, hello_keys, session_keys, parse_hello_host, parse_hello_device.
+verify, hello_keys, session_keys, parse_hello_host, parse_hello_device, parse_ack.
+Parsers raise ValueError only; a Session never raises on what it is fed.
 """
 import struct
 import hashlib
