@@ -172,7 +172,9 @@ class Console:
         light = snap["light"] if up else f"{snap['light']} (last known)"
         self.out(f"  phase {snap['phase']}  light {light}  link "
                  f"{'up' if up else 'LOST (the board shows link-lost)'}  camera {camera}")
-        self.out(f"  link counters: alarms {st.get('alarms', 0)}, retransmits "
+        board = st.get("board_alarms")
+        self.out(f"  link counters: alarms {st.get('alarms', 0)} (the board's own "
+                 f"{'?' if board is None else board}), retransmits "
                  f"{st.get('retransmits', 0)}, reconnects {st.get('opens', 0)}")
         for a in snap["alarms"]:
             self.out(f"  alarm {a['id']}: {a['text']} (type 'ack {a['id']}')")
