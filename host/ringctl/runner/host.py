@@ -67,7 +67,6 @@ class Spin:
         self.board_restarted = False
         self.outcome = None
         self.finished = False        # the result was applied to the table (6.9)
-        self.verdicts = []
 
     @property
     def state(self):
@@ -98,7 +97,6 @@ class RingHost:
         self.light = "off"
         self.phase = "idle"
         self.boot_id = None
-        self.edge_to_light_us = []
         self.watcher = None
         self.camera_fault = False
         self.link_up = None
@@ -263,8 +261,6 @@ class RingHost:
             if ev.code == rm.EV_LIGHT:
                 name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
                 self.light = name
-                if ev.b >= 0:
-                    self.edge_to_light_us.append(ev.b)
                 if spin is not None:
                     spin.lights.append((name, ev.b))
                 self._publish("light", dict({"light": name, "edge_to_light_us": ev.b}, **extra))
@@ -391,7 +387,6 @@ class RingHost:
         else:
             frames, verdicts = self.still_verdicts()    # waits: not under the lock
         with self._lock:
-            spin.verdicts = verdicts
             was_fault = self.camera_fault
             self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
             outcome = spin.adj.decide(verdicts or None,
