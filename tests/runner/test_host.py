@@ -1,5 +1,6 @@
 """RingHost with a fake link and camera, driven through its command/event API: record-before-ack,
 record-then-announce, board restart, camera stall, a clean spin, refusals with their rule."""
+import json
 import queue
 import time
 
@@ -155,6 +156,8 @@ def test_clean_spin_is_called_from_the_camera_recorded_then_lit_then_settled(hos
     assert [e.seq for e in evs] == sorted(e.seq for e in evs)
     snap = host.snapshot()
     assert snap["results"][-1]["result"] == "heads" and snap["spin"]["state"] == "settled"
+    json.loads(json.dumps(snap))                                  # what a web console sends on
+    json.loads(json.dumps([e.as_json() for e in evs]))
     assert snap["spinner"] is None or snap["spinner"]["by"] == "player"
 
 
