@@ -343,3 +343,17 @@ def test_a_stuck_subscriber_never_delays_the_spin_and_learns_of_its_gap(host):
     assert len(rest) == 3 and rest[0].seq == first.data["last_seq"] + 1
     stuck.close()
     assert stuck.get(0) is None
+
+
+def test_a_lost_link_is_an_alarm_recorded_before_it_is_shown(host):
+    sub = host.subscribe()
+    host.link.link_up = True
+    host.step(0.01)
+    host.link.link_up = False
+    host.step(0.01)
+    evs = [e for e in kinds(sub) if e.kind in ("link", "alarm")]
+    assert [(e.kind, e.data.get("up")) for e in evs] == [("link", True), ("link", False),
+                                                          ("alarm", None)]
+    rec, = host.log.records(kind="alarm", with_blobs=False)
+    assert rec.data["alarm"] == "link-lost" and evs[-1].data["id"] == rec.seq
+    assert host.snapshot()["link"]["up"] is False

@@ -39,6 +39,7 @@ RESULTS_KEPT = 20              # snapshot()["results"]: the newest results, newe
 ARM_ROLES = ("boxer", "supervisor")
 TABLE_ROLES = ("boxer", "supervisor")
 ACK_ROLES = ("boxer", "supervisor", "technician", "surveillance")
+LINK_LOST = "LINK LOST: the board shows link-lost; calls are manual"
 RULE_AT_START = re.compile(r"^(\d+(?:\.\d+)*)\s")
 
 
@@ -324,10 +325,13 @@ class RingHost:
             was, self.link_up = self.link_up, up
             self._link_state = (up, repl)
             info = getattr(self.link, "peer_info", None) or {}
+            lost = None
+            if was and not up:            # the alarm's record comes before either announcement
+                lost = records.record_alarm(self.log, "link-lost", LINK_LOST)
             self._publish("link", {"up": up, "at_repl": repl, "firmware": info.get("fw"),
                                    "image": info.get("image")})
-            if was and not up:
-                self._alarm("link-lost", "LINK LOST: the board shows link-lost; calls are manual")
+            if lost is not None:
+                self._show_alarm(lost, "link-lost", LINK_LOST)
 
     def _alarm(self, kind, text, spin=None):
         seq = records.record_alarm(self.log, kind, text, spin=spin)        # durable first
