@@ -17,6 +17,7 @@ justifies them. The host decides the outcome; the board has already barred the s
 own when a sensor said so (rule 7.2: before the coins come to rest).
 """
 import collections
+import logging
 import queue
 import re
 import threading
@@ -28,13 +29,19 @@ from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
 from ..link.alarms import BoardAlarms
 from ..game.engine import MalformedOp
+from ..link.client import LinkError
 from ..record import records
 from . import commands as C
 from .events import EventBus
 
+logger = logging.getLogger("ringctl.runner")
+
 # Coins count as still once the camera has seen no motion for this long (the board's quiet
 # time after the last impact is the other, independent half of "at rest").
 STILL_WINDOW_S = 0.15
+PLAY_EVENTS = (rm.EV_PHASE, rm.EV_BEAM, rm.EV_WALL, rm.EV_MAT, rm.EV_BUTTON, rm.EV_IMPACT,
+               rm.EV_REST, rm.EV_BARRED)
+NO_SPIN_SETTLE_S = 2.0         # a barred/called spin: decided once the ring is this quiet
 RESULTS_KEPT = 20              # snapshot()["results"]: the newest results, newest last
 ARM_ROLES = ("boxer", "supervisor")
 TABLE_ROLES = ("boxer", "supervisor")
@@ -59,6 +66,7 @@ class Spin:
         self.number = number
         self.adj = SpinAdjudicator(number)
         self.t_armed = time.monotonic()
+        self.t_last_play = self.t_armed    # last beam, impact, wall, mat, phase... event
         self.t_first_impact = None
         self.t_rest = None           # host clock when the board said "at rest"
         self.t_result = None         # host clock when the spin was decided
@@ -112,6 +120,8 @@ class RingHost:
         self._inbox = queue.Queue()             # commands from other threads, in order
         self._thread = None
         self._stopping = threading.Event()
+        self._last_error = None
+        self._sent = collections.OrderedDict()  # cmd id -> (code, spin): awaiting EV_RESULT
 
     # ==== the API for consoles ================================================================
     def subscribe(self, maxlen=256):
@@ -186,7 +196,25 @@ class RingHost:
     # ==== the loop ============================================================================
     def _run(self):
         while not self._stopping.is_set():
-            self.step(0.02)
+            try:
+                self.step(0.02)
+            except Exception as exc:        # the loop must outlive a bug: say so, keep going
+                logger.exception("ring host: error in the loop")
+                self._loop_error(exc)
+                time.sleep(0.1)
+
+    def _loop_error(self, exc):
+        text = "host error: %s: %s (the ring keeps running; see the host's log)" % (
+            type(exc).__name__, exc)
+        if text == self._last_error:
+            return                          # once per distinct error, not once per turn
+        self._last_error = text
+        try:
+            with self._lock:
+                self._alarm("host-error", text)
+        except Exception:                   # cannot even record it: still show it
+            self._publish("alarm", {"id": None, "kind": "host-error", "text": text,
+                                    "spin": None, "t": time.time()})
 
     def step(self, timeout=0.02):
         """One turn: queued commands, board events (up to `timeout` s), alarms, the spin."""
@@ -212,10 +240,16 @@ class RingHost:
             done.set()
 
     def _ready_to_decide(self, spin):
+        """At rest (or the board restarted) -- or, when no at-rest report comes: a spin already
+        barred or called no spin (certain, 7.3 / 7.6) once the ring has been quiet a while, and
+        any landed spin after rest_timeout_s (the adjudicator then says what is missing)."""
         if spin.t_rest is not None or spin.board_restarted:
             return True
-        return (spin.t_first_impact is not None
-                and time.monotonic() - spin.t_first_impact > self.rest_timeout_s)
+        now = time.monotonic()
+        if (spin.barred or spin.adj.calls) and \
+                now - spin.t_last_play > self.quiet_s + NO_SPIN_SETTLE_S:
+            return True
+        return spin.t_first_impact is not None and now - spin.t_first_impact > self.rest_timeout_s
 
     def pump(self, timeout=0.05):
         """Handle the board events that arrive within `timeout` s. -> number handled."""
@@ -231,6 +265,10 @@ class RingHost:
                 return n
             self.handle(ev)
             n += 1
+            spin = self.spin
+            if spin is not None and spin.outcome is None and (spin.t_rest is not None
+                                                              or spin.board_restarted):
+                return n                # at rest: decide now, not at the end of the wait
 
     def wait_rest(self, timeout):
         """Pump events until the board says the coins are at rest (or `timeout` s)."""
@@ -271,6 +309,11 @@ class RingHost:
             elif ev.code == rm.EV_FAULT:
                 self._alarm("board-fault", "ring board fault 0x%x: %s" % (ev.a, ev.text or "see "
                                                                         "`ring doctor`"))
+            elif ev.code == rm.EV_RESULT and ev.a in self._sent:
+                code, spin_no = self._sent.pop(ev.a)
+                if ev.b != rm.R_OK:
+                    self._board_refused(code, spin_no, ev)
+                    spin = self.spin
             if ev.code == rm.EV_PHASE and ev.a == rm.PH_ARMED and (spin is None
                                                                    or spin.outcome is not None):
                 # Armed from the boxer's "come in spinner" button on the board itself.
@@ -280,6 +323,8 @@ class RingHost:
             if spin is None or spin.outcome is not None:
                 return
             calls = len(spin.adj.calls)
+            if ev.code in PLAY_EVENTS:
+                spin.t_last_play = time.monotonic()
             spin.adj.feed(ev)
             for step in spin.adj.calls[calls:]:        # the boxer's no-spin button (7.2)
                 self._publish("call", {"spin": spin.number, "actor": step["actor"], "user": None,
@@ -295,6 +340,17 @@ class RingHost:
                 spin.t_rest = time.monotonic()
             elif ev.code == rm.EV_BARRED:
                 spin.barred.append(rm.BAR_NAMES.get(ev.a, "barred"))
+
+    def _board_refused(self, code, spin_no, ev):
+        """The board said no to one of our commands: the boxer must see it. A refused arm
+        (e.g. during its self-test) means that spin never started: nothing to decide."""
+        name = rm.CMD_NAMES.get(code, str(code))
+        self._alarm("board-refused", "the board refused %s: %s" % (name, ev.text or ev.b),
+                    spin=spin_no)
+        spin = self.spin
+        if code == rm.CMD_ARM and spin is not None and spin.number == spin_no \
+                and spin.outcome is None and spin.t_first_impact is None:
+            self.spin = None
 
     def _board_restarted(self, ev):
         spin = self.spin
@@ -407,7 +463,7 @@ class RingHost:
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first
-            self.link.send_cmd(rm.CMD_LIGHT, str(light))                   # then the board
+            self._tell_board(rm.CMD_LIGHT, str(light))                     # then the board
             if self.camera_fault and not was_fault:
                 self._alarm("camera-stalled", "camera stalled: the fault light is on; the boxer "
                             "calls the spin", spin=spin.number)
@@ -438,7 +494,7 @@ class RingHost:
         """Announce the result to the table (6.9): the board ends the spin, the rules engine
         settles the wagers (recorded, then announced)."""
         spin = self.spin
-        self.link.send_cmd(rm.CMD_SPIN_DONE, "")       # the spin record is already durable
+        self._tell_board(rm.CMD_SPIN_DONE, "")         # the spin record is already durable
         events = []
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
             events = self._apply_op({"op": "spin", "result": spin.outcome.result})
@@ -446,6 +502,20 @@ class RingHost:
         self._publish("settlement", {"spin": spin.number, "result": spin.outcome.result,
                                      "events": events})
         return events
+
+    def _tell_board(self, code, text):
+        """Send a command to the board. The link queues it across a reconnect; only a full
+        queue refuses it, and then the boxer must know (an alarm) while the host goes on."""
+        try:
+            cmd_id = self.link.send_cmd(code, text)
+            self._sent[cmd_id] = (code, self.spin.number if self.spin is not None else None)
+            while len(self._sent) > 64:
+                self._sent.popitem(last=False)
+            return True
+        except LinkError as exc:
+            self._alarm("board-command", "the board was not sent %s (%s)" % (
+                rm.CMD_NAMES.get(code, code), exc), spin=self.spin.number if self.spin else None)
+            return False
 
     def _apply_op(self, op, user=None, role=None):
         events = self.engine.apply(op)
@@ -488,12 +558,15 @@ class RingHost:
         if self.engine.betting != "closed":
             raise Refused("6.3", "betting is not closed: call 'no more bets, come in spinner' "
                           "first, i.e. {\"op\": \"bets-closed\"}")
+        before = self.spin
         spin = self._new_spin()
         if self.camera is not None and self.ring_model is not None and self.watcher is None:
             self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
                                          keep=self.stills)
         records.record_arm(self.log, spin.number, user=cmd.user, role=cmd.role)   # durable first
-        self.link.send_cmd(rm.CMD_ARM, "")                                        # then the board
+        if not self._tell_board(rm.CMD_ARM, ""):                                  # then the board
+            self.spin = before                # never armed: its number stays used, on record
+            raise Refused(None, "the board could not be told to arm: see the alarm")
         self._publish("spin-started", {"spin": spin.number, "by": cmd.user, "role": cmd.role})
         return C.Reply(True, "spin %d: armed, come in spinner" % spin.number, "6.3",
                        {"spin": spin.number})
@@ -529,7 +602,7 @@ class RingHost:
         step = spin.adj.steps[-1]
         records.record_override(self.log, spin.number, actor, result, reason, outcome.as_json(),
                                 user=cmd.user, role=cmd.role)              # durable first
-        self.link.send_cmd(rm.CMD_LIGHT, str(outcome.light))              # then the board
+        self._tell_board(rm.CMD_LIGHT, str(outcome.light))                # then the board
         self._publish("call", {"spin": spin.number, "actor": actor, "user": cmd.user,
                                "role": cmd.role, "result": result, "rule": step["rule"],
                                "reason": reason, "kind": step["step"]})

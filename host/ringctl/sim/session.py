@@ -32,7 +32,7 @@ class DemoSession:
         self.events = None
         self.rest_to_result_ms = []
         self.before_true_rest = 0
-        self.board = self.link = self.log = self.host = self.camera = None
+        self.board = self.link = self.log = self.host_log = self.host = self.camera = None
 
     # ---- set-up and tear-down ----------------------------------------------------------------
     def __enter__(self):
@@ -72,13 +72,16 @@ class DemoSession:
         info = self.link.peer_info or {}
         self.firmware = info.get("interp") or "?"
         self.log_path = os.path.join(self.work, "audit.db")
+        # The host writes through its own connection; `self.log` is the session's (and the
+        # tests') reader, so reading never shares a connection with the host's writes.
+        self.host_log = AuditLog(self.log_path)
         self.log = AuditLog(self.log_path)
         self.ring = RingGeometry()
         self.simring = SimRing(self.ring, sensor_socket=self.board.send_sensor,
                                camera={"coin_px": self.coin_px, "fps": self.fps}, seed=self.seed)
         self.camera = self.simring.camera
         ring_model, face_model = self._commission_vision()
-        self.host = RingHost(self.link, self.log, Engine(), camera=self.camera,
+        self.host = RingHost(self.link, self.host_log, Engine(), camera=self.camera,
                              ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
                              camera_stale_s=2.0)
         self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
@@ -97,7 +100,7 @@ class DemoSession:
             self.events.close()
         if getattr(self, "simring", None) is not None:
             self.simring.close()
-        for part in (self.link, self.board, self.log):
+        for part in (self.link, self.board, self.host_log, self.log):
             if part is not None:
                 try:
                     part.close() if hasattr(part, "close") else part.stop()
@@ -145,13 +148,7 @@ class DemoSession:
             for ev in reply.data["events"]:
                 table_lines.append(_table_line(op, ev))
         toss = self._toss_for(seed, force)           # physics first: not part of the spin's time
-        reply = host.submit(Arm(**WHO))
-        if not reply.ok:
-            raise UserError("the host refused to arm (%s): %s" % (reply.rule, reply.message),
-                            code=1)
-        number = reply.data["spin"]
-        seen = self._read_events(3.0, lambda e: e.kind == "phase"
-                                 and e.data["phase"] in ("armed", "in-flight"))
+        number, seen = self._arm()
         self.simring.play(toss)
         self.last_toss = toss
         t0 = toss.t0                                  # release of the coins (host clock)
@@ -211,6 +208,26 @@ class DemoSession:
                "table": [s for s in table_lines if s], "settled": [s for s in settled if s]}
         self.records.append(rec)
         return rec
+
+    def _arm(self, tries=20):
+        """Arm as the boxer does: when the board says "not now" (its self-test after a
+        restart), wait and arm again. -> (spin number, events seen)."""
+        seen = []
+        for _ in range(tries):
+            reply = self.host.submit(Arm(**WHO))
+            if not reply.ok:
+                raise UserError("the host refused to arm (%s): %s" % (reply.rule, reply.message),
+                                code=1)
+            number = reply.data["spin"]
+            got = self._read_events(3.0, lambda e: (
+                e.kind == "phase" and e.data["phase"] in ("armed", "in-flight"))
+                or (e.kind == "alarm" and e.data["kind"] == "board-refused"
+                    and e.data["spin"] == number))
+            seen += got
+            if not (got and got[-1].kind == "alarm"):
+                return number, seen
+            time.sleep(0.5)
+        raise UserError("the board kept refusing to arm: %s" % seen[-1].data["text"], code=1)
 
     def _read_events(self, timeout, until=None, what=None):
         """The host's events for `timeout` s, or until one satisfies `until` (then it is the
