@@ -1,0 +1,224 @@
+"""The ring board as the audit log's witness, host side: feed it the log, check its evidence.
+
+WitnessFeed (in RingHost): after each spin, send the board the body digest of every record
+it has not yet chained (firmware/lib/witness.py computes the log's hashes itself from them)
+and ask for a commit; the board persists its head and answers with a receipt, an HMAC under
+the witness key, which is recorded like every device event. The host never holds the key.
+
+Evidence (in `ring log verify --witness PORT|FLASH_DIR --witness-key FILE`): the board's
+head, read from a copy of its flash or asked live over a fresh nonce, and the receipts
+found in the log, each checked with the surveillance office's copy of the key.
+"""
+import binascii
+import json
+import os
+import time
+from pathlib import Path
+
+from ..errors import UserError
+from ..fw import ringmsg as rm
+from ..fw import witness as W
+
+RECEIPT_MARK = b'"name":"witness"'
+
+
+def load_key(path):
+    try:
+        key = Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError("cannot read the witness key %s: %s" % (path, exc.strerror or exc), code=1)
+    if len(key) != W.KEY_LEN:
+        raise UserError("%s is %d bytes, not a %d-byte witness key (the file `ring device "
+                        "provision --witness-copy` wrote)" % (path, len(key), W.KEY_LEN), code=1)
+    return key
+
+
+class Evidence:
+    """What the board says it witnessed, and the key to check it (and the log's receipts)."""
+
+    def __init__(self, key, source, seq, head=None, mac=None, nonce=None, state_mac=None):
+        self.key = key
+        self.source = source
+        self.seq = seq               # the board's witnessed seq
+        self.head = head             # bytes (from flash) or None (live: only its mac)
+        self.mac = mac               # live answer: head_mac over nonce
+        self.nonce = nonce
+        self.state_mac = state_mac   # flash: receipt mac stored with the head
+        self.log = None
+        self.receipts = 0
+        self.receipts_bad = 0
+        self.last_receipt = 0
+
+    @classmethod
+    def from_flash(cls, flash_dir, key):
+        p = Path(flash_dir) / W.STATE_FILE
+        if not p.exists():
+            return cls(key, str(p), 0, head=W.GENESIS, state_mac=W.receipt_mac(key, 0, W.GENESIS))
+        try:
+            seq, head, mac = W.unpack_state(p.read_bytes())
+        except ValueError as exc:
+            raise UserError("%s is not a witness state (%s)" % (p, exc), code=1)
+        return cls(key, str(p), seq, head=head, state_mac=mac)
+
+    @classmethod
+    def from_port(cls, port, key, device_id=None, timeout=10.0):
+        """Ask the live board for its head over a fresh nonce (the host being checked cannot
+        replay an old answer). Play events the board holds are left unacknowledged."""
+        from ..device.devlink import device_id_for
+        from ..device import keys
+        from ..link import LinkClient
+        dev = device_id or device_id_for(port)
+        if not dev:
+            raise UserError("cannot tell which board is on %s; pass --device-id" % port, code=1)
+        client = LinkClient(port, keys.load_key(dev), name="ring-log-verify")
+        try:
+            if not client.wait_up(timeout):
+                raise UserError("link to %s not up within %.0f s (is `ring run` holding the "
+                                "port, or the board not running?)" % (port, timeout), code=1)
+            nonce = os.urandom(16)
+            client.send_cmd(rm.CMD_WITNESS_HEAD, binascii.hexlify(nonce).decode())
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                ev = client.get_event(0.2)
+                if ev is None or ev.code != rm.EV_WITNESS:
+                    continue
+                if ev.b == W.W_REFUSED:
+                    client.ack(ev)
+                    raise UserError("the board on %s refuses to witness: %s" % (port, ev.text), code=1)
+                if ev.b == W.W_HEAD:
+                    client.ack(ev)
+                    return cls(key, port, ev.a, mac=bytes.fromhex(ev.text), nonce=nonce)
+            raise UserError("the board on %s did not answer the witness query" % port, code=1)
+        finally:
+            client.close()
+
+    # ---- during the verify walk ----------------------------------------------------------
+    def saw(self, seq, kind, text, stored_hash):
+        """Each record as the walk reads it: receipts are checked against the log's own record
+        at the receipt's seq (already verified by the walk, since it comes earlier)."""
+        if kind != "event" or text is None or RECEIPT_MARK.decode() not in text:
+            return
+        data = json.loads(text)
+        if data.get("code") != rm.EV_WITNESS or data.get("b") != W.W_RECEIPT:
+            return
+        self.receipts += 1
+        at = data.get("a")
+        self.last_receipt = max(self.last_receipt, at or 0)
+        h = self.log.hash_at(at) if at else "0" * 64
+        ok = False
+        if h is not None:
+            try:
+                ok = binascii.unhexlify(data.get("text", "")) == W.receipt_mac(self.key, at, bytes.fromhex(h))
+            except (ValueError, TypeError):
+                ok = False
+        if not ok:
+            self.receipts_bad += 1
+            self._problems.add(seq, "witness-receipt",
+                               "the board's receipt for seq %s does not match the log's record %s: "
+                               "records up to seq %s were rewritten (or the receipt forged)"
+                               % (at, at, at) if h is not None else
+                               "the board's receipt names seq %s, which is not in the log" % at)
+
+    def start(self, log, problems):
+        self.log = log
+        self._problems = problems
+
+    def check(self, log, walk, problems):
+        """After the walk: the board's head against the log. -> summary for the report."""
+        last = walk.last_seq
+        head_hex = None
+        if self.head is not None:
+            if W.receipt_mac(self.key, self.seq, self.head) != self.state_mac:
+                problems.add(None, "witness-key", "%s is not signed by this witness key: wrong "
+                             "key file, or the flash copy was altered" % self.source)
+            head_hex = binascii.hexlify(self.head).decode()
+        if self.seq > last:
+            problems.add(last + 1 if last else None, "witness-truncated",
+                         "the board witnessed %d records, the log ends at seq %d: records %d..%d "
+                         "were cut off" % (self.seq, last, last + 1, self.seq))
+        elif self.seq:
+            h = log.hash_at(self.seq)
+            if h is None:
+                problems.add(self.seq, "witness-truncated",
+                             "the board witnessed seq %d, which is missing from the log" % self.seq)
+            elif head_hex is not None and h != head_hex:
+                problems.add(self.seq, "witness-rewritten",
+                             "record %d differs from what the board witnessed: the log up to it "
+                             "was rewritten" % self.seq)
+            elif self.mac is not None and W.head_mac(self.key, self.nonce, self.seq,
+                                                      bytes.fromhex(h)) != self.mac:
+                problems.add(self.seq, "witness-rewritten",
+                             "the board's live head at seq %d does not match the log (rewritten), "
+                             "or the key is not this board's" % self.seq)
+        if self.last_receipt > self.seq:
+            problems.add(None, "witness-rollback",
+                         "the log holds a receipt for seq %d but the board's head is at %d: the "
+                         "board's flash was restored from an older copy" % (self.last_receipt, self.seq))
+        return {"source": self.source, "board_seq": self.seq, "receipts": self.receipts,
+                "receipts_bad": self.receipts_bad,
+                "unwitnessed_after": self.seq if last > self.seq else None,
+                "unwitnessed_records": max(0, last - self.seq)}
+
+
+class WitnessFeed:
+    """RingHost's side: keeps the board's chain level with the log, one commit per spin.
+
+    `on_event(ev)` takes every EV_WITNESS (after it is recorded); `sync()` sends what the
+    board lacks and asks for a receipt. Until the board has said where it stands (its answer
+    to the head query sent by `start()`), nothing is sent."""
+
+    def __init__(self, log, link, say=print):
+        self.log = log
+        self.link = link
+        self.say = say
+        self.board_seq = None        # the board's witnessed seq, once it told us
+        self.problem = None
+        self.receipts = 0
+
+    def start(self):
+        """Ask where the board's chain stands (after the link comes up or the board restarts)."""
+        self.board_seq = None
+        self.link.send_cmd(rm.CMD_WITNESS_HEAD, binascii.hexlify(os.urandom(16)).decode())
+
+    def on_event(self, ev):
+        if ev.code != rm.EV_WITNESS:
+            return
+        if ev.b == W.W_REFUSED:
+            if ev.text != self.problem:
+                self.say("  ! audit witness: the ring board refuses: %s" % ev.text)
+            self.problem = ev.text
+            self.board_seq = None
+            if "send from" in ev.text:
+                self.board_seq = ev.a          # resume from where the board really is
+            return
+        head_seq = self.log.head()[0]
+        if ev.a > head_seq:
+            self.problem = ("the ring board has witnessed %d records but this audit log has %d: "
+                            "records were cut off, or this is not this board's log" % (ev.a, head_seq))
+            self.say("  ! AUDIT WITNESS: " + self.problem)
+            self.log.append("witness-mismatch", {"board_seq": ev.a, "log_seq": head_seq,
+                                                 "problem": self.problem})
+            self.board_seq = None
+            return
+        self.problem = None
+        if ev.b == W.W_HEAD:
+            self.board_seq = ev.a
+        else:
+            self.receipts += 1
+
+    def sync(self):
+        """Send every record the board lacks, the last batch with a commit. -> records sent."""
+        if self.board_seq is None:
+            return 0
+        head_seq = self.log.head()[0]
+        if head_seq <= self.board_seq:
+            return 0
+        batch, first, sent = [], self.board_seq + 1, 0
+        for seq, digest in self.log.digests(self.board_seq, head_seq):
+            batch.append(digest)
+            if len(batch) == W.FEED_MAX and seq != head_seq:
+                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch))
+                first, sent, batch = seq + 1, sent + len(batch), []
+        self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, commit=True))
+        self.board_seq = head_seq
+        return sent + len(batch)
