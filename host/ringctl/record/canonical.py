@@ -112,9 +112,14 @@ def chain(prev_hex, digest):
     return hashlib.sha256(bytes.fromhex(prev_hex) + digest).hexdigest()
 
 
+def _int(s):
+    n = int(s)
+    return n if abs(n) <= MAX_SAFE else float(s)   # an integral double printed without ".0"
+
+
 def loads(text):
-    """Parse stored canonical JSON (floats stay floats, so jcs(loads(t)) == t)."""
-    return json.loads(text)
+    """Parse stored canonical JSON so that jcs(loads(t)) == t."""
+    return json.loads(text, parse_int=_int)
 
 
 # ---- the export verifier: `python3 verify_audit_export.py EXPORT` (this file, shipped) ----
@@ -123,7 +128,7 @@ def _export_rows(f):
     first = f.readline()
     if first.startswith("{"):
         head = json.loads(first).get("header", {})
-        return head, (json.loads(line) for line in f if line.strip())
+        return head, (loads(line) for line in f if line.strip())
     head = {}
     line = first
     while line.startswith("# "):
@@ -142,7 +147,7 @@ def _export_rows(f):
                 r[k] = int(r[k]) if r.get(k) not in (None, "") else None
             r["blob_sha256"] = r.get("blob_sha256") or None
             text = r["data"]
-            r["data"] = json.loads(text)
+            r["data"] = loads(text)
             if jcs(r["data"]) != text:
                 r["_noncanonical"] = True
             yield r

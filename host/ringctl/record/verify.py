@@ -88,6 +88,25 @@ def _check_schema(log, problems):
                      "change): %s" % ", ".join(changed))
 
 
+def scan(db, sql, on_error=None):
+    """Rows of `sql` (which selects seq first and takes `seq > ?`), stepping over damaged
+    pages: on an error, skip ahead (1, 2, 4, ... seqs) until rows come again."""
+    after, skip = 0, 1
+    while True:
+        try:
+            for row in db.execute(sql, (after,)):
+                yield row
+                after, skip = row[0], 1
+            return
+        except sqlite3.DatabaseError as exc:
+            if skip > MAX_SKIP:
+                return
+            if on_error is not None:
+                on_error(after, after + skip, exc)
+            after += skip
+            skip *= 2
+
+
 class _Walk:
     """One pass over the records in seq order."""
 
@@ -103,24 +122,17 @@ class _Walk:
         self.last_hash = GENESIS
         self.links = False
         self.inserted = set()
+        self.resumed = False
 
     def run(self):
-        after, skip = 0, 1
-        while True:
-            try:
-                for row in self.db.execute(self.SQL, (after,)):
-                    self.row(row)
-                    after, skip = row[0], 1
-                return
-            except sqlite3.DatabaseError as exc:
-                # A damaged page: name where, step over it and keep going.
-                self.problems.add(after + 1, "unreadable",
-                                  "records after seq %d cannot be read (%s); skipped to seq > %d"
-                                  % (after, exc, after + skip))
-                after += skip
-                skip *= 2
-                if skip > MAX_SKIP:
-                    return
+        for row in scan(self.db, self.SQL, self.unreadable):
+            self.row(row)
+
+    def unreadable(self, after, upto, exc):
+        self.problems.add(after + 1, "unreadable", "records %d..%d cannot be read (%s): skipped"
+                          % (after + 1, upto, exc))
+        self.last_seq = upto          # what follows is judged on its own, not as a deletion
+        self.resumed = True
 
     def row(self, row):
         seq, ts_us, kind, data, blob, blob_sha, boot_id, event_id, prev, stored = row
@@ -149,8 +161,9 @@ class _Walk:
                     digest = None
                 if digest is not None and not ok_hash:
                     add(seq, "edited", "record content does not match its hash")
-        if prev != self.last_hash:
+        if prev != self.last_hash and not self.resumed:
             self.explain(seq, prev, gap)
+        self.resumed = False
         if self.witness is not None:
             self.witness.saw(seq, kind, text if ok_hash else None, stored if ok_hash else None)
         self.last_seq, self.last_hash = seq, stored
@@ -158,7 +171,9 @@ class _Walk:
     # ---- diagnosis of a broken link (lookups in a temporary indexed copy of the links) ----
     def _links(self):
         if not self.links:
-            self.db.execute("CREATE TEMP TABLE verify_links AS SELECT seq, prev, hash FROM main.records")
+            self.db.execute("CREATE TEMP TABLE verify_links (seq INTEGER PRIMARY KEY, prev, hash)")
+            self.db.executemany("INSERT INTO temp.verify_links VALUES (?,?,?)", scan(
+                self.db, "SELECT seq, prev, hash FROM main.records WHERE seq > ? ORDER BY seq"))
             self.db.execute("CREATE INDEX temp.verify_links_hash ON verify_links(hash)")
             self.db.execute("CREATE INDEX temp.verify_links_prev ON verify_links(prev)")
             self.links = True
