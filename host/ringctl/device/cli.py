@@ -40,6 +40,11 @@ def register(subparsers):
     s.add_argument("--flash-dir", help="simulated board's flash dir instead of a port")
     s.add_argument("--device-id", help="device id (default: the board's USB serial number)")
     s.add_argument("--force", action="store_true", help="replace an existing key")
+    s.add_argument("--witness-copy", metavar="FILE",
+                   help="create the audit-log witness key: installed on the board, its only other "
+                        "copy written to FILE for the surveillance office (never kept on the host)")
+    s.add_argument("--keep-witness", action="store_true",
+                   help="replace the link key only; the board keeps its witness key and chain")
     s.set_defaults(func=cmd_provision)
 
     s = sub.add_parser("pinmap", help="check the pin map, or regenerate pins.py and the SVG")
@@ -173,15 +178,25 @@ def _device_id(args, target):
 
 def cmd_provision(args):
     from . import provision
+    if bool(args.witness_copy) == bool(args.keep_witness):
+        raise UserError("say where the surveillance office's copy of the new witness key goes "
+                        "(--witness-copy FILE), or --keep-witness to replace the link key only")
     target = _target(args)
     dev = _device_id(args, target)
     provision.check_free(dev, args.force)
+    if args.witness_copy:
+        provision.check_witness_copy(args.witness_copy, args.force)
     escaped = _reach_repl(target, dev if not args.flash_dir else None)
-    path, fp = provision.provision(target, dev, force=args.force)
+    path, fp, wfp = provision.provision(target, dev, force=args.force,
+                                        witness_copy=args.witness_copy)
     if escaped:
         target.reset()          # the controller restarts with the new key
     print("provisioned device %s: key installed on %s as /key.bin, host copy %s (mode 0600), "
           "fingerprint %s" % (dev, target.name, path, fp))
+    if wfp:
+        print("witness key installed as /witness.key (chain restarted), fingerprint %s; the "
+              "surveillance office's copy is %s: hand it over and keep it off this host"
+              % (wfp, args.witness_copy))
     if args.flash_dir:
         print("restart the simulated board (ring sim board --flash %s) so it loads the new key"
               % args.flash_dir)
