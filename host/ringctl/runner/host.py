@@ -29,6 +29,7 @@ from ..game.adjudicate import AdjudicationError, SpinAdjudicator
 from ..link.alarms import BoardAlarms
 from ..game.engine import MalformedOp
 from ..record import records
+from ..record.witness import WitnessFeed
 from . import commands as C
 from .events import EventBus
 
@@ -113,6 +114,7 @@ class RingHost:
         self._inbox = queue.Queue()             # commands from other threads, in order
         self._thread = None
         self._stopping = threading.Event()
+        self.witness = WitnessFeed(log, link, say=lambda line: None)   # the board witnesses the log
 
     # ==== the API for consoles ================================================================
     def subscribe(self, maxlen=256):
@@ -259,7 +261,10 @@ class RingHost:
                  "t_us": ev.t_us, "a": ev.a, "b": ev.b, "text": ev.text}, **extra))
             if self.boot_id is not None and ev.boot_id != self.boot_id:
                 self._board_restarted(ev)
+            if ev.boot_id != self.boot_id:
+                self.witness.start()                # where does the board's chain stand?
             self.boot_id = ev.boot_id
+            self.witness.on_event(ev)
             if ev.code == rm.EV_LIGHT:
                 name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
                 self.light = name
@@ -444,6 +449,7 @@ class RingHost:
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
             events = self._apply_op({"op": "spin", "result": spin.outcome.result})
         spin.finished = True
+        self.witness.sync()                     # once per spin: one flash write on the board
         self._publish("settlement", {"spin": spin.number, "result": spin.outcome.result,
                                      "events": events})
         return events

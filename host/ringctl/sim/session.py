@@ -63,6 +63,8 @@ class DemoSession:
             os.chmod(key_path, 0o600)
         with open(key_path, "rb") as f:
             key = f.read()
+        from ..device.provision import sim_witness   # the audit log's witness (issue 16)
+        self.witness_key = sim_witness(flash, os.path.join(self.work, "witness.key"))
         self.board = SimBoard(flash, key=key)
         self.board.start()
         self.link = LinkClient(self.board.tty, key)
