@@ -39,7 +39,7 @@ F_COMMIT = const(1)            # persist the head and answer with a receipt
 
 # EV_WITNESS b: what the event carries (a = the board's witnessed seq, text = mac hex or why)
 W_RECEIPT = const(0)           # after a commit: mac = receipt_mac(key, seq, head)
-W_HEAD = const(1)              # answer to CMD_WITNESS_HEAD: mac = head_mac(key, nonce, seq, head)
+W_HEAD = const(1)              # answer to CMD_WITNESS_HEAD: "mac-hex nonce-prefix", mac = head_mac(key, nonce, seq, head)
 W_REFUSED = const(2)           # text says why (no key, not the next seq, bad payload)
 
 
@@ -183,4 +183,5 @@ class Witness:
         if not 8 <= len(nonce) <= 32:
             return W_REFUSED, self.seq, "nonce must be 8..32 bytes"
         mac = head_mac(self.key, nonce, self.seq, self.head)
-        return W_HEAD, self.seq, binascii.hexlify(mac).decode()
+        # the nonce's first bytes say which question this answers (an older answer may be resent)
+        return W_HEAD, self.seq, binascii.hexlify(mac).decode() + " " + nonce_hex[:6]

@@ -10,7 +10,6 @@ import sqlite3
 import pytest
 
 from ringctl.cli import main
-from ringctl.record import AuditLog
 from ringctl.runner.session import DemoSession
 
 
@@ -58,3 +57,22 @@ def test_cut_tail_is_caught(demo, capsys, tmp_path):
     db.close()
     assert main(verify_args(tmp_path / "audit.db", work)) == 1
     assert "witness-truncated" in capsys.readouterr().err
+
+
+def test_live_board_answers_over_its_port(demo, capsys, tmp_path, monkeypatch):
+    """--witness PORT: the board signs its live head over a fresh nonce (host link closed
+    first: a verifier talks to the board while `ring run` is stopped)."""
+    from pathlib import Path
+    from ringctl.device import keys
+    work = Path(demo.work)
+    demo.link.close()
+    monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
+    dev = (work / "flash" / "device_id").read_text().strip()
+    keys.write_private(keys.key_path(dev), (work / "flash" / "key.bin").read_bytes())
+    args = ["log", "verify", "--db", str(work / "audit.db"), "--witness", demo.board.tty,
+            "--device-id", dev, "--witness-key", str(work / "witness.key")]
+    assert main(args) == 0, capsys.readouterr().err
+    assert demo.board.tty in capsys.readouterr().out
+    (tmp_path / "other.key").write_bytes(b"x" * 32)
+    assert main(args[:-1] + [str(tmp_path / "other.key")]) == 1
+    assert "witness-rewritten" in capsys.readouterr().err

@@ -155,7 +155,7 @@ def test_answer_signs_the_live_head_over_the_nonce():
     feed_all(w, digests(3), commit=False)
     b, a, mac = w.answer("ab" * 16)
     assert (b, a) == (W.W_HEAD, 3)
-    assert mac == h(W.head_mac(KEY, b"\xab" * 16, 3, w.head))
+    assert mac == h(W.head_mac(KEY, b"\xab" * 16, 3, w.head)) + " ababab" and len(mac) <= 72
     assert w.answer("zz")[0] == W.W_REFUSED and w.answer("ab")[0] == W.W_REFUSED
 
 

@@ -6,7 +6,6 @@ import shutil
 import sqlite3
 from types import SimpleNamespace
 
-import pytest
 
 from ringctl.cli import main
 from ringctl.fw import ringmsg as rm

@@ -7,7 +7,6 @@ verified by `ring log verify` in a child process whose peak RSS is read from the
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys

@@ -1,4 +1,5 @@
 """`ring log`: verify the audit log (against the board's witness), export it for a stranger, show records."""
+import importlib
 import json
 import os
 import sys
@@ -71,7 +72,10 @@ def _evidence(args):
     key = load_key(args.witness_key)
     if os.path.isdir(args.witness):
         return Evidence.from_flash(args.witness, key)
-    return Evidence.from_port(args.witness, key, args.device_id)
+    # Talking to a board belongs to ringctl.device, which itself records into this package:
+    # loaded by name at the command line, as ringctl/cli.py loads every group.
+    query = importlib.import_module("ringctl.device.witness_query").query_head
+    return Evidence.from_port(args.witness, key, query, args.device_id)
 
 
 def _run_verify(log, **kw):

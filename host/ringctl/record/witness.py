@@ -12,7 +12,6 @@ found in the log, each checked with the surveillance office's copy of the key.
 import binascii
 import json
 import os
-import time
 from pathlib import Path
 
 from ..errors import UserError
@@ -61,36 +60,13 @@ class Evidence:
         return cls(key, str(p), seq, head=head, state_mac=mac)
 
     @classmethod
-    def from_port(cls, port, key, device_id=None, timeout=10.0):
+    def from_port(cls, port, key, query, device_id=None):
         """Ask the live board for its head over a fresh nonce (the host being checked cannot
-        replay an old answer). Play events the board holds are left unacknowledged."""
-        from ..device.devlink import device_id_for
-        from ..device import keys
-        from ..link import LinkClient
-        dev = device_id or device_id_for(port)
-        if not dev:
-            raise UserError("cannot tell which board is on %s; pass --device-id" % port, code=1)
-        client = LinkClient(port, keys.load_key(dev), name="ring-log-verify")
-        try:
-            if not client.wait_up(timeout):
-                raise UserError("link to %s not up within %.0f s (is `ring run` holding the "
-                                "port, or the board not running?)" % (port, timeout), code=1)
-            nonce = os.urandom(16)
-            client.send_cmd(rm.CMD_WITNESS_HEAD, binascii.hexlify(nonce).decode())
-            end = time.monotonic() + timeout
-            while time.monotonic() < end:
-                ev = client.get_event(0.2)
-                if ev is None or ev.code != rm.EV_WITNESS:
-                    continue
-                if ev.b == W.W_REFUSED:
-                    client.ack(ev)
-                    raise UserError("the board on %s refuses to witness: %s" % (port, ev.text), code=1)
-                if ev.b == W.W_HEAD:
-                    client.ack(ev)
-                    return cls(key, port, ev.a, mac=bytes.fromhex(ev.text), nonce=nonce)
-            raise UserError("the board on %s did not answer the witness query" % port, code=1)
-        finally:
-            client.close()
+        replay an old answer). `query(port, device_id, nonce) -> (seq, mac)` talks to the
+        board (ringctl.device.witness_query.query_head)."""
+        nonce = os.urandom(16)
+        seq, mac = query(port, device_id, nonce)
+        return cls(key, port, seq, mac=mac, nonce=nonce)
 
     # ---- during the verify walk ----------------------------------------------------------
     def saw(self, seq, kind, text, stored_hash):
