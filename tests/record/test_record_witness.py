@@ -186,3 +186,23 @@ def test_a_board_ahead_of_the_log_is_an_alarm(tmp_path):
     feed2.start()
     assert feed2.board_seq is None and "cut off" in said[-1]
     assert [r.kind for r in fresh.records()][-1] == "witness-mismatch"
+
+
+def test_a_long_backlog_goes_in_link_sized_pieces_with_one_commit(tmp_path):
+    flash = provisioned(tmp_path)
+    log = AuditLog(tmp_path / "audit.db")
+    board = Board(flash, log)
+    board.session = SimpleNamespace(tx_free=64 - 8)      # 8 commands already in flight
+    feed = board.feed = WitnessFeed(log, board)
+    feed.start()
+    for n in range(200):
+        log.append("event", {"n": n}, event=(1, n))
+    sent = [feed.sync(commit=True)]
+    while feed.board_seq < log.head()[0] - 1:
+        sent.append(feed.sync(commit=False))
+    from ringctl.record.witness import MAX_BATCH
+    per_call = min(MAX_BATCH, 64 - 8 - 16) * W.FEED_MAX
+    assert sent[0] == per_call and all(s <= per_call for s in sent)
+    commits = [W.unpack_feed(t)[1] & W.F_COMMIT for c, t in board.sent if c == rm.CMD_WITNESS]
+    assert sum(commits) == 1 and commits[-1] == 1        # one receipt, when caught up
+    assert verify(log.path, flash)["ok"]

@@ -19,6 +19,8 @@ from ..fw import ringmsg as rm
 from ..fw import witness as W
 
 RECEIPT_MARK = b'"name":"witness"'
+RESERVE = 16       # link send-ring slots always left for play commands (arm, light, spin done)
+MAX_BATCH = 32     # witness commands per sync (2 records each)
 
 
 def load_key(path):
@@ -150,6 +152,7 @@ class WitnessFeed:
         self.board_seq = None        # the board's witnessed seq, once it told us
         self.problem = None
         self.receipts = 0
+        self.commit_due = False
 
     def start(self):
         """Ask where the board's chain stands (after the link comes up or the board restarts)."""
@@ -182,19 +185,31 @@ class WitnessFeed:
         else:
             self.receipts += 1
 
-    def sync(self):
-        """Send every record the board lacks, the last batch with a commit. -> records sent."""
+    def sync(self, commit=True):
+        """Send the records the board lacks, as many as the link's send ring has room for
+        (RESERVE slots stay free for play commands); the rest go on the next call. With
+        `commit` (once per spin) the last batch that reaches the log's head asks for the
+        board's receipt, now or on the call that catches up. -> records sent."""
+        self.commit_due = self.commit_due or commit
         if self.board_seq is None:
             return 0
         head_seq = self.log.head()[0]
         if head_seq <= self.board_seq:
             return 0
-        batch, first, sent = [], self.board_seq + 1, 0
-        for seq, digest in self.log.digests(self.board_seq, head_seq):
+        session = getattr(self.link, "session", None)
+        cmds = MAX_BATCH if session is None else min(MAX_BATCH, session.tx_free - RESERVE)
+        if cmds <= 0:
+            return 0
+        until = min(head_seq, self.board_seq + cmds * W.FEED_MAX)
+        last = self.commit_due and until == head_seq
+        batch, first = [], self.board_seq + 1
+        for seq, digest in self.log.digests(self.board_seq, until):
             batch.append(digest)
-            if len(batch) == W.FEED_MAX and seq != head_seq:
-                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch))
-                first, sent, batch = seq + 1, sent + len(batch), []
-        self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, commit=True))
-        self.board_seq = head_seq
-        return sent + len(batch)
+            if len(batch) == W.FEED_MAX or seq == until:
+                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, last and seq == until))
+                first, batch = seq + 1, []
+        sent = until - self.board_seq
+        self.board_seq = until
+        if last:
+            self.commit_due = False
+        return sent

@@ -227,6 +227,7 @@ class RingHost:
         if now - self._alarm_check_t > 0.5:
             self._alarm_check_t = now
             self.check_alarms()
+            self.witness.sync(commit=False)     # catch up a backlog the last spin left
         deadline = now + timeout
         while True:
             ev = self.link.get_event(timeout=max(0.0, deadline - time.monotonic()))
