@@ -246,3 +246,30 @@ def test_exporting_a_failing_log_refuses_unless_told(tmp_path, capsys):
                  "--allow-failed"]) == 0
     r = run_verifier(tmp_path / "verify_audit_export.py", out)
     assert r.returncode == 1 and "failed verification" in r.stdout
+
+
+def test_a_real_full_disk(tmp_path):
+    """A 400 kB tmpfs filled with frames: the first append that does not fit says "disk full",
+    the log verifies, and a record that fits still goes in. Where mounting is not allowed
+    (no root in the container) the same path runs on SQLite's own SQLITE_FULL limit."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mnt)],
+                             capture_output=True).returncode == 0
+    try:
+        lg = AuditLog(mnt / "audit.db")
+        if not mounted:
+            lg.db.execute("PRAGMA max_page_count=100")
+        n = 0
+        with pytest.raises(LogWriteError) as err:
+            while n < 1000:
+                lg.append("frame", {"n": n}, blob=os.urandom(20_000))
+                n += 1
+        assert str(err.value).startswith("disk full:") and 3 < n < 1000
+        assert lg.head()[0] == n
+        lg.close()
+        with AuditLog(mnt / "audit.db", readonly=True) as ro:
+            assert ro.verify()["ok"]
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", str(mnt)])
