@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from ringctl.cli import main
-from ringctl.runner.session import DemoSession
+from ringctl.sim.session import DemoSession
 
 
 @pytest.fixture(scope="module")

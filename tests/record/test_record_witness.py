@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 
 from ringctl.cli import main
+from ringctl.event import Event
 from ringctl.fw import ringmsg as rm
 from ringctl.fw import witness as W
 from ringctl.record import AuditLog
@@ -39,8 +40,9 @@ class Board:
         if r is not None:
             self.eid += 1
             b, a, txt = r
-            record_event(self.log, rm.pack_event(BOOT, self.eid, rm.EV_WITNESS, 0, a, b, txt))
-            self.feed.on_event(SimpleNamespace(code=rm.EV_WITNESS, a=a, b=b, text=txt))
+            ev = Event(BOOT, self.eid, rm.EV_WITNESS, 0, a, b, txt)
+            record_event(self.log, ev)
+            self.feed.on_event(ev)
         return len(self.sent)
 
 

@@ -47,6 +47,13 @@ def register(subparsers):
                    help="replace the link key only; the board keeps its witness key and chain")
     s.set_defaults(func=cmd_provision)
 
+    s = sub.add_parser("witness-head", help="ask the board where its audit-log witness stands: "
+                                            "seq and an HMAC over your nonce (JSON)")
+    s.add_argument("--port", required=True, help="serial port (or a simulated board's pty)")
+    s.add_argument("--device-id", help="device id, if the port does not tell it")
+    s.add_argument("--nonce", required=True, metavar="HEX", help="8..32 random bytes, hex")
+    s.set_defaults(func=cmd_witness_head)
+
     s = sub.add_parser("pinmap", help="check the pin map, or regenerate pins.py and the SVG")
     s.add_argument("action", choices=("check", "generate"))
     s.add_argument("--pinmap", help="pin map JSON (default hardware/pinmap.json)")
@@ -202,6 +209,18 @@ def cmd_provision(args):
               % args.flash_dir)
     elif not escaped:
         print("reset the board (power cycle) so the controller loads the new key")
+    return 0
+
+
+def cmd_witness_head(args):
+    import json
+    from .witness_query import query_head
+    try:
+        nonce = bytes.fromhex(args.nonce)
+    except ValueError:
+        raise UserError("--nonce must be hex (8..32 bytes)") from None
+    seq, mac = query_head(args.port, args.device_id, nonce)
+    print(json.dumps({"port": args.port, "seq": seq, "mac": mac.hex(), "nonce": args.nonce}))
     return 0
 
 

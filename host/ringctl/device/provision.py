@@ -69,18 +69,3 @@ def provision(target, device_id, force=False, random_bytes=os.urandom, witness_c
     keys.write_private(path, key)
     return path, fingerprint(key), wfp
 
-
-def sim_witness(flash_dir, copy_path):
-    """The demo's simulated board: a witness key in its flash (made once) and the surveillance
-    copy at `copy_path`, so `ring log verify --witness FLASH --witness-key COPY` works."""
-    board_key = os.path.join(flash_dir, witness.KEY_FILE)
-    if not os.path.exists(board_key):
-        wkey = _key(os.urandom)
-        keys.write_private(copy_path, wkey)
-        keys.write_private(board_key, wkey)
-        keys.write_private(os.path.join(flash_dir, witness.STATE_FILE),
-                           witness.pack_state(wkey, 0, witness.GENESIS))
-    elif not os.path.exists(copy_path):
-        with open(board_key, "rb") as f:
-            keys.write_private(copy_path, f.read())
-    return copy_path

@@ -1,8 +1,8 @@
 """Ask a live ring board where its audit-log witness stands: (seq, HMAC over a fresh nonce).
 
-Used by `ring log verify --witness PORT` (the command line hands query_head to
-ringctl.record.witness.Evidence.from_port, so record never imports device). Play events the board holds are left unacknowledged: they stay on the
-board for `ring run` to record.
+`ring device witness-head` prints it; `ring log verify --witness PORT` runs that command
+(the record package never imports the device package). Play events the board holds are left
+unacknowledged: they stay on the board for `ring run` to record.
 """
 import binascii
 import time

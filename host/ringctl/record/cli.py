@@ -1,5 +1,4 @@
 """`ring log`: verify the audit log (against the board's witness), export it for a stranger, show records."""
-import importlib
 import json
 import os
 import sys
@@ -72,10 +71,21 @@ def _evidence(args):
     key = load_key(args.witness_key)
     if os.path.isdir(args.witness):
         return Evidence.from_flash(args.witness, key)
-    # Talking to a board belongs to ringctl.device, which itself records into this package:
-    # loaded by name at the command line, as ringctl/cli.py loads every group.
-    query = importlib.import_module("ringctl.device.witness_query").query_head
-    return Evidence.from_port(args.witness, key, query, args.device_id)
+    return Evidence.from_port(args.witness, key, _ask_board, args.device_id)
+
+
+def _ask_board(port, device_id, nonce):
+    """Talking to a board is the device commands' job (and they record into this package):
+    run `ring device witness-head` as its own process. -> (seq, mac bytes)."""
+    import subprocess
+    cmd = [sys.executable, "-m", "ringctl.cli", "device", "witness-head", "--port", port,
+           "--nonce", nonce.hex()] + (["--device-id", device_id] if device_id else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        raise UserError("asking the board on %s: %s" % (port, (r.stderr.strip().splitlines()
+                                                               or ["no answer"])[-1]), code=1)
+    answer = json.loads(r.stdout)
+    return answer["seq"], bytes.fromhex(answer["mac"])
 
 
 def _run_verify(log, **kw):

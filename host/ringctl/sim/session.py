@@ -63,8 +63,7 @@ class DemoSession:
             os.chmod(key_path, 0o600)
         with open(key_path, "rb") as f:
             key = f.read()
-        from ..device.provision import sim_witness   # the audit log's witness (issue 16)
-        self.witness_key = sim_witness(flash, os.path.join(self.work, "witness.key"))
+        self.witness_key = _provision_witness(flash, os.path.join(self.work, "witness.key"))
         self.board = SimBoard(flash, key=key)
         self.board.start()
         self.link = LinkClient(self.board.tty, key)
@@ -335,3 +334,23 @@ def _table_line(op, ev):
         return {"bets-open": "\"place your bets\" [6.2]",
                 "bets-closed": "\"no more bets, come in spinner\" [6.3]"}[kind]
     return None
+
+
+def _provision_witness(flash, copy_path):
+    """The demo board's audit-log witness key (made once, as `ring device provision
+    --witness-copy` would) and the surveillance copy at `copy_path`, so that `ring log verify
+    --witness W/flash --witness-key W/witness.key` works on a demo log."""
+    from ..fw import witness
+    board_key = os.path.join(flash, witness.KEY_FILE)
+    if not os.path.exists(board_key):
+        wkey = os.urandom(witness.KEY_LEN)
+        for path, data in ((board_key, wkey), (os.path.join(flash, witness.STATE_FILE),
+                                               witness.pack_state(wkey, 0, witness.GENESIS))):
+            with open(path, "wb") as f:
+                f.write(data)
+            os.chmod(path, 0o600)
+    if not os.path.exists(copy_path):
+        with open(board_key, "rb") as src, open(copy_path, "wb") as f:
+            f.write(src.read())
+        os.chmod(copy_path, 0o600)
+    return copy_path
