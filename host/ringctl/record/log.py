@@ -124,7 +124,10 @@ class AuditLog:
             self.db = self._open_readonly()
             return
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=LOCK_RETRY_S)
+        # check_same_thread off: RingHost opens the log on one thread and writes it from its
+        # loop's; it is still one writer at a time (the host serialises every append).
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=LOCK_RETRY_S,
+                                  check_same_thread=False)
         deadline = time.monotonic() + LOCK_RETRY_S
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL").fetchone(), deadline)
         self.db.execute("PRAGMA synchronous=FULL")  # durable on commit, also across power loss
