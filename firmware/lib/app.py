@@ -420,7 +420,7 @@ class App:
             self.status()
             self.result(cid, R_OK)
         elif code == M.CMD_WITNESS or code == M.CMD_WITNESS_HEAD:
-            r = self.witness.command(code, text)   # no EV_RESULT: each would be a record to witness
+            r = self.witness.command(code, text, sp.active())   # no EV_RESULT: it too would be a record
             if r is not None:
                 self.events.put(M.EV_WITNESS, None, r[1], r[0], r[2])
         else:

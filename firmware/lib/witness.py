@@ -40,7 +40,8 @@ F_COMMIT = const(1)            # persist the head and answer with a receipt
 # EV_WITNESS b: what the event carries (a = the board's witnessed seq, text = mac hex or why)
 W_RECEIPT = const(0)           # after a commit: mac = receipt_mac(key, seq, head)
 W_HEAD = const(1)              # answer to CMD_WITNESS_HEAD: "mac-hex nonce-prefix", mac = head_mac(key, nonce, seq, head)
-W_REFUSED = const(2)           # text says why (no key, not the next seq, bad payload)
+W_REFUSED = const(2)           # text says why (no key, not the next seq, bad payload, busy)
+BUSY = "spin in progress: send after it"
 
 
 def extend(head, digest):
@@ -168,9 +169,15 @@ class Witness:
             self.saved = self.seq
         return binascii.hexlify(receipt_mac(self.key, self.seq, self.head)).decode()
 
-    def command(self, code, text):
-        """CMD_WITNESS (feed) or CMD_WITNESS_HEAD (answer) -> EV_WITNESS (b, a, text) or None."""
-        return self.feed(text) if code == FEED_CMD else self.answer(text)
+    def command(self, code, text, busy=False):
+        """CMD_WITNESS (feed) or CMD_WITNESS_HEAD (answer) -> EV_WITNESS (b, a, text) or None.
+        `busy`: a spin is armed or in the air: hashing and flash writes wait until it is over
+        (the light's timing comes first; the host resends from the seq given)."""
+        if code != FEED_CMD:
+            return self.answer(text)
+        if busy:
+            return W_REFUSED, self.seq, BUSY
+        return self.feed(text)
 
     def answer(self, nonce_hex):
         """CMD_WITNESS_HEAD: -> (b, a, text): the live head signed over the asker's nonce."""

@@ -165,6 +165,9 @@ def test_command_codes():
     assert w.command(M.CMD_WITNESS, W.pack_feed(1, digests(2), True))[:2] == (W.W_RECEIPT, 2)
     assert w.command(M.CMD_WITNESS_HEAD, "01" * 8)[:2] == (W.W_HEAD, 2)
     assert W.FEED_CMD == M.CMD_WITNESS
+    # during a spin the board hashes nothing and writes no flash: refused with its seq
+    assert w.command(M.CMD_WITNESS, W.pack_feed(3, digests(1), True), busy=True) == (W.W_REFUSED, 2, W.BUSY)
+    assert w.seq == 2
 
 
 if __name__ == "__main__":

@@ -30,13 +30,14 @@ class Board:
         self.feed = None
         self.eid = 0
         self.sent = []
+        self.busy = False
 
     def reboot(self):
         self.witness = W.Witness(lambda n: os.path.join(self.flash, n))
 
     def send_cmd(self, code, text=""):
         self.sent.append((code, text))
-        r = self.witness.command(code, text)
+        r = self.witness.command(code, text, self.busy)
         if r is not None:
             self.eid += 1
             b, a, txt = r
@@ -207,4 +208,17 @@ def test_a_long_backlog_goes_in_link_sized_pieces_with_one_commit(tmp_path):
     assert sent[0] == per_call and all(s <= per_call for s in sent)
     commits = [W.unpack_feed(t)[1] & W.F_COMMIT for c, t in board.sent if c == rm.CMD_WITNESS]
     assert sum(commits) == 1 and commits[-1] == 1        # one receipt, when caught up
+    assert verify(log.path, flash)["ok"]
+
+
+def test_a_board_busy_with_a_spin_defers_and_the_host_resends(tmp_path):
+    log, board, feed, flash = play(tmp_path, spins=1)
+    seq = board.witness.seq
+    log.append("op", {"during": "spin"})
+    board.busy = True                 # armed / coins in the air: the board hashes nothing
+    feed.sync()
+    assert board.witness.seq == seq and feed.board_seq == seq and feed.problem is None
+    board.busy = False
+    feed.sync()                       # the commit asked for before is still due
+    assert board.witness.seq > seq
     assert verify(log.path, flash)["ok"]

@@ -163,12 +163,14 @@ class WitnessFeed:
         if ev.code != rm.EV_WITNESS:
             return
         if ev.b == W.W_REFUSED:
-            if ev.text != self.problem:
+            if ev.text != self.problem and "send from" not in ev.text and ev.text != W.BUSY:
                 self.say("  ! audit witness: the ring board refuses: %s" % ev.text)
             self.problem = ev.text
             self.board_seq = None
-            if "send from" in ev.text:
+            if "send from" in ev.text or ev.text == W.BUSY:
                 self.board_seq = ev.a          # resume from where the board really is
+                self.problem = None
+                self.commit_due = True         # the receipt asked for is still owed
             return
         head_seq = self.log.head()[0]
         if ev.a > head_seq:
@@ -202,14 +204,16 @@ class WitnessFeed:
             return 0
         until = min(head_seq, self.board_seq + cmds * W.FEED_MAX)
         last = self.commit_due and until == head_seq
-        batch, first = [], self.board_seq + 1
+        start, batch, first = self.board_seq, [], self.board_seq + 1
         for seq, digest in self.log.digests(self.board_seq, until):
             batch.append(digest)
             if len(batch) == W.FEED_MAX or seq == until:
-                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, last and seq == until))
+                commit = last and seq == until
+                self.board_seq = seq               # before the board can answer
+                if commit:
+                    self.commit_due = False
+                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, commit))
+                if self.board_seq != seq:          # refused already (a synchronous link)
+                    break
                 first, batch = seq + 1, []
-        sent = until - self.board_seq
-        self.board_seq = until
-        if last:
-            self.commit_due = False
-        return sent
+        return max(0, (self.board_seq or 0) - start)

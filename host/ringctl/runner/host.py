@@ -227,7 +227,8 @@ class RingHost:
         if now - self._alarm_check_t > 0.5:
             self._alarm_check_t = now
             self.check_alarms()
-            self.witness.sync(commit=False)     # catch up a backlog the last spin left
+            if self.spin is None or self.spin.finished:
+                self.witness.sync(commit=False)     # catch up a backlog, between spins only
         deadline = now + timeout
         while True:
             ev = self.link.get_event(timeout=max(0.0, deadline - time.monotonic()))
