@@ -121,7 +121,7 @@ class App:
         self.image = None
         self.pending_reset = None
         self.last_heap_ms = 0
-        self.witness = Witness(board.path)   # the audit log's witness (issue 16)
+        self.witness = Witness(board.path, ringlink.hmac_key)   # the audit log's witness (#16)
 
     # ---- outputs used by Spin ------------------------------------------------------------
     def emit(self, code, t_us, a=0, b=0, text=None):

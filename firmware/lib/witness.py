@@ -10,10 +10,6 @@ import binascii
 import struct
 import os
 
-try:                     # one HMAC-SHA256 (RFC 4231 vectors in tests/vectors): the board
-    from ringlink import hmac_key       # imports lib modules by name, the host as ringctl.fw.*
-except ImportError:
-    from .ringlink import hmac_key
 
 try:
     from micropython import const
@@ -51,12 +47,14 @@ def extend(head, digest):
     return h.digest()
 
 
-def receipt_mac(key, seq, head):
-    return hmac_key(key, TAG_RECEIPT + struct.pack("<I", seq) + head)
+# `hmac(key, msg) -> 32 bytes` is handed in (ringlink.hmac_key, the one HMAC-SHA256 with
+# RFC 4231 vectors): a shared module imports no sibling by name (the host has no `ringlink`).
+def receipt_mac(hmac, key, seq, head):
+    return hmac(key, TAG_RECEIPT + struct.pack("<I", seq) + head)
 
 
-def head_mac(key, nonce, seq, head):
-    return hmac_key(key, TAG_HEAD + nonce + struct.pack("<I", seq) + head)
+def head_mac(hmac, key, nonce, seq, head):
+    return hmac(key, TAG_HEAD + nonce + struct.pack("<I", seq) + head)
 
 
 def pack_feed(first_seq, digests, commit=False):
@@ -80,8 +78,8 @@ def unpack_feed(text):
     return first, flags, [raw[FEED_HDR + 32 * i:FEED_HDR + 32 * (i + 1)] for i in range(n // 32)]
 
 
-def pack_state(key, seq, head):
-    return struct.pack("<I", seq) + head + receipt_mac(key, seq, head)
+def pack_state(hmac, key, seq, head):
+    return struct.pack("<I", seq) + head + receipt_mac(hmac, key, seq, head)
 
 
 def unpack_state(raw):
@@ -98,8 +96,9 @@ class Witness:
     commit (at most once per spin, the host's choice), so flash wear stays negligible. After a
     reset the board resumes from its last persisted head and the host resends from there."""
 
-    def __init__(self, path):
+    def __init__(self, path, hmac):
         self.path = path
+        self.hmac = hmac
         self.key = None
         self.problem = None
         self.seq = 0
@@ -126,7 +125,7 @@ class Witness:
             self.key = None
             self.problem = "witness state unreadable (%s): the board refuses to witness" % e
             return
-        if receipt_mac(self.key, seq, head) != mac:
+        if receipt_mac(hmac, self.key, seq, head) != mac:
             self.key = None
             self.problem = "witness state not signed by this key: the board refuses to witness"
             return
@@ -161,13 +160,13 @@ class Witness:
     def commit(self):
         """Persist the head (if it moved) -> receipt mac hex."""
         if self.seq != self.saved:
-            raw = pack_state(self.key, self.seq, self.head)
+            raw = pack_state(self.hmac, self.key, self.seq, self.head)
             tmp = self.path(STATE_TMP)
             with open(tmp, "wb") as f:
                 f.write(raw)
             os.rename(tmp, self.path(STATE_FILE))   # atomic on littlefs and POSIX
             self.saved = self.seq
-        return binascii.hexlify(receipt_mac(self.key, self.seq, self.head)).decode()
+        return binascii.hexlify(receipt_mac(self.hmac, self.key, self.seq, self.head)).decode()
 
     def command(self, code, text, busy=False):
         """CMD_WITNESS (feed) or CMD_WITNESS_HEAD (answer) -> EV_WITNESS (b, a, text) or None.
@@ -189,6 +188,6 @@ class Witness:
             return W_REFUSED, self.seq, "nonce must be hex"
         if not 8 <= len(nonce) <= 32:
             return W_REFUSED, self.seq, "nonce must be 8..32 bytes"
-        mac = head_mac(self.key, nonce, self.seq, self.head)
+        mac = head_mac(self.hmac, self.key, nonce, self.seq, self.head)
         # the nonce's first bytes say which question this answers (an older answer may be resent)
         return W_HEAD, self.seq, binascii.hexlify(mac).decode() + " " + nonce_hex[:6]

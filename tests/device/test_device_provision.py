@@ -45,7 +45,8 @@ def test_provision_sim_board(tmp_path, home, capfd):
     for s in _key_spellings(wkey):
         assert s not in out and s not in err
     from ringctl.fw import witness
-    w = witness.Witness(lambda n: str(flash / n))   # the board starts a fresh, signed chain
+    from ringctl.fw.ringlink import hmac_key
+    w = witness.Witness(lambda n: str(flash / n), hmac_key)   # the board starts a fresh, signed chain
     assert w.problem is None and w.seq == 0
     assert not [p for p in host.parent.iterdir() if p.name != host.name], "temp file left"
 

@@ -11,8 +11,9 @@ from ringctl.cli import main
 from ringctl.event import Event
 from ringctl.fw import ringmsg as rm
 from ringctl.fw import witness as W
+from ringctl.fw.ringlink import hmac_key
 from ringctl.record import AuditLog
-from ringctl.record.spins import record_event
+from ringctl.record.records import record_event
 from ringctl.record.witness import Evidence, WitnessFeed
 
 KEY = bytes(range(100, 132))
@@ -25,7 +26,7 @@ class Board:
 
     def __init__(self, flash, log):
         self.flash = str(flash)
-        self.witness = W.Witness(lambda n: os.path.join(self.flash, n))
+        self.witness = W.Witness(lambda n: os.path.join(self.flash, n), hmac_key)
         self.log = log
         self.feed = None
         self.eid = 0
@@ -33,7 +34,7 @@ class Board:
         self.busy = False
 
     def reboot(self):
-        self.witness = W.Witness(lambda n: os.path.join(self.flash, n))
+        self.witness = W.Witness(lambda n: os.path.join(self.flash, n), hmac_key)
 
     def send_cmd(self, code, text=""):
         self.sent.append((code, text))
@@ -55,11 +56,11 @@ def provisioned(tmp_path):
     return flash
 
 
-def play(tmp_path, spins=4, per_spin=7, say=None):
+def play(tmp_path, spins=4, per_spin=7, alarm=None):
     flash = provisioned(tmp_path)
     log = AuditLog(tmp_path / "audit.db")
     board = Board(flash, log)
-    feed = board.feed = WitnessFeed(log, board, say=say or (lambda s: None))
+    feed = board.feed = WitnessFeed(log, board, alarm=alarm)
     feed.start()
     n = 0
     for spin in range(spins):
@@ -161,8 +162,7 @@ def test_wrong_key_and_rolled_back_flash(tmp_path):
 
 
 def test_board_refuses_a_fork_and_the_host_resumes_after_a_reboot(tmp_path):
-    said = []
-    log, board, feed, flash = play(tmp_path, spins=2, say=said.append)
+    log, board, feed, flash = play(tmp_path, spins=2)
     seq = board.witness.seq
     # a rewriting host trying to re-feed the board from seq 1
     r = board.witness.feed(W.pack_feed(1, [bytes(32)], commit=True))
@@ -181,14 +181,16 @@ def test_board_refuses_a_fork_and_the_host_resumes_after_a_reboot(tmp_path):
 
 def test_a_board_ahead_of_the_log_is_an_alarm(tmp_path):
     said = []
-    log, board, feed, flash = play(tmp_path, spins=2, say=said.append)
+    log, board, feed, flash = play(tmp_path, spins=2)
     log.close()
     fresh = AuditLog(tmp_path / "new.db")               # e.g. audit.db replaced by an empty one
-    feed2 = WitnessFeed(fresh, board, say=said.append)
+    feed2 = WitnessFeed(fresh, board, alarm=lambda kind, text: said.append((kind, text)))
     board.log, board.feed = fresh, feed2
     feed2.start()
-    assert feed2.board_seq is None and "cut off" in said[-1]
-    assert [r.kind for r in fresh.records()][-1] == "witness-mismatch"
+    assert feed2.board_seq is None and said[-1][0] == "witness-mismatch" and "cut off" in said[-1][1]
+    ahead = board.witness.seq
+    fresh.append("op", {"new": 1})
+    assert feed2.sync() == 0 and board.witness.seq == ahead   # nothing fed over the old chain
 
 
 def test_a_long_backlog_goes_in_link_sized_pieces_with_one_commit(tmp_path):

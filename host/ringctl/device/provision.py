@@ -10,6 +10,8 @@ import os
 
 from ..errors import UserError
 from ..fw import witness
+from ..fw.ringlink import hmac_key
+from ..link.keys import ring_home
 from . import keys
 
 BOARD_KEY = "key.bin"
@@ -32,7 +34,7 @@ def check_free(device_id, force=False):
 def check_witness_copy(path, force=False):
     """UserError if the surveillance copy would land on the host or overwrite a key."""
     p = os.path.abspath(path)
-    home = os.path.abspath(str(keys.ring_home()))
+    home = os.path.abspath(str(ring_home()))
     if p == home or p.startswith(home + os.sep):
         raise UserError("--witness-copy %s is inside RING_HOME (%s): the witness key must not be "
                         "kept on the host; write it to the surveillance office's medium" % (path, home))
@@ -62,7 +64,7 @@ def provision(target, device_id, force=False, random_bytes=os.urandom, witness_c
         # The surveillance copy first: a board key nobody else holds could never be checked.
         keys.write_private(check_witness_copy(witness_copy, force), wkey)
         items += [(wkey, witness.KEY_FILE),
-                  (witness.pack_state(wkey, 0, witness.GENESIS), witness.STATE_FILE)]
+                  (witness.pack_state(hmac_key, wkey, 0, witness.GENESIS), witness.STATE_FILE)]
         wfp = fingerprint(wkey)
     # Board first: if the copy fails the old host key still matches the old board key.
     target.write_many(items, private=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..fw import ringmsg as rm
 from ..fw import witness as W
+from ..fw.ringlink import hmac_key
 
 RECEIPT_MARK = b'"name":"witness"'
 RESERVE = 16       # link send-ring slots always left for play commands (arm, light, spin done)
@@ -54,7 +55,7 @@ class Evidence:
     def from_flash(cls, flash_dir, key):
         p = Path(flash_dir) / W.STATE_FILE
         if not p.exists():
-            return cls(key, str(p), 0, head=W.GENESIS, state_mac=W.receipt_mac(key, 0, W.GENESIS))
+            return cls(key, str(p), 0, head=W.GENESIS, state_mac=W.receipt_mac(hmac_key, key, 0, W.GENESIS))
         try:
             seq, head, mac = W.unpack_state(p.read_bytes())
         except ValueError as exc:
@@ -86,7 +87,7 @@ class Evidence:
         ok = False
         if h is not None:
             try:
-                ok = binascii.unhexlify(data.get("text", "")) == W.receipt_mac(self.key, at, bytes.fromhex(h))
+                ok = binascii.unhexlify(data.get("text", "")) == W.receipt_mac(hmac_key, self.key, at, bytes.fromhex(h))
             except (ValueError, TypeError):
                 ok = False
         if not ok:
@@ -106,7 +107,7 @@ class Evidence:
         last = walk.last_seq
         head_hex = None
         if self.head is not None:
-            if W.receipt_mac(self.key, self.seq, self.head) != self.state_mac:
+            if W.receipt_mac(hmac_key, self.key, self.seq, self.head) != self.state_mac:
                 problems.add(None, "witness-key", "%s is not signed by this witness key: wrong "
                              "key file, or the flash copy was altered" % self.source)
             head_hex = binascii.hexlify(self.head).decode()
@@ -123,7 +124,7 @@ class Evidence:
                 problems.add(self.seq, "witness-rewritten",
                              "record %d differs from what the board witnessed: the log up to it "
                              "was rewritten" % self.seq)
-            elif self.mac is not None and W.head_mac(self.key, self.nonce, self.seq,
+            elif self.mac is not None and W.head_mac(hmac_key, self.key, self.nonce, self.seq,
                                                       bytes.fromhex(h)) != self.mac:
                 problems.add(self.seq, "witness-rewritten",
                              "the board's live head at seq %d does not match the log (rewritten), "
@@ -145,10 +146,10 @@ class WitnessFeed:
     board lacks and asks for a receipt. Until the board has said where it stands (its answer
     to the head query sent by `start()`), nothing is sent."""
 
-    def __init__(self, log, link, say=print):
+    def __init__(self, log, link, alarm=None):
         self.log = log
         self.link = link
-        self.say = say
+        self.alarm = alarm or (lambda kind, text: None)   # RingHost._alarm: recorded, shown
         self.board_seq = None        # the board's witnessed seq, once it told us
         self.problem = None
         self.receipts = 0
@@ -164,7 +165,7 @@ class WitnessFeed:
             return
         if ev.b == W.W_REFUSED:
             if ev.text != self.problem and "send from" not in ev.text and ev.text != W.BUSY:
-                self.say("  ! audit witness: the ring board refuses: %s" % ev.text)
+                self.alarm("witness", "audit witness: the ring board refuses: %s" % ev.text)
             self.problem = ev.text
             self.board_seq = None
             if "send from" in ev.text or ev.text == W.BUSY:
@@ -176,10 +177,8 @@ class WitnessFeed:
         if ev.a > head_seq:
             self.problem = ("the ring board has witnessed %d records but this audit log has %d: "
                             "records were cut off, or this is not this board's log" % (ev.a, head_seq))
-            self.say("  ! AUDIT WITNESS: " + self.problem)
-            self.log.append("witness-mismatch", {"board_seq": ev.a, "log_seq": head_seq,
-                                                 "problem": self.problem})
             self.board_seq = None
+            self.alarm("witness-mismatch", "AUDIT WITNESS: " + self.problem)
             return
         self.problem = None
         if ev.b == W.W_HEAD:

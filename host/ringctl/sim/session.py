@@ -233,6 +233,8 @@ class DemoSession:
                 self.edge_to_light_us.append(ev.data["edge_to_light_us"])
             elif ev.kind == "alarm":
                 self.say("  ! " + ev.data["text"])
+            elif ev.kind == "log-down":
+                raise UserError(ev.data["text"], code=1)
             if until is not None and until(ev):
                 return seen
 
@@ -341,11 +343,12 @@ def _provision_witness(flash, copy_path):
     --witness-copy` would) and the surveillance copy at `copy_path`, so that `ring log verify
     --witness W/flash --witness-key W/witness.key` works on a demo log."""
     from ..fw import witness
+    from ..fw.ringlink import hmac_key
     board_key = os.path.join(flash, witness.KEY_FILE)
     if not os.path.exists(board_key):
         wkey = os.urandom(witness.KEY_LEN)
         for path, data in ((board_key, wkey), (os.path.join(flash, witness.STATE_FILE),
-                                               witness.pack_state(wkey, 0, witness.GENESIS))):
+                                               witness.pack_state(hmac_key, wkey, 0, witness.GENESIS))):
             with open(path, "wb") as f:
                 f.write(data)
             os.chmod(path, 0o600)
