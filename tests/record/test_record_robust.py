@@ -273,3 +273,15 @@ def test_a_real_full_disk(tmp_path):
     finally:
         if mounted:
             subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_a_log_in_another_schema_is_named_not_mixed(tmp_path):
+    db = sqlite3.connect(tmp_path / "old.db")
+    db.execute("CREATE TABLE records (seq INTEGER PRIMARY KEY, ts REAL, kind TEXT, data TEXT)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('schema', '1')")
+    db.commit()
+    with pytest.raises(logmod.OldLogError, match="schema 1.*start a new log"):
+        AuditLog(tmp_path / "old.db")
+    report = AuditLog(tmp_path / "old.db", readonly=True).verify()
+    assert not report["ok"] and report["problems"][0]["problem"] == "schema"

@@ -58,6 +58,10 @@ TRIGGERS = {s.split()[2]: s for s in SCHEMA if s.startswith("CREATE TRIGGER")}
 LOCK_RETRY_S = 30.0
 
 
+class OldLogError(ValueError):
+    """An existing log in another schema: never appended to (its chain would mix encodings)."""
+
+
 class LogWriteError(Exception):
     """The record could not be made durable. str() is the one line for the boxer."""
 
@@ -133,6 +137,12 @@ class AuditLog:
         self.db.execute("PRAGMA synchronous=FULL")  # durable on commit, also across power loss
         if create:
             _retry_locked(self._create_schema, deadline)
+        version = self.schema_version()
+        if version != SCHEMA_VERSION:
+            self.db.close()
+            raise OldLogError("audit log %s has schema %s, this host writes schema %d: move it "
+                              "aside (keep it: it is evidence) and start a new log"
+                              % (self.path, version, SCHEMA_VERSION))
 
     def _open_readonly(self):
         uri = "file:%s?mode=ro" % _uri_path(self.path)
