@@ -19,7 +19,7 @@ from ..fw import ringmsg as rm
 from ..fw import witness as W
 from ..fw.ringlink import hmac_key
 
-RECEIPT_MARK = b'"name":"witness"'
+RECEIPT_MARK = '"name":"witness"'   # cheap test before parsing an event record
 RESERVE = 16       # link send-ring slots always left for play commands (arm, light, spin done)
 MAX_BATCH = 32     # witness commands per sync (2 records each)
 
@@ -55,7 +55,8 @@ class Evidence:
     def from_flash(cls, flash_dir, key):
         p = Path(flash_dir) / W.STATE_FILE
         if not p.exists():
-            return cls(key, str(p), 0, head=W.GENESIS, state_mac=W.receipt_mac(hmac_key, key, 0, W.GENESIS))
+            return cls(key, str(p), 0, head=W.GENESIS,             # never committed: genesis
+                       state_mac=W.receipt_mac(hmac_key, key, 0, W.GENESIS))
         try:
             seq, head, mac = W.unpack_state(p.read_bytes())
         except ValueError as exc:
@@ -75,7 +76,7 @@ class Evidence:
     def saw(self, seq, kind, text, stored_hash):
         """Each record as the walk reads it: receipts are checked against the log's own record
         at the receipt's seq (already verified by the walk, since it comes earlier)."""
-        if kind != "event" or text is None or RECEIPT_MARK.decode() not in text:
+        if kind != "event" or text is None or RECEIPT_MARK not in text:
             return
         data = json.loads(text)
         if data.get("code") != rm.EV_WITNESS or data.get("b") != W.W_RECEIPT:
@@ -87,7 +88,8 @@ class Evidence:
         ok = False
         if h is not None:
             try:
-                ok = binascii.unhexlify(data.get("text", "")) == W.receipt_mac(hmac_key, self.key, at, bytes.fromhex(h))
+                want = W.receipt_mac(hmac_key, self.key, at, bytes.fromhex(h))
+                ok = binascii.unhexlify(data.get("text", "")) == want
             except (ValueError, TypeError):
                 ok = False
         if not ok:
