@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/ring bench vision --json
 	$(BIN)/ring bench sim --json
 	$(BIN)/ring bench rules --json
+	$(BIN)/ring bench log --json
 
 soak: $(STAMP)
 	$(BIN)/pytest -m slow

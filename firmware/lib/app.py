@@ -16,6 +16,7 @@ from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN,
                      SRC_MAT, SRC_WALL)
 from spin import Spin
 from events import Clock, EventQueue
+from witness import Witness
 
 FW_VERSION = "0.4.0"   # 0.4: light-ON beams (pins.PINS levels), event byte ring, EV_HEAP text
 
@@ -120,6 +121,7 @@ class App:
         self.image = None
         self.pending_reset = None
         self.last_heap_ms = 0
+        self.witness = Witness(board.path, ringlink.hmac_key)   # the audit log's witness (#16)
 
     # ---- outputs used by Spin ------------------------------------------------------------
     def emit(self, code, t_us, a=0, b=0, text=None):
@@ -417,6 +419,10 @@ class App:
         elif code == M.CMD_STATUS:
             self.status()
             self.result(cid, R_OK)
+        elif code == M.CMD_WITNESS or code == M.CMD_WITNESS_HEAD:
+            r = self.witness.command(code, text, sp.active())   # no EV_RESULT: it too would be a record
+            if r is not None:
+                self.events.put(M.EV_WITNESS, None, r[1], r[0], r[2])
         else:
             self.result(cid, R_UNKNOWN, "unknown command %d" % code)
 

@@ -35,6 +35,7 @@ EV_RESULT = const(16)     # a=command id, b=0 ok / error code, text=error messag
 EV_HOST = const(17)       # a=1 host link up, 0 host silent (device disarmed, light LINK_LOST)
 EV_STATS = const(18)      # a=loop_us p99, b=heap peak bytes, text="k=v ..." (answer to CMD_STATUS)
 EV_LINK = const(19)       # a=board's link security alarms, b=wrong-key HELLOs (totals this boot), text="k=v ..." counters (on a rise, <= 1/s, and on CMD_STATUS)
+EV_WITNESS = const(20)    # a=witnessed seq, b=witness.W_* (receipt/head/refused), text=mac hex or why
 
 # EV_RESULT b: how the board took command a (text says why when it did not)
 R_OK = const(0)           # done
@@ -48,7 +49,7 @@ EVENT_NAMES = {
     EV_BEAM: "beam", EV_WALL: "wall", EV_MAT: "mat", EV_BUTTON: "button",
     EV_IMPACT: "impact", EV_REST: "rest", EV_LIGHT: "light", EV_BARRED: "barred",
     EV_CONFIG: "config", EV_OVERFLOW: "overflow", EV_HEAP: "heap", EV_RESULT: "result",
-    EV_HOST: "host", EV_STATS: "stats", EV_LINK: "link",
+    EV_HOST: "host", EV_STATS: "stats", EV_LINK: "link", EV_WITNESS: "witness",
 }
 
 # ---- host -> device commands -----------------------------------------------------------
@@ -65,11 +66,14 @@ CMD_CONFIG_SET = const(6)   # text="key=value"; validated, EV_RESULT says why if
 CMD_RESET = const(7)        # reboot: text "repl" = into the MicroPython REPL, else the controller
 CMD_STATUS = const(8)       # device answers with EV_PHASE, EV_HEAP, EV_MAT, EV_STATS, EV_LINK
 CMD_SPIN_DONE = const(9)    # host adjudicated the spin: device goes REPORTED -> IDLE
+CMD_WITNESS = const(10)     # text=witness.pack_feed(): record digests to chain (+ commit: receipt)
+CMD_WITNESS_HEAD = const(11)  # text=nonce hex: EV_WITNESS with the live head signed over it
 
 CMD_NAMES = {
     CMD_ARM: "arm", CMD_DISARM: "disarm", CMD_LIGHT: "light", CMD_SELFTEST: "selftest",
     CMD_CONFIG_GET: "config-get", CMD_CONFIG_SET: "config-set", CMD_RESET: "reset",
-    CMD_STATUS: "status", CMD_SPIN_DONE: "spin-done",
+    CMD_STATUS: "status", CMD_SPIN_DONE: "spin-done", CMD_WITNESS: "witness",
+    CMD_WITNESS_HEAD: "witness-head",
 }
 
 # ---- spin phases (issue 3) -------------------------------------------------------------

@@ -10,6 +10,7 @@ AREAS = {
     "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
     "rules": ("ringctl.game.bench", "rules engine ops/s at 10k/100k/1M ops; worst chip rounding"),
+    "log": ("ringctl.record.bench", "audit log: durable appends/s, verify s and peak MB per million"),
 }
 
 

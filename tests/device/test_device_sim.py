@@ -64,7 +64,8 @@ def test_technician_workflow_on_a_sim_flash_dir(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
     flash, out = tmp_path / "flash", tmp_path / "build"
     flash.mkdir()
-    assert cli.main(["device", "provision", "--flash-dir", str(flash)]) == 0
+    assert cli.main(["device", "provision", "--flash-dir", str(flash),
+                     "--witness-copy", str(tmp_path / "witness.key")]) == 0
     dev = (flash / "device_id").read_text()
     assert dev.startswith("SIM") and keys.key_problem(dev) is None
     man = build.build(out_dir=out)

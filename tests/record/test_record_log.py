@@ -7,7 +7,7 @@ import pytest
 
 from ringctl.cli import main
 from ringctl.game.engine import Engine
-from ringctl.record import AuditLog
+from ringctl.record import AuditLog, canonical
 from ringctl.record.rebuild import rebuild_engine
 from ringctl.record.records import record_op
 
@@ -26,6 +26,12 @@ def log(tmp_path):
     lg.append("override", {"actor": "boxer", "from": "unsure", "result": "tails", "reason": "by eye"})
     yield lg
     lg.close()
+
+
+def rehash(r, data_text):
+    """What a forger with the code could do: recompute a record's own hash."""
+    return canonical.chain(r.prev, canonical.body_digest(r.kind, r.ts_us, data_text, None,
+                                                         r.boot_id, r.event_id))
 
 
 def tamper(path, *sql):
@@ -59,7 +65,7 @@ def test_device_event_recorded_once(log):
 
 @pytest.mark.parametrize("sql", ["UPDATE records SET data='{}' WHERE seq=2",
                                  "DELETE FROM records WHERE seq=6",
-                                 "INSERT INTO records (seq, ts, kind, data, prev, hash) "
+                                 "INSERT INTO records (seq, ts_us, kind, data, prev, hash) "
                                  "VALUES (7, 0, 'x', '{}', 'bogus', 'bogus')"])
 def test_triggers_forbid_changes(log, sql):
     with pytest.raises(sqlite3.DatabaseError):
@@ -69,7 +75,9 @@ def test_triggers_forbid_changes(log, sql):
 @pytest.mark.parametrize("sql, seq, problem", [
     ("""UPDATE records SET data='{"bet":"b1","outcome":"win","pays":1000}' WHERE seq=5""", 5, "edited"),
     ("UPDATE records SET blob=x'ffd8ffd9' WHERE seq=2", 2, "edited"),
-    ("UPDATE records SET ts=ts+60 WHERE seq=1", 1, "edited"),
+    ("UPDATE records SET ts_us=ts_us+60 WHERE seq=1", 1, "edited"),
+    ("UPDATE records SET event_id=2 WHERE seq=4", 4, "edited"),
+    ("UPDATE records SET boot_id=8 WHERE seq=4", 4, "edited"),
     ("DELETE FROM records WHERE seq=3", 4, "deleted"),
     ("UPDATE records SET seq=seq+100 WHERE seq IN (3, 4)", 5, "deleted"),
 ])
@@ -92,9 +100,8 @@ def test_verify_detects_reordering(log):
 
 def test_verify_detects_a_rewritten_hash_and_removed_triggers(log):
     # Edit record 2 and even recompute its own hash: its successor no longer links to it.
-    from ringctl.record.log import record_hash
     r = list(log.records())[2]
-    h = record_hash(r.prev, r.kind, r.ts, '{"light":"tails"}', None)
+    h = rehash(r, '{"light":"tails"}')
     tamper(log.path, "UPDATE records SET data='{\"light\":\"tails\"}', hash='%s' WHERE seq=3" % h)
     report = AuditLog(log.path).verify()
     probs = {(p["seq"], p["problem"]) for p in report["problems"]}
@@ -124,13 +131,15 @@ def test_engine_rebuilt_from_logged_ops(tmp_path):
 def test_cli_verify_export_show(log, tmp_path, capsys):
     assert main(["log", "verify", "--db", log.path]) == 0
     assert json.loads(capsys.readouterr().out)["records"] == 6
-    out_csv, out_json = tmp_path / "a.csv", tmp_path / "a.json"
+    out_csv, out_json = tmp_path / "a.csv", tmp_path / "a.jsonl"
     assert main(["log", "export", "--db", log.path, "--format", "csv", "-o", str(out_csv)]) == 0
-    rows = list(csv.DictReader(out_csv.open()))
+    rows = list(csv.DictReader(l for l in out_csv.open(encoding="utf-8") if not l.startswith("#")))
     assert [r["kind"] for r in rows] == ["spin", "frame", "light", "event", "settlement", "override"]
     assert int(rows[1]["blob_bytes"]) == len(JPEG) and json.loads(rows[4]["data"])["pays"] == 10
     assert main(["log", "export", "--db", log.path, "--format", "json", "--with-blobs", "-o", str(out_json)]) == 0
-    data = json.loads(out_json.read_text())
+    lines = [json.loads(l) for l in out_json.read_text().splitlines()]
+    assert lines[0]["header"]["format"] == "ring-audit-v2" and lines[0]["header"]["verified"]
+    data = lines[1:]
     assert data[5]["data"]["actor"] == "boxer" and data[1]["blob_base64"]
     assert main(["log", "show", "--db", log.path, "--kind", "override"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["data"]["reason"] == "by eye"
@@ -142,12 +151,12 @@ def test_cli_verify_export_show(log, tmp_path, capsys):
 
 def test_verify_detects_an_inserted_record(log):
     # A forged record with a valid own hash slipped in after seq 2; later records renumbered.
-    from ringctl.record.log import record_hash
     r2 = list(log.records())[1]
-    h = record_hash(r2.hash, "settlement", 1.0, '{"pays":500}', None)
+    h = canonical.chain(r2.hash, canonical.body_digest("settlement", 1000000, '{"pays":500}',
+                                                       None, None, None))
     tamper(log.path, "UPDATE records SET seq=seq+100 WHERE seq>=3",
            "UPDATE records SET seq=seq-99 WHERE seq>=103",
-           "INSERT INTO records (seq, ts, kind, data, prev, hash) VALUES (3, 1.0, 'settlement', "
+           "INSERT INTO records (seq, ts_us, kind, data, prev, hash) VALUES (3, 1000000, 'settlement', "
            "'{\"pays\":500}', '%s', '%s')" % (r2.hash, h))
     report = AuditLog(log.path).verify()
     assert [(p["seq"], p["problem"]) for p in report["problems"] if p["seq"]] == [(3, "inserted")]

@@ -40,7 +40,19 @@ def register(subparsers):
     s.add_argument("--flash-dir", help="simulated board's flash dir instead of a port")
     s.add_argument("--device-id", help="device id (default: the board's USB serial number)")
     s.add_argument("--force", action="store_true", help="replace an existing key")
+    s.add_argument("--witness-copy", metavar="FILE",
+                   help="create the audit-log witness key: installed on the board, its only other "
+                        "copy written to FILE for the surveillance office (never kept on the host)")
+    s.add_argument("--keep-witness", action="store_true",
+                   help="replace the link key only; the board keeps its witness key and chain")
     s.set_defaults(func=cmd_provision)
+
+    s = sub.add_parser("witness-head", help="ask the board where its audit-log witness stands: "
+                                            "seq and an HMAC over your nonce (JSON)")
+    s.add_argument("--port", required=True, help="serial port (or a simulated board's pty)")
+    s.add_argument("--device-id", help="device id, if the port does not tell it")
+    s.add_argument("--nonce", required=True, metavar="HEX", help="8..32 random bytes, hex")
+    s.set_defaults(func=cmd_witness_head)
 
     s = sub.add_parser("pinmap", help="check the pin map, or regenerate pins.py and the SVG")
     s.add_argument("action", choices=("check", "generate"))
@@ -173,20 +185,42 @@ def _device_id(args, target):
 
 def cmd_provision(args):
     from . import provision
+    if bool(args.witness_copy) == bool(args.keep_witness):
+        raise UserError("say where the surveillance office's copy of the new witness key goes "
+                        "(--witness-copy FILE), or --keep-witness to replace the link key only")
     target = _target(args)
     dev = _device_id(args, target)
     provision.check_free(dev, args.force)
+    if args.witness_copy:
+        provision.check_witness_copy(args.witness_copy, args.force)
     escaped = _reach_repl(target, dev if not args.flash_dir else None)
-    path, fp = provision.provision(target, dev, force=args.force)
+    path, fp, wfp = provision.provision(target, dev, force=args.force,
+                                        witness_copy=args.witness_copy)
     if escaped:
         target.reset()          # the controller restarts with the new key
     print("provisioned device %s: key installed on %s as /key.bin, host copy %s (mode 0600), "
           "fingerprint %s" % (dev, target.name, path, fp))
+    if wfp:
+        print("witness key installed as /witness.key (chain restarted), fingerprint %s; the "
+              "surveillance office's copy is %s: hand it over and keep it off this host"
+              % (wfp, args.witness_copy))
     if args.flash_dir:
         print("restart the simulated board (ring sim board --flash %s) so it loads the new key"
               % args.flash_dir)
     elif not escaped:
         print("reset the board (power cycle) so the controller loads the new key")
+    return 0
+
+
+def cmd_witness_head(args):
+    import json
+    from .witness_query import query_head
+    try:
+        nonce = bytes.fromhex(args.nonce)
+    except ValueError:
+        raise UserError("--nonce must be hex (8..32 bytes)") from None
+    seq, mac = query_head(args.port, args.device_id, nonce)
+    print(json.dumps({"port": args.port, "seq": seq, "mac": mac.hex(), "nonce": args.nonce}))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""`ring log`: verify the audit log's hash chain, export it (CSV/JSON), show recent records."""
+"""`ring log`: verify the audit log (against the board's witness), export it for a stranger, show records."""
 import json
 import os
 import sys
@@ -8,22 +8,34 @@ from ..errors import UserError
 
 
 def register(subparsers):
-    _, sub = group_parser(subparsers, "log", "audit log: verify, export")
-    p = sub.add_parser("verify", help="walk the hash chain; exit 1 and name the seq of any "
-                                      "edited, deleted, inserted or reordered record")
+    _, sub = group_parser(subparsers, "log", "audit log: verify, export, show")
+    p = sub.add_parser("verify", help="check every record and the chain (read-only, any size); "
+                                      "exit 1 and name the seq of every bad record")
     _db(p)
+    p.add_argument("--witness", metavar="PORT|FLASH_DIR",
+                   help="the ring board (its serial port) or a copy of its flash: catches records "
+                        "cut off or rewritten up to what the board witnessed")
+    p.add_argument("--witness-key", metavar="FILE",
+                   help="the surveillance office's copy of the witness key (ring device provision "
+                        "--witness-copy)")
+    p.add_argument("--device-id", help="with --witness PORT: the board's id if the port has none")
     p.add_argument("--expect-head", metavar="HASH",
                    help="the last record's hash kept elsewhere (detects records cut off the end)")
     p.set_defaults(func=_verify)
-    p = sub.add_parser("export", help="write every record as CSV or JSON")
+    p = sub.add_parser("export", help="write every record as CSV or JSON Lines with a header and "
+                                      "a stdlib-only verifier script beside it")
     _db(p)
-    p.add_argument("--format", choices=("csv", "json"), required=True)
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output file ('-' for stdout)")
+    p.add_argument("--format", choices=("csv", "json"), required=True,
+                   help="csv, or json (JSON Lines: header line, then one record per line)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file; verify_audit_export.py is written beside it")
     p.add_argument("--with-blobs", action="store_true", help="JSON only: include frames as base64")
+    p.add_argument("--allow-failed", action="store_true",
+                   help="export even if the log fails verification (the header says so)")
     p.set_defaults(func=_export)
     p = sub.add_parser("show", help="print records as JSON lines")
     _db(p)
-    p.add_argument("--kind", help="only records of this kind (op, spin, frame, light, override, ...)")
+    p.add_argument("--kind", help="only records of this kind (op, spin, frame, event, override, ...)")
     p.add_argument("--last", type=int, default=20, metavar="N", help="only the last N (default 20; 0 = all)")
     p.set_defaults(func=_show)
 
@@ -35,59 +47,107 @@ def _db(p):
 
 
 def _open(args):
+    """Read-only: verify, export and show never write (they work on an evidence copy)."""
+    import sqlite3
     from .log import AuditLog, default_path
     path = args.db or default_path()
     if not os.path.exists(path):
         raise UserError("no audit log at %s; pass --db PATH (the host creates it on 'ring run')"
                         % path, code=1)
     try:
-        return AuditLog(path, create=False)
-    except Exception as exc:  # sqlite3.DatabaseError: not a database, locked, ...
+        return AuditLog(path, readonly=True)
+    except sqlite3.Error as exc:     # not a database, unreadable, ...
         raise UserError("cannot open audit log %s: %s" % (path, exc), code=1)
 
 
-def _verify(args):
+def _evidence(args):
+    from .witness import Evidence, load_key
+    if not args.witness:
+        if args.witness_key:
+            raise UserError("--witness-key needs --witness PORT|FLASH_DIR")
+        return None
+    if not args.witness_key:
+        raise UserError("--witness needs --witness-key FILE (the surveillance copy of the witness key)")
+    key = load_key(args.witness_key)
+    if os.path.isdir(args.witness):
+        return Evidence.from_flash(args.witness, key)
+    return Evidence.from_port(args.witness, key, _ask_board, args.device_id)
+
+
+def _ask_board(port, device_id, nonce):
+    """Talking to a board is the device commands' job (and they record into this package):
+    run `ring device witness-head` as its own process. -> (seq, mac bytes)."""
+    import subprocess
+    cmd = [sys.executable, "-m", "ringctl.cli", "device", "witness-head", "--port", port,
+           "--nonce", nonce.hex()] + (["--device-id", device_id] if device_id else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        raise UserError("asking the board on %s: %s" % (port, (r.stderr.strip().splitlines()
+                                                               or ["no answer"])[-1]), code=1)
+    answer = json.loads(r.stdout)
+    return answer["seq"], bytes.fromhex(answer["mac"])
+
+
+def _run_verify(log, **kw):
     import sqlite3
-    log = _open(args)
     try:
-        report = log.verify(expect_head=args.expect_head)
+        return log.verify(**kw)
     except sqlite3.DatabaseError as exc:
         raise UserError("audit log %s is unreadable as an audit log: %s" % (log.path, exc), code=1)
+
+
+def _complain(report, prog):
+    for p in report["problems"]:
+        where = "log" if p["seq"] is None else "seq %d" % p["seq"]
+        print("%s: %s %s: %s" % (prog, where, p["problem"], p["detail"]), file=sys.stderr)
+
+
+def _verify(args):
+    evidence = _evidence(args)
+    log = _open(args)
+    report = _run_verify(log, expect_head=args.expect_head, witness=evidence)
     print(json.dumps(report, indent=1))
     if not report["ok"]:
-        for p in report["problems"]:
-            where = "log" if p["seq"] is None else "seq %d" % p["seq"]
-            print("ring log verify: %s %s: %s" % (where, p["problem"], p["detail"]), file=sys.stderr)
+        _complain(report, "ring log verify")
+    elif evidence is None:
+        print("ring log verify: chain intact; without --witness, records cut off the end or a "
+              "recomputed rewrite cannot be detected", file=sys.stderr)
     return 0 if report["ok"] else 1
 
 
 def _export(args):
-    from .export import export_csv, export_json
+    from .export import export_csv, export_json, ship_verifier
     if args.with_blobs and args.format != "json":
         raise UserError("--with-blobs works with --format json only")
+    if args.output == "-":
+        raise UserError("export to a file (-o FILE): its verifier script is written beside it")
     log = _open(args)
-    out = sys.stdout if args.output == "-" else None
+    report = _run_verify(log)
+    if not report["ok"]:
+        _complain(report, "ring log export")
+        if not args.allow_failed:
+            raise UserError("the audit log fails verification (%d problem(s), above); nothing "
+                            "exported. Pass --allow-failed to export it anyway (its header says "
+                            "so)" % len(report["problems"]), code=1)
     try:
-        if out is None:
-            out = open(args.output, "w", newline="", encoding="utf-8")
+        out = open(args.output, "w", newline="", encoding="utf-8")
     except OSError as exc:
         raise UserError("cannot write %s: %s" % (args.output, exc.strerror or exc), code=1)
-    try:
-        n = export_json(log, out, args.with_blobs) if args.format == "json" else export_csv(log, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    if out is not sys.stdout:
-        print("exported %d records to %s" % (n, args.output), file=sys.stderr)
+    with out:
+        n = export_json(log, out, report, args.with_blobs) if args.format == "json" \
+            else export_csv(log, out, report)
+    verifier = ship_verifier(args.output)
+    print("exported %d records to %s; check it anywhere with: python3 %s %s"
+          % (n, args.output, verifier, args.output), file=sys.stderr)
     return 0
 
 
 def _show(args):
     log = _open(args)
-    recs = list(log.records(kind=args.kind, with_blobs=False))
-    if args.last > 0:
-        recs = recs[-args.last:]
+    recs = log.last(args.last, args.kind) if args.last > 0 else \
+        log.records(kind=args.kind, with_blobs=False)
     for r in recs:
         print(json.dumps({"seq": r.seq, "ts": r.ts, "kind": r.kind, "data": r.data,
-                          "event": [r.boot_id, r.event_id] if r.boot_id is not None else None}))
+                          "event": [r.boot_id, r.event_id] if r.boot_id is not None else None},
+                         ensure_ascii=False))
     return 0

@@ -1,57 +1,86 @@
 """The audit log store: append-only SQLite (WAL, synchronous=FULL) with a SHA-256 hash chain.
 
-Every record stores `prev` (the hash of the record before it) and `hash` =
-sha256(prev || kind || ts || canonical JSON data || sha256(blob)). The sequence number is
-the record's position and is deliberately NOT hashed: an edited record fails its own hash,
-a deleted one leaves its successor pointing at a hash that is gone, and a reordered one
-points at a record that is not its predecessor, so `verify()` can say which happened.
+Each record's hash covers its kind, time, data, frame, and the device event it came from,
+encoded canonically (canonical.py: RFC 8785 JSON, stated in every export), chained to the
+record before it. Verification (verify.py) streams the log read-only and names every bad
+record; the ring board witnesses the chain (witness.py here, firmware/lib/witness.py there).
 
 Durability: each append is one IMMEDIATE transaction committed with synchronous=FULL in WAL
 mode, so when `append()` returns the record survives kill -9 and power loss; only then may
-the host acknowledge the device event it records (at-least-once delivery + `event` dedup
-on (boot_id, event_id) = exactly-once recording).
+the host acknowledge the device event it records or announce what the record justifies.
+When the disk is full (or the log otherwise cannot be written) append raises LogWriteError
+with one line saying so and what to do; nothing is half-written.
 """
-import hashlib
-import json
 import os
 import sqlite3
 import time
 from collections import namedtuple
 
 from ..errors import UserError
+from . import canonical
 
 GENESIS = "0" * 64
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-Record = namedtuple("Record", "seq ts kind data blob prev hash boot_id event_id")
+Record = namedtuple("Record", "seq ts kind data blob prev hash boot_id event_id ts_us")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS records (
+# One statement per entry: created in one transaction (a kill during the first open leaves
+# either no log or a whole one), and verify compares the triggers' stored text with these.
+SCHEMA = (
+    """CREATE TABLE records (
     seq      INTEGER PRIMARY KEY,
-    ts       REAL NOT NULL,
+    ts_us    INTEGER NOT NULL,
     kind     TEXT NOT NULL,
     data     TEXT NOT NULL,
     blob     BLOB,
     blob_sha TEXT,
-    prev     TEXT NOT NULL,
-    hash     TEXT NOT NULL,
     boot_id  INTEGER,
-    event_id INTEGER
-);
-CREATE UNIQUE INDEX IF NOT EXISTS records_event ON records(boot_id, event_id)
-    WHERE boot_id IS NOT NULL;
-CREATE TRIGGER IF NOT EXISTS records_no_update BEFORE UPDATE ON records
-    BEGIN SELECT RAISE(ABORT, 'audit log is append-only: records cannot be changed'); END;
-CREATE TRIGGER IF NOT EXISTS records_no_delete BEFORE DELETE ON records
-    BEGIN SELECT RAISE(ABORT, 'audit log is append-only: records cannot be deleted'); END;
-CREATE TRIGGER IF NOT EXISTS records_chain BEFORE INSERT ON records
+    event_id INTEGER,
+    prev     TEXT NOT NULL,
+    hash     TEXT NOT NULL
+)""",
+    """CREATE UNIQUE INDEX records_event ON records(boot_id, event_id)
+    WHERE boot_id IS NOT NULL""",
+    """CREATE INDEX records_kind ON records(kind, seq)""",
+    """CREATE TRIGGER records_no_update BEFORE UPDATE ON records
+    BEGIN SELECT RAISE(ABORT, 'audit log is append-only: records cannot be changed'); END""",
+    """CREATE TRIGGER records_no_delete BEFORE DELETE ON records
+    BEGIN SELECT RAISE(ABORT, 'audit log is append-only: records cannot be deleted'); END""",
+    """CREATE TRIGGER records_chain BEFORE INSERT ON records
     WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM records)
       OR NEW.prev IS NOT COALESCE((SELECT hash FROM records ORDER BY seq DESC LIMIT 1),
                                   '""" + GENESIS + """')
-    BEGIN SELECT RAISE(ABORT, 'audit log insert does not extend the chain'); END;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-TRIGGERS = ("records_no_update", "records_no_delete", "records_chain")
+    BEGIN SELECT RAISE(ABORT, 'audit log insert does not extend the chain'); END""",
+    """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+)
+TRIGGERS = {s.split()[2]: s for s in SCHEMA if s.startswith("CREATE TRIGGER")}
+
+LOCK_RETRY_S = 30.0
+
+
+class OldLogError(ValueError):
+    """An existing log in another schema: never appended to (its chain would mix encodings)."""
+
+
+class LogWriteError(Exception):
+    """The record could not be made durable. str() is the one line for the boxer."""
+
+    def __init__(self, path, exc):
+        self.path = path
+        self.cause = exc
+        code = getattr(exc, "sqlite_errorcode", None)
+        self.disk_full = code == sqlite3.SQLITE_FULL or "full" in str(exc)
+        if self.disk_full:
+            why = ("disk full: free space on the disk holding %s (or move RING_HOME to a larger "
+                   "disk), then restart the host; play is stopped until the log can be written"
+                   % path)
+        elif code == sqlite3.SQLITE_READONLY or "readonly" in str(exc):
+            why = ("audit log %s is read-only: make its disk writable, then restart the host; "
+                   "play is stopped until the log can be written" % path)
+        else:
+            why = ("cannot write the audit log %s (%s): check its disk, then restart the host; "
+                   "play is stopped until the log can be written" % (path, exc))
+        super().__init__(why)
 
 
 def default_path():
@@ -70,41 +99,79 @@ def open_audit_log(path=None):
                         "permissions (`ring doctor` reports both)", code=1) from None
 
 
-def canonical(data):
-    """The one JSON text that is stored and hashed (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def record_hash(prev, kind, ts, data_text, blob_sha):
-    h = hashlib.sha256()
-    for part in (prev, kind, repr(float(ts)), data_text, blob_sha or ""):
-        b = part.encode()
-        h.update(len(b).to_bytes(4, "big"))  # length-prefixed: fields cannot bleed into each other
-        h.update(b)
-    return h.hexdigest()
+def _retry_locked(fn, deadline):
+    """Run fn(), retrying while another process holds the database (journal-mode switches and
+    schema creation do not always wait on the busy handler)."""
+    delay = 0.005
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 class AuditLog:
-    """One audit database. Safe for several processes appending at once (IMMEDIATE txns)."""
+    """One audit database. Safe for several processes appending at once (IMMEDIATE txns).
 
-    def __init__(self, path, create=True):
+    readonly=True opens an evidence copy without writing anything (mode=ro, or immutable
+    when not even the -shm file can be made, e.g. on read-only media)."""
+
+    def __init__(self, path, create=True, readonly=False):
         self.path = str(path)
-        if not create and not os.path.exists(self.path):
+        self.readonly = readonly
+        if (readonly or not create) and not os.path.exists(self.path):
             raise FileNotFoundError(self.path)
-        d = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(d, exist_ok=True)
+        if readonly:
+            self.db = self._open_readonly()
+            return
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         # check_same_thread off: RingHost opens the log on one thread and writes it from its
         # loop's; it is still one writer at a time (the host serialises every append).
-        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30,
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=LOCK_RETRY_S,
                                   check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        deadline = time.monotonic() + LOCK_RETRY_S
+        _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL").fetchone(), deadline)
         self.db.execute("PRAGMA synchronous=FULL")  # durable on commit, also across power loss
-        fresh = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='records'").fetchone() is None
-        if create and fresh:
-            # Only a new log gets the schema: re-creating guards on an existing file would
-            # hide that someone dropped them (verify reports "triggers-missing" instead).
-            self.db.executescript(_SCHEMA)
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        if create:
+            _retry_locked(self._create_schema, deadline)
+        version = self.schema_version()
+        if version != SCHEMA_VERSION:
+            self.db.close()
+            raise OldLogError("audit log %s has schema %s, this host writes schema %d: move it "
+                              "aside (keep it: it is evidence) and start a new log"
+                              % (self.path, version, SCHEMA_VERSION))
+
+    def _open_readonly(self):
+        uri = "file:%s?mode=ro" % _uri_path(self.path)
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=LOCK_RETRY_S)
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.OperationalError:
+            # no -shm can be created beside a read-only copy: read the file as it is
+            db = sqlite3.connect("file:%s?immutable=1" % _uri_path(self.path), uri=True,
+                                 isolation_level=None)
+            return db
+
+    def _create_schema(self):
+        """Only a new log gets the schema, all of it in one transaction: re-creating guards on
+        an existing file would hide that someone dropped them (verify reports it instead)."""
+        cur = self.db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            if cur.execute("SELECT 1 FROM sqlite_master WHERE name='records'").fetchone() is None:
+                for stmt in SCHEMA:
+                    cur.execute(stmt)
+                cur.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                cur.execute("INSERT INTO meta VALUES ('format', ?)", (canonical.FORMAT,))
+            cur.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                cur.execute("ROLLBACK")
+            raise
 
     def close(self):
         self.db.close()
@@ -114,6 +181,13 @@ class AuditLog:
 
     def __exit__(self, *exc):
         self.close()
+
+    def schema_version(self):
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return int(row[0]) if row else None
 
     # ---- writing ------------------------------------------------------------------------
     def append(self, kind, data, blob=None, event=None, ts=None):
@@ -125,17 +199,20 @@ class AuditLog:
         return seq
 
     def append_once(self, kind, data, blob=None, event=None, ts=None):
-        """Like append, -> (seq, written) where written is False for a duplicate event."""
+        """Like append, -> (seq, written) where written is False for a duplicate event.
+        Raises LogWriteError (disk full, read-only, I/O) with nothing written."""
+        import hashlib
         if not isinstance(kind, str) or not kind:
             raise ValueError("record kind must be a non-empty string")
-        text = canonical(data)
+        text = canonical.jcs(data)
         blob = bytes(blob) if blob is not None else None
         blob_sha = hashlib.sha256(blob).hexdigest() if blob is not None else None
         boot_id, event_id = event if event is not None else (None, None)
-        ts = time.time() if ts is None else float(ts)
+        ts_us = int(round((time.time() if ts is None else float(ts)) * 1e6))
+        digest = canonical.body_digest(kind, ts_us, text, blob_sha, boot_id, event_id)
         cur = self.db.cursor()
-        cur.execute("BEGIN IMMEDIATE")
         try:
+            cur.execute("BEGIN IMMEDIATE")
             if event is not None:
                 row = cur.execute("SELECT seq FROM records WHERE boot_id=? AND event_id=?",
                                   (boot_id, event_id)).fetchone()
@@ -144,14 +221,28 @@ class AuditLog:
                     return row[0], False
             row = cur.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             seq, prev = (row[0] + 1, row[1]) if row else (1, GENESIS)
-            h = record_hash(prev, kind, ts, text, blob_sha)
             cur.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
-                        (seq, ts, kind, text, blob, blob_sha, prev, h, boot_id, event_id))
+                        (seq, ts_us, kind, text, blob, blob_sha, boot_id, event_id, prev,
+                         canonical.chain(prev, digest)))
             cur.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            raise LogWriteError(self.path, exc) from exc
         except BaseException:
-            cur.execute("ROLLBACK")
+            self._rollback()
             raise
         return seq, True
+
+    def _rollback(self):
+        # SQLite has already rolled back after SQLITE_FULL/IOERR: a second ROLLBACK would
+        # replace the real cause with "no transaction is active".
+        if self.db.in_transaction:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
     # ---- reading ------------------------------------------------------------------------
     def has_event(self, boot_id, event_id):
@@ -159,42 +250,65 @@ class AuditLog:
         return self.db.execute("SELECT 1 FROM records WHERE boot_id=? AND event_id=?",
                                (boot_id, event_id)).fetchone() is not None
 
-    def records(self, kind=None, since=0, with_blobs=True):
-        """Records in chain order (seq ascending), optionally of one kind and after `since`."""
-        cols = "seq, ts, kind, data, %s, prev, hash, boot_id, event_id" % ("blob" if with_blobs else "NULL")
-        sql = "SELECT %s FROM records WHERE seq > ?" % cols
+    _COLS = "seq, ts_us, kind, data, %s, prev, hash, boot_id, event_id"
+
+    def records(self, kind=None, since=0, with_blobs=True, until=None):
+        """Records in chain order (seq ascending), optionally of one kind, after `since` and up
+        to `until`. Streams: one row in memory at a time."""
+        sql = "SELECT %s FROM records WHERE seq > ?" % (self._COLS % ("blob" if with_blobs else "NULL"))
         args = [since]
+        if until is not None:
+            sql += " AND seq <= ?"
+            args.append(until)
         if kind is not None:
             sql += " AND kind = ?"
             args.append(kind)
         for row in self.db.execute(sql + " ORDER BY seq", args):
-            yield Record(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6], row[7], row[8])
+            yield _record(row)
+
+    def last(self, n, kind=None):
+        """The last n records (of one kind), oldest first: an index walk from the end."""
+        sql = "SELECT %s FROM records" % (self._COLS % "NULL")
+        args = []
+        if kind is not None:
+            sql += " WHERE kind = ?"
+            args.append(kind)
+        rows = self.db.execute(sql + " ORDER BY seq DESC LIMIT ?", args + [n]).fetchall()
+        return [_record(r) for r in reversed(rows)]
 
     def head(self):
-        """(seq, hash) of the last record, (0, GENESIS) when empty: keep it elsewhere as an
-        anchor, since a chain alone cannot reveal that its newest records were cut off."""
+        """(seq, hash) of the last record, (0, GENESIS) when empty."""
         row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else (0, GENESIS)
 
+    def hash_at(self, seq):
+        row = self.db.execute("SELECT hash FROM records WHERE seq=?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def digests(self, since, until):
+        """(seq, body digest) of records since < seq <= until, streamed: what the witness chains."""
+        for seq, ts_us, kind, data, blob_sha, boot_id, event_id in self.db.execute(
+                "SELECT seq, ts_us, kind, data, blob_sha, boot_id, event_id FROM records "
+                "WHERE seq > ? AND seq <= ? ORDER BY seq", (since, until)):
+            yield seq, canonical.body_digest(kind, ts_us, data, blob_sha, boot_id, event_id)
+
     def count(self):
-        return self.db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+        return self.head()[0]
 
     # ---- checking -----------------------------------------------------------------------
-    def verify(self, expect_head=None):
-        """Walk the chain. -> report dict: ok, records, head, problems [{seq, problem, detail}]."""
-        from .verify import verify_rows
-        rows = self.db.execute("SELECT seq, ts, kind, data, blob, blob_sha, prev, hash FROM records "
-                               "ORDER BY seq").fetchall()
-        present = {r[0] for r in self.db.execute(
-            "SELECT name, 1 FROM sqlite_master WHERE type='trigger'")}
-        report = verify_rows(rows)
-        missing = [t for t in TRIGGERS if t not in present]
-        if missing:
-            report["problems"].append({"seq": None, "problem": "triggers-missing",
-                                       "detail": "append-only triggers removed: %s" % ", ".join(missing)})
-        if expect_head is not None and report["head"]["hash"] != expect_head:
-            report["problems"].append({"seq": report["head"]["seq"], "problem": "head-mismatch",
-                                       "detail": "last record's hash differs from the anchor "
-                                                 "(records cut off or the chain rewritten)"})
-        report["ok"] = not report["problems"]
-        return report
+    def verify(self, expect_head=None, witness=None):
+        """Stream the chain. -> report dict: ok, records, head, problems [{seq, problem, detail}].
+        `witness`: a record.witness.Evidence (board head + key) to check against."""
+        from .verify import verify_log
+        return verify_log(self, expect_head=expect_head, witness=witness)
+
+
+def _record(row):
+    ts_us = row[1]
+    return Record(row[0], ts_us / 1e6, row[2], canonical.loads(row[3]), row[4], row[5], row[6],
+                  row[7], row[8], ts_us)
+
+
+def _uri_path(path):
+    from urllib.parse import quote
+    return quote(os.path.abspath(path))

@@ -274,6 +274,8 @@ def render(ev):
         return [f"  ! {d['text']} (alarm {d['id']}: 'ack {d['id']}' when dealt with)"]
     if kind == "gap":
         return [f"  ! {d['dropped']} host event(s) not shown (the console fell behind)"]
+    if kind == "log-down":
+        return [f"  !! {d['text']}"]
     return []
 
 

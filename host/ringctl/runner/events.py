@@ -6,7 +6,7 @@ subscriber can then re-read `RingHost.snapshot()`). Publishing takes one short l
 subscriber and never blocks on a reader, so a stuck screen cannot delay a spin.
 
 Kinds: phase, light, link, spin-started, verdict, result, settlement, call, lost-coin, alarm,
-alarm-acked, table, board-event, gap (see docs/ARCHITECTURE.md for each one's data).
+alarm-acked, table, board-event, log-down, gap (see docs/ARCHITECTURE.md for each one's data).
 """
 import collections
 import threading

@@ -31,6 +31,9 @@ from ..link.alarms import BoardAlarms
 from ..game.engine import MalformedOp
 from ..link.client import LinkError
 from ..record import records
+from ..record.log import LogWriteError
+from ..record.rebuild import rebuild_engine
+from ..record.witness import WitnessFeed
 from . import commands as C
 from .events import EventBus
 
@@ -122,6 +125,8 @@ class RingHost:
         self._stopping = threading.Event()
         self._last_error = None
         self._sent = collections.OrderedDict()  # cmd id -> (code, spin): awaiting EV_RESULT
+        self.witness = WitnessFeed(log, link, alarm=self._alarm)   # the board witnesses the log
+        self.log_down = None        # the one line saying why the log cannot be written
 
     # ==== the API for consoles ================================================================
     def subscribe(self, maxlen=256):
@@ -165,6 +170,7 @@ class RingHost:
                     "result": spin.outcome.result if spin.outcome is not None else None},
                 "table": state,
                 "alarms": [dict(a) for a in self.alarms.values()],
+                "log_down": self.log_down,
             }
 
     def camera_view(self):
@@ -217,17 +223,41 @@ class RingHost:
                                     "spin": None, "t": time.time()})
 
     def step(self, timeout=0.02):
-        """One turn: queued commands, board events (up to `timeout` s), alarms, the spin."""
+        """One turn: queued commands, board events (up to `timeout` s), alarms, the spin.
+        Once the log cannot be written, only commands are taken (and refused, saying why)."""
         self._take_commands()
-        self.pump(timeout)
-        self._watch_link()
-        spin = self.spin
-        if spin is not None and spin.outcome is None and self._ready_to_decide(spin):
-            self.adjudicate()
-        if spin is not None and spin.outcome is not None and spin.outcome.result != "unsure" \
-                and not spin.finished:
-            with self._lock:
-                self._settle()
+        if self.log_down:
+            time.sleep(timeout)
+            return
+        try:
+            self.pump(timeout)
+            self._watch_link()
+            spin = self.spin
+            if spin is not None and spin.outcome is None and self._ready_to_decide(spin):
+                self.adjudicate()
+            if spin is not None and spin.outcome is not None and spin.outcome.result != "unsure" \
+                    and not spin.finished:
+                with self._lock:
+                    self._settle()
+        except LogWriteError as exc:
+            self._log_failed(exc)
+
+    def _log_failed(self, exc):
+        """Record, then announce: the log cannot be written, so nothing more is announced.
+        The board shows the fault light, the boxer gets one line saying why and what to do,
+        board events stay unacknowledged on the board (recorded after the restart), and the
+        table state goes back to what the log holds."""
+        with self._lock:
+            if self.log_down:
+                return
+            self.log_down = str(exc)
+            self.engine = rebuild_engine(self.log)      # nothing in memory ahead of the log
+            try:
+                self.link.send_cmd(rm.CMD_LIGHT, str(rm.LIGHT_FAULT))   # a fault: no decision
+            except Exception:           # the link too: the board goes link-lost by itself
+                pass
+            self._publish("log-down", {"text": self.log_down,
+                                       "spin": self.spin.number if self.spin else None})
 
     def _take_commands(self):
         while True:
@@ -258,6 +288,9 @@ class RingHost:
         if now - self._alarm_check_t > 0.5:
             self._alarm_check_t = now
             self.check_alarms()
+            if self.spin is None or self.spin.finished:
+                with self._lock:
+                    self.witness.sync(commit=False)      # catch up a backlog, between spins
         deadline = now + timeout
         while True:
             ev = self.link.get_event(timeout=max(0.0, deadline - time.monotonic()))
@@ -296,7 +329,10 @@ class RingHost:
                  "t_us": ev.t_us, "a": ev.a, "b": ev.b, "text": ev.text}, **extra))
             if self.boot_id is not None and ev.boot_id != self.boot_id:
                 self._board_restarted(ev)
+            if ev.boot_id != self.boot_id:
+                self.witness.start()                # where does the board's chain stand?
             self.boot_id = ev.boot_id
+            self.witness.on_event(ev)
             if ev.code == rm.EV_LIGHT:
                 name = rm.LIGHT_NAMES[ev.a] if 0 <= ev.a < len(rm.LIGHT_NAMES) else str(ev.a)
                 self.light = name
@@ -451,8 +487,7 @@ class RingHost:
             self.camera_fault = self.watcher is not None and self.watcher.stalled(self.camera_stale_s)
             outcome = spin.adj.decide(verdicts or None,
                                       need=1 if certain_no_spin else self.stills)
-            spin.outcome = outcome
-            spin.t_result = time.monotonic()
+            t_result = time.monotonic()
             # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
             light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
             jpegs = []
@@ -463,6 +498,7 @@ class RingHost:
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first
+            spin.outcome, spin.t_result = outcome, t_result
             self._tell_board(rm.CMD_LIGHT, str(light))                     # then the board
             if self.camera_fault and not was_fault:
                 self._alarm("camera-stalled", "camera stalled: the fault light is on; the boxer "
@@ -494,11 +530,12 @@ class RingHost:
         """Announce the result to the table (6.9): the board ends the spin, the rules engine
         settles the wagers (recorded, then announced)."""
         spin = self.spin
-        self._tell_board(rm.CMD_SPIN_DONE, "")         # the spin record is already durable
         events = []
         if spin.outcome.result in ("heads", "tails", "odds", "no-spin"):
-            events = self._apply_op({"op": "spin", "result": spin.outcome.result})
+            events = self._apply_op({"op": "spin", "result": spin.outcome.result})  # durable first
+        self._tell_board(rm.CMD_SPIN_DONE, "")         # then the board
         spin.finished = True
+        self.witness.sync()                     # once per spin: one flash write on the board
         self._publish("settlement", {"spin": spin.number, "result": spin.outcome.result,
                                      "events": events})
         return events
@@ -529,6 +566,8 @@ class RingHost:
     def _execute(self, cmd):
         """Carry out one command (under the lock) -> Reply. A refusal is recorded with its rule."""
         spin = self.spin
+        if self.log_down:
+            return C.Reply(False, self.log_down)           # cannot even record the refusal
         try:
             if cmd.role is None:
                 raise Refused(None, "the command has no role: say who is asking (boxer, "
@@ -536,9 +575,17 @@ class RingHost:
             handler = getattr(self, "_do_" + cmd.name.replace("-", "_"))
             return handler(cmd)
         except (Refused, AdjudicationError) as exc:
-            records.record_refused(self.log, cmd.as_json(), exc.rule, exc.reason, user=cmd.user,
-                                   role=cmd.role, spin=spin.number if spin is not None else None)
+            try:
+                records.record_refused(self.log, cmd.as_json(), exc.rule, exc.reason,
+                                       user=cmd.user, role=cmd.role,
+                                       spin=spin.number if spin is not None else None)
+            except LogWriteError as down:
+                self._log_failed(down)
+                return C.Reply(False, self.log_down)
             return C.Reply(False, exc.reason, exc.rule)
+        except LogWriteError as exc:
+            self._log_failed(exc)
+            return C.Reply(False, self.log_down)
 
     def _need_role(self, cmd, roles, rule, what):
         if cmd.role not in roles:
@@ -598,10 +645,10 @@ class RingHost:
                           "supervisor matter outside the ring" % spin.number)
         reason = reason or "%s's call" % actor
         outcome = spin.adj.resolve(actor, result, reason)     # refuses players (7.5), 7.6 ...
-        spin.outcome = outcome
         step = spin.adj.steps[-1]
         records.record_override(self.log, spin.number, actor, result, reason, outcome.as_json(),
                                 user=cmd.user, role=cmd.role)              # durable first
+        spin.outcome = outcome
         self._tell_board(rm.CMD_LIGHT, str(outcome.light))                # then the board
         self._publish("call", {"spin": spin.number, "actor": actor, "user": cmd.user,
                                "role": cmd.role, "result": result, "rule": step["rule"],

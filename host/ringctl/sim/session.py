@@ -63,6 +63,7 @@ class DemoSession:
             os.chmod(key_path, 0o600)
         with open(key_path, "rb") as f:
             key = f.read()
+        self.witness_key = _provision_witness(flash, os.path.join(self.work, "witness.key"))
         self.board = SimBoard(flash, key=key)
         self.board.start()
         self.link = LinkClient(self.board.tty, key)
@@ -249,6 +250,8 @@ class DemoSession:
                 self.edge_to_light_us.append(ev.data["edge_to_light_us"])
             elif ev.kind == "alarm":
                 self.say("  ! " + ev.data["text"])
+            elif ev.kind == "log-down":
+                raise UserError(ev.data["text"], code=1)
             if until is not None and until(ev):
                 return seen
 
@@ -350,3 +353,24 @@ def _table_line(op, ev):
         return {"bets-open": "\"place your bets\" [6.2]",
                 "bets-closed": "\"no more bets, come in spinner\" [6.3]"}[kind]
     return None
+
+
+def _provision_witness(flash, copy_path):
+    """The demo board's audit-log witness key (made once, as `ring device provision
+    --witness-copy` would) and the surveillance copy at `copy_path`, so that `ring log verify
+    --witness W/flash --witness-key W/witness.key` works on a demo log."""
+    from ..fw import witness
+    from ..fw.ringlink import hmac_key
+    board_key = os.path.join(flash, witness.KEY_FILE)
+    if not os.path.exists(board_key):
+        wkey = os.urandom(witness.KEY_LEN)
+        for path, data in ((board_key, wkey), (os.path.join(flash, witness.STATE_FILE),
+                                               witness.pack_state(hmac_key, wkey, 0, witness.GENESIS))):
+            with open(path, "wb") as f:
+                f.write(data)
+            os.chmod(path, 0o600)
+    if not os.path.exists(copy_path):
+        with open(board_key, "rb") as src, open(copy_path, "wb") as f:
+            f.write(src.read())
+        os.chmod(copy_path, 0o600)
+    return copy_path
