@@ -156,11 +156,23 @@ class WitnessFeed:
         self.problem = None
         self.receipts = 0
         self.commit_due = False
+        self.resume = False          # a send failed: ask the board's head again, then go on
 
     def start(self):
         """Ask where the board's chain stands (after the link comes up or the board restarts)."""
         self.board_seq = None
-        self.link.send_cmd(rm.CMD_WITNESS_HEAD, binascii.hexlify(os.urandom(16)).decode())
+        self._send(rm.CMD_WITNESS_HEAD, binascii.hexlify(os.urandom(16)).decode())
+
+    def _send(self, code, text):
+        """A command to the board; a link that cannot take it (queue full, link down) only
+        delays witnessing: the board's head is asked for again and the feed resumes."""
+        try:
+            self.link.send_cmd(code, text)
+            return True
+        except UserError:
+            self.board_seq = None
+            self.resume = True
+            return False
 
     def on_event(self, ev):
         if ev.code != rm.EV_WITNESS:
@@ -195,6 +207,9 @@ class WitnessFeed:
         board's receipt, now or on the call that catches up. -> records sent."""
         self.commit_due = self.commit_due or commit
         if self.board_seq is None:
+            if self.resume:
+                self.resume = False
+                self.start()
             return 0
         head_seq = self.log.head()[0]
         if head_seq <= self.board_seq:
@@ -213,7 +228,9 @@ class WitnessFeed:
                 self.board_seq = seq               # before the board can answer
                 if commit:
                     self.commit_due = False
-                self.link.send_cmd(rm.CMD_WITNESS, W.pack_feed(first, batch, commit))
+                if not self._send(rm.CMD_WITNESS, W.pack_feed(first, batch, commit)):
+                    self.commit_due = self.commit_due or commit
+                    break
                 if self.board_seq != seq:          # refused already (a synchronous link)
                     break
                 first, batch = seq + 1, []
