@@ -280,12 +280,14 @@ class LinkClient:
     def _open_line(self):
         import serial
         path = resolve_port(self.port_spec, self.serial_number)
-        ser = serial.Serial()
-        ser.port = path
+        # a pyserial URL (socket://host:port, rfc2217://host:port: a board behind a serial
+        # server) or a device path; serial_for_url handles both, serial.Serial() only paths
+        ser = serial.serial_for_url(path, do_not_open=True)
         ser.baudrate = 115200
         ser.timeout = 0
         ser.write_timeout = 1.0
-        ser.exclusive = True
+        if "://" not in path:
+            ser.exclusive = True    # a device path: no second program on the same line
         ser.dsrdtr = False
         ser.rtscts = False
         ser.open()

@@ -1,4 +1,4 @@
-"""Which serial port to open: a path as given, or `auto` (USB 2E8A:0005, optional serial number).
+"""Which serial port to open: a path or pyserial URL as given, or `auto` (USB 2E8A:0005, optional serial number).
 
 Simulated boards (a pty each) register their device id here, so a port names its board either way.
 """
@@ -16,7 +16,8 @@ def boards():
 
 
 def resolve_port(spec, serial_number=None):
-    """Path to open now. `spec` is a device path or 'auto'. UserError when nothing fits."""
+    """Path to open now. `spec` is a device path, a pyserial URL (socket://HOST:PORT,
+    rfc2217://HOST:PORT) or 'auto'. UserError when nothing fits."""
     if spec and spec != "auto":
         return spec
     found = boards()
