@@ -1,9 +1,13 @@
-# Entry point: run the ring controller with this board; on any crash log it and reset (never fall to the REPL mid-game).
-# Technician escape (keeps mpremote usable with kbd_intr(-1) in force): a one-shot repl.flag
-# (written by the authenticated CMD_RESET "repl") or the no-spin button held at power-on
-# skips the controller and leaves the REPL running. See firmware/README.md.
+# Entry point: Ctrl-C off first, pick the board, crash streak check, integrity, run; on any crash log it once per streak and reset (never fall to the REPL mid-game).
+import micropython
+micropython.kbd_intr(-1)
+# ^ the first statement (issue 18): the link is binary on the REPL's USB port and ~15% of host
+# HELLOs carry a 0x03 byte. Until this line a 0x03 raises KeyboardInterrupt (a crash, a
+# reset); importing anything first would leave that window open for a few hundred ms.
+# Technician escape (keeps mpremote usable): a one-shot repl.flag (written by the
+# authenticated CMD_RESET "repl") or the no-spin button held at power-on skips the
+# controller and gives Ctrl-C back to the REPL. See firmware/README.md.
 import sys
-
 
 
 def _board():
@@ -24,7 +28,10 @@ def _escape(mod, b):
     return hasattr(mod, "escape_requested") and mod.escape_requested()
 
 
-def _log_crash(b, e):
+def _log_crash(b, e, n):
+    """crash.txt keeps the first crash of a streak (the later ones repeat it; flash wear)."""
+    if n > 1:
+        return
     try:
         with open(b.path("crash.txt"), "w") as f:
             sys.print_exception(e, f)
@@ -32,18 +39,21 @@ def _log_crash(b, e):
         pass
 
 
-def _locked(b, chk):
-    """Fault light, no controller, no REPL, no reset loop: only a redeploy fixes this."""
+def _locked(b, why):
+    """Fault light, no controller, no REPL, no reset loop: only a redeploy or a power cycle
+    (after fixing the cause) gets out of here."""
     import time
     try:
-        with open(b.path("crash.txt"), "w") as f:
-            f.write("locked: integrity %s: %s\n" % (chk[0], ", ".join(chk[2])))
+        with open(b.path("locked.txt"), "w") as f:
+            f.write(why + "\n")
     except Exception:
         pass
     on = 0
     while True:
         on ^= 1
         b.lamps[0].value(on)      # red fast blink = LIGHT_FAULT (light.py)
+        b.lamps[1].value(0)
+        b.lamps[2].value(0)
         b.lamps[3].value(0)
         time.sleep_ms(125)
 
@@ -51,8 +61,14 @@ def _locked(b, chk):
 b = None
 try:
     mod, b = _board()
+    import resets
+    cause, crashes = resets.boot(b)
     if _escape(mod, b):
+        micropython.kbd_intr(3)
         print("ring controller not started (technician escape): REPL available")
+    elif crashes >= resets.MAX_CRASHES:
+        _locked(b, "crash loop: %d crashes in a row (first one in crash.txt); "
+                   "power-cycle once the cause is fixed" % crashes)
     else:
         # integrity first: a changed module must not get the chance to run (issue 3)
         import integrity
@@ -63,9 +79,9 @@ try:
             import app
         except Exception:
             if chk[0] == "mismatch" or (chk[0] == "unverified" and not b.dev):
-                _locked(b, chk)       # files differ and do not even load: stay locked
+                _locked(b, "integrity %s: %s" % (chk[0], ", ".join(chk[2])))
             raise
-        app.run(b, chk)
+        app.run(b, chk, crashes)
 except SystemExit:
     if sys.platform == "rp2":
         import machine
@@ -73,9 +89,11 @@ except SystemExit:
     raise   # unix port: board_sim.reset() ends the process; simboard.py restarts it
 except BaseException as e:
     if b is not None:
-        _log_crash(b, e)
         try:
-            b.reset()
+            import resets
+            n = resets.crashed(b)
+            _log_crash(b, e, n)
+            b.reset(why=resets.WHY_CRASH)
         except SystemExit:
             raise
         except BaseException:

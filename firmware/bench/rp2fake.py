@@ -79,6 +79,8 @@ class Mem32:
 
 
 class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
     made = []
 
     def __init__(self, *a, **kw):

@@ -1,5 +1,8 @@
-# The ring controller: asyncio tasks (fast IRQ hand-off, timers, piezo sampling, link, supervisor) wired around the board it is given.
+# The ring controller: hard-IRQ bar (guard.py), then asyncio tasks (edge hand-off, one timer, link, supervisor) wired around the board it is given.
 # Only board modules touch `machine`; the board object is injected (board_pico / board_sim).
+# The bar itself never waits for this loop: guard.py's hard IRQ handlers light it (7.3.1,
+# 7.3.2); the loop times everything else and reports. Budget on an RP2040 (~170-210x slower
+# than the unix port here): `ring bench firmware` prints each pass scaled to the chip.
 import gc
 import sys
 import time
@@ -14,26 +17,27 @@ from config import Config
 from light import Light
 from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN, SRC_ARM,
                      SRC_MAT, SRC_WALL)
+from guard import Guard, BeamIrq, PinIrq, WallIrq
 from spin import Spin
 from events import Clock, EventQueue
 from witness import Witness
+import resets
 
-FW_VERSION = "0.4.0"   # 0.4: light-ON beams (pins.PINS levels), event byte ring, EV_HEAP text
+FW_VERSION = "0.5.0"   # 0.5: hard-IRQ bar, one timer task, non-blocking link writes, crash back-off
 
 # supervisor check-in bits: the watchdog is fed only when every task checked in (issue 3)
 T_FAST = const(1)
 T_TICK = const(2)
-T_ADC = const(4)
 T_LINK = const(8)
-T_ALL = const(15)
+T_ALL = const(11)
 WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
-TICK_MS = const(2)
-LINK_MS = const(10)
+LINK_MS = const(20)           # link housekeeping (heartbeats, resends, host silence)
+HANG_MS = const(1000)         # no timer pass this long: the lamp watchdog shows FAULT
 LINK_SLOTS = const(16)        # ringlink tx ring (each slot 98 bytes + header)
 LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop pass)
 FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_BARRED)
-SPIN_WAIT_US = const(2000)    # glitch-filter waits up to this are busy-waited
+TX_FRAME_ROOM = const(132)    # board tx buffer room one encoded frame needs (129 + delimiters)
 SELFTEST_MS = const(300)
 # collect after this many bytes. The link (ringlink) makes ~1.6 KB of garbage per frame sent
 # and ~2.3 KB per frame received on the 64-bit unix port (about half on the Pico): with
@@ -99,6 +103,8 @@ class App:
         self.edges = EdgeQueue(self.wake)
         self.light = Light(board.lamps, time.ticks_ms, v["light_type"] != "none")
         self.light.on_lamps = board.on_lamps
+        self.guard = Guard(self.edges, self.light, v["glitch_us"])
+        self.irqs = []          # the hard handlers (bound once; re-registered by the supervisor)
         self.spin = Spin(v, self)
         self.beams = BeamFilter(v["glitch_us"], self._beam_break, self.spin.beam_clear,
                                 board.beam_active)
@@ -110,7 +116,7 @@ class App:
         self.testing = False
         self.h_light = Hist()
         self.h_loop = Hist()
-        self.heap_peak = 0      # highest gc.mem_alloc() seen (sampled every TICK_MS): all of it
+        self.heap_peak = 0      # highest heap level (supervisor: before collecting, or live + GC_EVERY)
         self.heap_live = 0      # after the supervisor's last gc.collect()
         self.heap_ready = 0     # after modules, App, boot and gc.collect(): play starts here
         self.app_peak = 0       # highest gc.mem_alloc() since heap_ready
@@ -122,21 +128,44 @@ class App:
         self.pending_reset = None
         self.last_heap_ms = 0
         self.witness = Witness(board.path, ringlink.hmac_key)   # the audit log's witness (#16)
+        self.timer_ms = 10      # the timer task's period (adc_period_us, apply_config)
+        self.passes = 0
+        self.loop_ms = time.ticks_ms()   # last timer pass (the lamp watchdog reads it)
+        self.hung = False
+        self.beam_miss = 0      # beams whose level disagreed with the filter last supervision
+        self.irq_resyncs = 0
+        self.crashes = 0        # crash streak before this boot (main.py, resets.py)
+        self.t_start = time.ticks_ms()
+        self.streak_over = False
 
     # ---- outputs used by Spin ------------------------------------------------------------
     def emit(self, code, t_us, a=0, b=0, text=None):
+        if code == M.EV_PHASE or code == M.EV_BARRED:
+            self.guard_sync()
         self.events.put(code, t_us, a, b, text)
         if code == M.EV_PHASE:
             self.board.on_phase(a)
 
+    def guard_sync(self):
+        """The hard IRQ bars only while a sensor break would bar here (Spin.beam_break)."""
+        sp = self.spin
+        self.guard.armed = 1 if (sp.active() and sp.phase != M.PH_AT_REST
+                                 and not sp.barred) else 0
+
     def show(self, state, t_edge_us):
-        """Set the light now; measure edge -> outputs when a sensor edge caused it."""
-        if state == self.light.state and t_edge_us is None:
+        """Set the light now; measure edge -> outputs when a sensor edge caused it (when the
+        hard IRQ already lit it, its own edge -> lamp time is the figure)."""
+        if state == self.light.state and t_edge_us is None and not self.light.changed:
             return          # nothing changes: no event, no socket line
         self.light.show(state)
         edge_us = -1
         if t_edge_us is not None:
-            edge_us = tdiff(time.ticks_us(), t_edge_us)
+            g = self.guard
+            if g.bar_src >= 0 and g.t_edge == t_edge_us:
+                edge_us = g.lamp_us
+                g.bar_src = -1
+            else:
+                edge_us = tdiff(time.ticks_us(), t_edge_us)
             self.h_light.add(edge_us)
         self.light.edge_us = edge_us
         self.light.changed = False
@@ -174,6 +203,27 @@ class App:
                     self.spin.button(M.BTN_NOSPIN if k == 0 else M.BTN_ARM, db.stable, t, now_ms)
                     self._button_refused()
         self.beams.poll(time.ticks_us())
+        g = self.guard
+        if g.bar_src >= 0 and g.bar_src != SRC_WALL and self.beams.state[g.bar_src] != 2:
+            return          # its CONFIRMED edge is still queued (read on the next wake)
+        if g.bar_src >= 0:
+            # the spin ended between the handler's check and now: the red lamp is not ours
+            g.bar_src = -1
+            if not self.spin.barred:
+                self.light.changed = False
+                self.show(self._phase_light(), None)
+
+    def _phase_light(self):
+        sp = self.spin
+        if sp.phase == M.PH_FAULT:
+            return M.LIGHT_FAULT
+        if not sp.host_up:
+            return M.LIGHT_LINK_LOST
+        if sp.phase == M.PH_ARMED:
+            return M.LIGHT_ARMED
+        if sp.active():
+            return M.LIGHT_IN_FLIGHT
+        return M.LIGHT_IDLE
 
     def _button_refused(self):
         if self.spin.refused:
@@ -186,31 +236,14 @@ class App:
         return v - p.floor()
 
     async def fast_task(self):
-        """IRQ hand-off. loop_us counts its work, not the deliberate glitch-filter wait."""
+        """Edge hand-off: the hard IRQs already barred (guard.py); this reports at once."""
         while True:
             self.alive |= T_FAST
             await self.wake.wait()
             t = time.ticks_us()
             self.process_edges()
-            work = tdiff(time.ticks_us(), t)
-            while self.beams.pending:      # glitch filter: re-check until confirmed or gone
-                w = self.beams.wait_us(time.ticks_us())
-                if w <= SPIN_WAIT_US:
-                    # short: hold the loop (IRQs still record edges) so the light is not
-                    # late by a whole scheduler round
-                    end = time.ticks_add(time.ticks_us(), w + 5)
-                    while time.ticks_diff(end, time.ticks_us()) > 0:
-                        pass                    # spin, not sleep: an OS sleep oversleeps
-                else:
-                    await asyncio.sleep_ms(0)
-                t = time.ticks_us()
-                self.process_edges()
-                work += tdiff(time.ticks_us(), t)
-                if self.beams.pending and not w:
-                    await asyncio.sleep_ms(0)   # pin already clear: let its edge arrive
-            t = time.ticks_us()
             self.pump_link(FAST_FRAMES)    # the bar leaves at once, not at the next poll
-            self.h_loop.add(work + tdiff(time.ticks_us(), t))
+            self.h_loop.add(tdiff(time.ticks_us(), t))
 
     # ---- timers ------------------------------------------------------------------------------
     def tick_once(self):
@@ -233,20 +266,52 @@ class App:
             quiet = self.piezo[1].last_loud
         self.spin.tick(now, quiet, t)
         self.light.tick()
-        used = gc.mem_alloc()
-        if used > self.heap_peak:
-            self.heap_peak = used
-        if used > self.app_peak:
-            self.app_peak = used
+        # no gc.mem_alloc() here: it walks the whole heap (3-5 ms on an RP2040); the
+        # supervisor samples the heap
         if self.events.count or self.session is not None and self.session.unacked:
             self.pump_link(FAST_FRAMES)
+
+    def timer_once(self):
+        """One pass of the one timer task: envelopes, timers, light, link housekeeping."""
+        t = time.ticks_us()
+        self.loop_ms = time.ticks_ms()
+        if self.hung:
+            # the loop is back after a stall the lamp watchdog covered: no result survives it
+            self.hung = False
+            self.events.put(M.EV_FAULT, None, self.spin.fault, 0,
+                            "loop stalled >= %d ms: lamps showed FAULT" % HANG_MS)
+            self.light.changed = False
+            self.show(self._phase_light(), None)
+        self.adc_once()
+        self.tick_once()
+        self.passes += 1
+        if self.session is None:
+            self.alive |= T_LINK
+        elif self.passes * self.timer_ms % LINK_MS < self.timer_ms:
+            self.alive |= T_LINK
+            self.link_service()
         self.h_loop.add(tdiff(time.ticks_us(), t))
 
-    async def tick_task(self):
+    async def timer_task(self):
+        """One task for every periodic job (one scheduler round per period, not four)."""
+        if self.session is not None:
+            self.session.start(time.ticks_ms())
         while True:
             self.alive |= T_TICK | T_FAST   # fast task waits on IRQs: idle is healthy
-            self.tick_once()
-            await asyncio.sleep_ms(TICK_MS)
+            self.timer_once()
+            await asyncio.sleep_ms(self.timer_ms)
+
+    def lamp_watch(self, _=None):
+        """From the board's lamp timer (an IRQ): the loop has not run for HANG_MS -> FAULT
+        blinking, so a hang never leaves a result (or an armed lamp) showing until the
+        watchdog resets the board. Allocation-free."""
+        lt = self.light
+        if tdiff(time.ticks_ms(), self.loop_ms) < HANG_MS:
+            return
+        if not self.hung:
+            self.hung = True
+            lt.irq_show(M.LIGHT_FAULT)
+        lt.tick(False)
 
     def adc_once(self):
         """One sample of each envelope: impacts (LANDED), quiet tracking, wall backup path."""
@@ -269,15 +334,6 @@ class App:
         elif lvl < self.cfg.v["rest_threshold"]:
             self.wall_loud = False
 
-    async def adc_task(self):
-        while True:
-            self.alive |= T_ADC
-            t = time.ticks_us()
-            self.adc_once()
-            self.h_loop.add(tdiff(time.ticks_us(), t))
-            period = self.cfg.v["adc_period_us"] // 1000
-            await asyncio.sleep_ms(period if period > 1 else 1)
-
     # ---- link ----------------------------------------------------------------------------------
     def pump_link(self, limit=1000):
         """Events into the link, frames onto the line (at most `limit` frames: the fast path
@@ -294,11 +350,13 @@ class App:
             if s.send(ringlink.MT_EVENT, ev, now) < 0:
                 break           # link ring full: stays queued (EV_OVERFLOW if ours fills)
             q.pop()
-        while limit > 0:
+        b = self.board
+        b.link_flush()
+        while limit > 0 and b.tx_room() >= TX_FRAME_ROOM:
             out = s.poll(now)
             if out is None:
                 break
-            self.board.link_write(out)
+            b.link_write(out)
             limit -= 1
 
     def link_service(self):
@@ -325,7 +383,7 @@ class App:
         self.pump_link(LINK_FRAMES)
         if self.pending_reset is not None and (s.unacked == 0 or
                                                tdiff(now, self.pending_reset[1]) > 1000):
-            self.board.reset(self.pending_reset[0])
+            self.board.reset(self.pending_reset[0], why=resets.WHY_DELIBERATE)
 
     async def link_rx_task(self):
         """Sleeps until the line is readable (no polling), then serves it at once.
@@ -339,16 +397,6 @@ class App:
             t = time.ticks_us()
             self.link_service()
             self.h_loop.add(tdiff(time.ticks_us(), t))
-
-    async def link_timer_task(self):
-        """Heartbeats, retransmissions, host-silence detection even when nothing arrives."""
-        self.session.start(time.ticks_ms())
-        while True:
-            self.alive |= T_LINK
-            t = time.ticks_us()
-            self.link_service()
-            self.h_loop.add(tdiff(time.ticks_us(), t))
-            await asyncio.sleep_ms(LINK_MS)
 
     # ---- commands (host -> device) -------------------------------------------------------------
     def result(self, cid, code, text=None):
@@ -429,6 +477,8 @@ class App:
     def apply_config(self):
         v = self.cfg.v
         self.beams.glitch_us = v["glitch_us"]
+        self.guard.glitch_us = v["glitch_us"]
+        self.timer_ms = max(1, v["adc_period_us"] // 1000)
         for db in self.btn:
             db.ms = v["debounce_ms"]
         self.matdb.ms = v["debounce_ms"]
@@ -459,10 +509,12 @@ class App:
                             free + used, self.heap_ready, app, self.heap_base, self.heap_live))
 
     def stats_text(self):
-        # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost
-        return "l99=%d lmax=%d loop=%d live=%d base=%d lost=%d gl=%d f=%x" % (
+        # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost,
+        # glitches, faults, longest link write us, IRQ resyncs
+        return "l99=%d lmax=%d loop=%d live=%d base=%d lost=%d gl=%d f=%x w=%d rs=%d" % (
             self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.heap_live,
-            self.heap_base, self.edges.lost, self.beams.glitches, self.spin.fault)
+            self.heap_base, self.edges.lost, self.beams.glitches, self.spin.fault,
+            self.board.tx_max_us(), self.irq_resyncs)
 
     # ---- self-test -------------------------------------------------------------------------------
     def selftest_begin(self):
@@ -533,21 +585,59 @@ class App:
     def supervise_once(self, wdt):
         """Feed the watchdog only if every task checked in since the last feed (issue 3).
         A task stuck in a loop stops checking in: no feed, and the WDT resets the board."""
-        self.clock.now()                # keep the 64-bit clock extended
+        self.clock.update()             # count ticks_us wraps (events.Clock)
         fed = False
         if self.alive & T_ALL == T_ALL:
             wdt.feed()
             self.alive = 0
             fed = True
+        self.check_beams()
+        # the heap is sampled here, not per pass: gc.mem_alloc() walks the whole heap. Between
+        # two samples automatic collections keep garbage under GC_EVERY, so live + GC_EVERY
+        # bounds the peak we cannot see
+        used = gc.mem_alloc()
         gc.collect()
         self.heap_live = gc.mem_alloc()
+        if self.heap_live + GC_EVERY > used:
+            used = self.heap_live + GC_EVERY
+        if used > self.heap_peak:
+            self.heap_peak = used
+        if used > self.app_peak:
+            self.app_peak = used
         self.led_on ^= 1
         self.board.led(self.led_on)
         now = time.ticks_ms()
+        if not self.streak_over and tdiff(now, self.t_start) >= resets.HEALTHY_MS:
+            self.streak_over = True
+            resets.healthy(self.board)
         if tdiff(now, self.last_heap_ms) >= self.cfg.v["heap_report_s"] * 1000:
             self.last_heap_ms = now
             self.heap_event()
         return fed
+
+    def check_beams(self):
+        """A hard handler that raises is disabled for good, and a missed edge leaves the
+        filter wrong: a beam whose pin disagrees with the filter at two supervisions in a row
+        is resynced from its level and its handler registered again (reported)."""
+        self.process_edges()
+        b = self.board
+        st = self.beams.state
+        miss = 0
+        for s in range(8):
+            if b.beam_active(s) != (1 if st[s] else 0):
+                miss |= 1 << s
+        bad = miss & self.beam_miss
+        self.beam_miss = miss & ~bad
+        if not bad:
+            return
+        t = time.ticks_us()
+        for s in range(8):
+            if bad & (1 << s):
+                self.irq_resyncs += 1
+                b.irq_beam(s, self.irqs[s])
+                self.beams.edge(s, b.beam_active(s), t)
+                self.events.put(M.EV_FAULT, t, self.spin.fault, 0,
+                                "beam %d IRQ missed an edge: handler re-registered" % s)
 
     async def supervisor(self, wdt):
         while True:
@@ -567,7 +657,8 @@ class App:
         self.integrity = st
         self.image = bytes(8) if img is None else bytes(int(img[i:i + 2], 16) for i in range(0, 16, 2))
         self.events.put(M.EV_BOOT, t, b.reset_cause(), gc.mem_free(),
-                        "fw=%s image=%s %s" % (FW_VERSION, st, (img or "")[:16]))
+                        "fw=%s image=%s %s crashes=%d" % (FW_VERSION, st, (img or "")[:16],
+                                                          self.crashes))
         for e in self.cfg.errors:
             self.events.put(M.EV_FAULT, t, 0, 0, "config: " + e)
         if st == "mismatch":
@@ -587,33 +678,35 @@ class App:
                 "interp": "%s %s %s" % (sys.implementation.name,
                                         ".".join(str(x) for x in sys.implementation.version[:3]),
                                         b.name)})
-        # IRQs last: everything they hand work to exists now
+        # IRQs last: everything they hand work to exists now. Bound methods made once: the
+        # handlers run as hard IRQs and must not allocate
         q = self.edges
+        g = self.guard
+        self.irqs = [BeamIrq(g, s, b.beams[s], b.beam_low[s]).irq for s in range(8)]
         for s in range(8):
-            b.irq_beam(s, q.handler(s, b.beams[s], b.beam_low[s]))
-        b.irq_button(0, q.handler(SRC_NOSPIN, b.buttons[0], b.button_low[0]))
-        b.irq_button(1, q.handler(SRC_ARM, b.buttons[1], b.button_low[1]))
-        b.irq_mat(q.handler(SRC_MAT, b.mat, b.mat_low))
-        b.irq_wall(q.handler(SRC_WALL, b.wall_trig, b.wall_low))
+            b.irq_beam(s, self.irqs[s])
+        b.irq_button(0, PinIrq(q, SRC_NOSPIN, b.buttons[0], b.button_low[0]).irq)
+        b.irq_button(1, PinIrq(q, SRC_ARM, b.buttons[1], b.button_low[1]).irq)
+        b.irq_mat(PinIrq(q, SRC_MAT, b.mat, b.mat_low).irq)
+        b.irq_wall(WallIrq(g, SRC_WALL, b.wall_trig, b.wall_low).irq)
+        b.lamp_watch(self.lamp_watch)
 
     def _task_died(self, loop, context):
-        _task_died_log(self.board, context.get("exception"))
-        self.board.reset()
+        # main.py's crash path: logged once per crash streak, counted, reset (resets.py)
+        raise context.get("exception")
 
     async def main(self, chk=None):
         if hasattr(micropython, "alloc_emergency_exception_buf"):   # not on the unix port
             micropython.alloc_emergency_exception_buf(100)
+        self.apply_config()
         self.boot(chk)
         gc.collect()
         gc.threshold(GC_EVERY)
         self.heap_ready = self.app_peak = gc.mem_alloc()   # play starts: app_peak counts from here
         wdt = self.board.wdt(WDT_MS)
-        tasks = [self.fast_task(), self.tick_task(), self.adc_task(), self.supervisor(wdt)]
+        tasks = [self.fast_task(), self.timer_task()]
         if self.session is not None:
-            tasks.append(self.link_timer_task())
             tasks.append(self.link_rx_task())
-        else:
-            self.alive |= T_LINK
         for t in self.board.tasks(self):
             tasks.append(t)
         # a task that dies would print a traceback onto the link (and look like the REPL to
@@ -621,23 +714,13 @@ class App:
         asyncio.get_event_loop().set_exception_handler(self._task_died)
         for c in tasks:
             asyncio.create_task(c)
-        await self.selftest()
-        while True:
-            if self.session is None:
-                self.alive |= T_LINK
-            await asyncio.sleep_ms(200)
+        asyncio.create_task(self.selftest())
+        await self.supervisor(wdt)
 
 
-def _task_died_log(board, exc):
-    try:
-        with open(board.path("crash.txt"), "w") as f:
-            sys.print_exception(exc, f)
-    except Exception:
-        pass
-
-
-def run(board, chk=None):
-    """Entry from main.py (chk = integrity.check result, done before importing us).
-    Binary link data must never raise KeyboardInterrupt (issue 3): Ctrl-C is off from here."""
-    micropython.kbd_intr(-1)
-    asyncio.run(App(board).main(chk))
+def run(board, chk=None, crashes=0):
+    """Entry from main.py (chk = integrity.check result, done before importing us; crashes =
+    the crash streak so far). main.py turned Ctrl-C off as its first line (issue 18)."""
+    a = App(board)
+    a.crashes = crashes
+    asyncio.run(a.main(chk))

@@ -5,6 +5,7 @@ import select
 import machine
 
 import ringmsg as M
+from linkio import TxBuffer
 
 import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
 
@@ -15,6 +16,9 @@ ADC_PINS = (pins.PIEZO0, pins.PIEZO1, pins.WALL)
 LED_PIN = pins.LED
 
 _BOTH = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+_SCRATCH = 0x4005800C      # RP2040 WATCHDOG_BASE + SCRATCH0: kept across resets, not power
+TX_BUDGET = 128            # link bytes per pass, one per POLLOUT check (linkio.py): ~4 ms
+LAMP_WATCH_MS = 125        # the lamp watchdog's period (FAST blink half-period)
 
 
 def _input(name):
@@ -32,7 +36,8 @@ class Board:
     dev = False     # no manifest = not deployed = locked (FAULT_INTEGRITY)
     root = "/"
 
-    def __init__(self):
+    def __init__(self, rx=None, tx=None):
+        """rx / tx: the link streams (default USB-CDC stdin / stdout)."""
         P = machine.Pin
         # active_low per input: the app records the *active* level (1 = broken / pressed /
         # on the mat / strike) as pin.value() ^ active_low (board_sim does the same)
@@ -47,12 +52,14 @@ class Board:
         self.adc = [machine.ADC(P(n)) for n in ADC_PINS]
         self.lamps = [P(n, P.OUT, value=0) for n in LIGHT_PINS]
         self.ledpin = P(LED_PIN, P.OUT, value=0)
-        self.rx = sys.stdin.buffer
-        self.tx = sys.stdout.buffer
+        self.rx = rx if rx is not None else sys.stdin.buffer
+        self.tx = tx if tx is not None else sys.stdout.buffer
         self.rx_poll = select.poll()
-        self.rx_poll.register(sys.stdin, select.POLLIN)
+        self.rx_poll.register(sys.stdin if rx is None else rx, select.POLLIN)
+        self.txq = TxBuffer(sys.stdout if tx is None else tx, piece=1, budget=TX_BUDGET)
         self.one = bytearray(1)
-        self._cause = self._reset_cause()
+        self.cause = self._reset_cause()     # main.py refines it (resets.py)
+        self.timer = None
 
     def path(self, name):
         return "/" + name
@@ -75,7 +82,14 @@ class Board:
         return M.RESET_OTHER
 
     def reset_cause(self):
-        return self._cause
+        return self.cause
+
+    def scratch(self, i):
+        """Watchdog scratch register i (0..3; 4..7 belong to the bootrom's reboot)."""
+        return machine.mem32[_SCRATCH + 4 * i]
+
+    def set_scratch(self, i, v):
+        machine.mem32[_SCRATCH + 4 * i] = v
 
     def read_key(self):
         try:
@@ -92,10 +106,14 @@ class Board:
     def wdt(self, ms):
         return machine.WDT(timeout=ms)
 
-    def reset(self, repl=False):
+    def reset(self, repl=False, why=None):
+        """why: resets.WHY_* mark for the next boot (machine.reset() reads as "watchdog" on
+        rp2: without the mark every deliberate reset would look like a hang)."""
         if repl:
             with open("/repl.flag", "w") as f:
                 f.write("1")
+        if why is not None:
+            self.set_scratch(0, why)
         machine.reset()
 
     def led(self, v):
@@ -110,19 +128,27 @@ class Board:
     def mat_active(self):
         return self.mat.value() ^ self.mat_low
 
+    # Every input IRQ is hard: a soft one is queued (depth 8, overflow silent), stamped only
+    # after the running C call or collection, and cannot bar within a millisecond (issue 18).
     def irq_beam(self, s, h):
-        self.beams[s].irq(h, _BOTH)
+        self.beams[s].irq(h, _BOTH, hard=True)
 
     def irq_button(self, k, h):
-        self.buttons[k].irq(h, _BOTH)
+        self.buttons[k].irq(h, _BOTH, hard=True)
 
     def irq_mat(self, h):
-        self.mat.irq(h, _BOTH)
+        self.mat.irq(h, _BOTH, hard=True)
 
     def irq_wall(self, h):
         # the strike edge: rising when active HIGH (the LM393), falling when active LOW
         P = machine.Pin
-        self.wall_trig.irq(h, P.IRQ_FALLING if self.wall_low else P.IRQ_RISING)
+        self.wall_trig.irq(h, P.IRQ_FALLING if self.wall_low else P.IRQ_RISING, hard=True)
+
+    def lamp_watch(self, cb):
+        """cb(timer) every LAMP_WATCH_MS from a (virtual, soft) timer: it runs between any two
+        bytecodes, so a loop stuck in Python still gets its lamps taken off a stale result."""
+        self.timer = machine.Timer(period=LAMP_WATCH_MS, mode=machine.Timer.PERIODIC,
+                                   callback=cb)
 
     def link_read(self, buf):
         n = 0
@@ -140,10 +166,18 @@ class Board:
         return n
 
     def link_write(self, data):
-        try:
-            self.tx.write(data)
-        except OSError:
-            pass   # host gone: the link protocol resends
+        """Never blocks (linkio.TxBuffer): a frame the buffer cannot take is dropped and resent
+        by the link protocol."""
+        self.txq.put(data)
+
+    def link_flush(self):
+        self.txq.flush()
+
+    def tx_room(self):
+        return self.txq.room()
+
+    def tx_max_us(self):
+        return self.txq.max_us
 
     def on_light(self, state, bits, edge_us):
         pass

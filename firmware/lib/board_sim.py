@@ -9,6 +9,7 @@ import asyncio
 import machine
 
 import ringmsg as M
+from linkio import TxBuffer
 import pins   # the same active levels as the real board (hardware/pinmap.json)
 
 PATH_MAX = 108
@@ -30,9 +31,14 @@ class SimPin(machine.PinBase):
         self.level = level
         self.handler = None
         self.trigger = 0
+        self.until = None     # ticks_us a pulse ends at: the wire falls back then, even while
+                              # a handler still runs (its edge IRQ follows when it returns)
 
     def value(self, v=None):
         if v is None:
+            u = self.until
+            if u is not None and time.ticks_diff(time.ticks_us(), u) >= 0:
+                return self.level ^ 1
             return self.level
         self.level = 1 if v else 0
         return None
@@ -63,6 +69,16 @@ class SimInput(SimPin):
 
     def set_active(self, on):
         self.set((1 if on else 0) ^ self.low)
+
+    def pulse_start(self, us):
+        """Active for `us` from now; the caller ends it with pulse_end() once the time is up
+        (a handler reading the pin meanwhile sees it fall on time, as on the wire)."""
+        self.until = time.ticks_add(time.ticks_us(), us)
+        self.set_active(1)
+
+    def pulse_end(self):
+        self.until = None
+        self.set_active(0)
 
     def cut(self):
         self.set(1 if self.pull == pins.PULL_UP else 0)
@@ -167,13 +183,16 @@ class Board:
         self.ledpin = SimPin("LED", 0)
         self.rx_poll = select.poll()
         self.rx_poll.register(self.rx, select.POLLIN)
-        self.tx_poll = select.poll()
-        self.tx_poll.register(self.tx, select.POLLOUT)
         self.one = bytearray(1)
         self.nonblock = os.getenv("RING_LINK_NONBLOCK") == "1" and self.rx is self.tx
+        # the pty fd is non-blocking: whole runs, a full line returns a short count
+        self.txq = TxBuffer(self.tx, piece=0 if self.nonblock else 1)
         self.conns = []
         self.app = None
-        self.dropped = 0
+        try:
+            self.cause = int(os.getenv("RING_RESET_CAUSE") or M.RESET_POWER_ON)
+        except ValueError:
+            self.cause = M.RESET_OTHER
 
     # ---- identity, storage -------------------------------------------------------------------
     def path(self, name):
@@ -186,10 +205,23 @@ class Board:
         return os.getenv("RING_DEVICE_ID") or "SIM0000000001"
 
     def reset_cause(self):
+        return self.cause
+
+    # the RP2040's watchdog scratch registers: a file in the flash directory that survives
+    # the process restart (a reset) and is cleared at power-on (resets.py)
+    def scratch(self, i):
         try:
-            return int(os.getenv("RING_RESET_CAUSE") or M.RESET_POWER_ON)
-        except ValueError:
-            return M.RESET_OTHER
+            with open(self.path("scratch"), "rb") as f:
+                d = f.read()
+            return struct.unpack_from("<I", d, 4 * i)[0]
+        except (OSError, ValueError):
+            return 0
+
+    def set_scratch(self, i, v):
+        regs = [self.scratch(k) for k in range(4)]
+        regs[i] = v & 0xFFFFFFFF
+        with open(self.path("scratch"), "wb") as f:
+            f.write(struct.pack("<IIII", *regs))
 
     def read_key(self):
         try:
@@ -207,11 +239,18 @@ class Board:
         self.wdt_obj = SimWDT(ms, self.path("wdt.feed"))
         return self.wdt_obj
 
-    def reset(self, repl=False):
+    def reset(self, repl=False, why=None):
         if repl:
             with open(self.path("repl.flag"), "w") as f:
                 f.write("1")
+        if why is not None:
+            self.set_scratch(0, why)
         raise SystemExit(RESET_EXIT)
+
+    def lamp_watch(self, cb):
+        """No timer interrupts under the unix port: a hung simulated board is restarted by
+        SimBoard's watchdog; the lamp watchdog's logic is tested on virtual time."""
+        return None
 
     def led(self, v):
         self.ledpin.value(v)
@@ -269,17 +308,18 @@ class Board:
         return n
 
     def link_write(self, data):
-        """Never block the controller on a host that does not read: drop (the link resends)."""
-        for _ in self.tx_poll.ipoll(0):
-            try:
-                if self.tx.write(data) is None:    # non-blocking fd full: dropped
-                    self.dropped += 1
-                if hasattr(self.tx, "flush"):
-                    self.tx.flush()
-            except OSError:
-                self.dropped += 1
-            return
-        self.dropped += 1
+        """Never blocks on a host that does not read (linkio.TxBuffer); a frame with no room is
+        dropped and resent by the link protocol."""
+        self.txq.put(data)
+
+    def link_flush(self):
+        self.txq.flush()
+
+    def tx_room(self):
+        return self.txq.room()
+
+    def tx_max_us(self):
+        return self.txq.max_us
 
     # ---- light / phase reports to the simulator --------------------------------------------------
     def _say(self, line, only=None):
@@ -415,18 +455,20 @@ class Board:
         return None
 
     async def _pulse(self, pin, us):
+        # the start edge's handler may run past the pulse's end (the guard times an armed
+        # break inside its IRQ): the pin reads clear on time, its own edge comes after
+        pin.pulse_start(us)
+        end = pin.until
         if us < 1000:
-            # short pulses (glitches, fast coins) are timed here exactly: both edges are
-            # stamped by the IRQ path and the firmware's glitch filter judges them
-            pin.set_active(1)
-            time.sleep_us(us)
-            pin.set_active(0)
+            # short pulses (glitches, fast coins) are timed here exactly
+            left = time.ticks_diff(end, time.ticks_us())
+            if left > 0:
+                time.sleep_us(left)
+            pin.pulse_end()
             return
-        pin.set_active(1)
-        end = time.ticks_add(time.ticks_us(), us)
         while True:
             left = time.ticks_diff(end, time.ticks_us())
             if left <= 0:
                 break
             await asyncio.sleep_ms((left - 1000) // 1000 if left > 2000 else 0)
-        pin.set_active(0)
+        pin.pulse_end()

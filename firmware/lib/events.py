@@ -1,7 +1,7 @@
-# Outgoing event queue (one preallocated byte ring, never silent on overflow) and the 64-bit microsecond clock for event times.
+# Outgoing event queue (one preallocated byte ring, never silent on overflow) and the 64-bit microsecond event clock built from small ints.
 import time
 import struct
-from ringmsg import EVENT_FMT, EVENT_HDR, EV_OVERFLOW
+from ringmsg import EVENT_HDR, EV_OVERFLOW
 
 try:
     from micropython import const
@@ -17,27 +17,50 @@ RING_BYTES = const(3072)
 TEXT_MAX = const(72)      # ringlink MAX_PAYLOAD 98 - EVENT_HDR 25 (longer text is cut)
 RESERVE = const(26)       # room always kept for the EV_OVERFLOW report (EVENT_HDR + 1)
 _TMASK = const(0x3FFFFFFF)
-_THALF = const(0x20000000)
 
 
 class Clock:
-    """Extends ticks_us (30-bit wrap) to microseconds since boot. now() must be called at least
-    every ~8 minutes (the supervisor does it every 0.5 s)."""
+    """Microseconds since the clock was made, as (wraps, ticks) and never as one int: ticks_us
+    wraps every 2^30 us (17.9 min) and on a 32-bit port any int past 2^30 is a heap object,
+    so a single counter would make every event allocate after 18 minutes of uptime. pack()
+    writes the 64-bit value's bytes from the two small ints. update() must run at least every
+    ~8 minutes (the supervisor calls it every 0.5 s)."""
 
     def __init__(self):
-        self.last = time.ticks_us()
-        self.ext = 0
+        self.base = time.ticks_us()
+        self.last = self.base
+        self.wraps = 0
 
-    def now(self):
+    def update(self):
         t = time.ticks_us()
-        self.ext += ((t - self.last + _THALF) & _TMASK) - _THALF
+        if t < self.last:         # ticks_us came round (it only grows between wraps)
+            self.wraps += 1
         self.last = t
-        return self.ext
 
-    def at(self, ticks):
-        """Extended time of a ticks_us value taken in the last ~8 minutes."""
-        now = self.now()
-        return now - (((self.last - ticks + _THALF) & _TMASK) - _THALF)
+    def pack(self, buf, off, ticks=None):
+        """8 little-endian bytes at buf[off]: us since start of a ticks_us value taken in the
+        last ~8 minutes (None = now). Allocation-free."""
+        self.update()
+        w = self.wraps
+        if ticks is None:
+            ticks = self.last
+        elif ticks > self.last and w:
+            w -= 1                 # taken before the last wrap
+        lo = ticks - self.base
+        if lo < 0:
+            lo = (lo + _TMASK) + 1     # borrow one wrap (stays a small int on 32 bits)
+            w -= 1
+        if w < 0:
+            w = 0
+            lo = 0
+        buf[off] = lo & 0xFF
+        buf[off + 1] = (lo >> 8) & 0xFF
+        buf[off + 2] = (lo >> 16) & 0xFF
+        buf[off + 3] = ((lo >> 24) & 0x3F) | ((w & 3) << 6)
+        buf[off + 4] = (w >> 2) & 0xFF
+        buf[off + 5] = (w >> 10) & 0xFF
+        buf[off + 6] = (w >> 18) & 0xFF
+        buf[off + 7] = (w >> 26) & 0xFF
 
 
 class EventQueue:
@@ -92,9 +115,11 @@ class EventQueue:
             return False
         if o != self.head and self.head < self.size:
             self.buf[self.head] = 0           # wrap marker
-        t = self.clock.at(t_ticks) if t_ticks is not None else self.clock.now()
         self.buf[o] = n
-        struct.pack_into(EVENT_FMT, self.buf, o + 1, self.boot_id, self.next_id, code, t, a, b)
+        # ringmsg.EVENT_FMT "<IIBqii" in three parts: the q (time) is written by the clock
+        struct.pack_into("<IIB", self.buf, o + 1, self.boot_id, self.next_id, code)
+        self.clock.pack(self.buf, o + 10, t_ticks)
+        struct.pack_into("<ii", self.buf, o + 18, a, b)
         if raw is not None:
             k = n - EVENT_HDR
             self.mv[o + 1 + EVENT_HDR:o + 1 + n] = raw if k == len(raw) else memoryview(raw)[:k]

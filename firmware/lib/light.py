@@ -80,16 +80,24 @@ class Light:
         self.changed = True
         self._apply(0)
 
-    def tick(self):
-        """Advance blinking / end the buzzer; call every few ms."""
+    def irq_show(self, state):
+        """show() from a hard IRQ (the guard's bar, the lamp watchdog): no allocation, no
+        callbacks; `changed` stays set so the loop reports it."""
+        self.state = state
+        self.t0 = self.ticks_ms()
+        self.changed = True
+        self._apply(0, False)
+
+    def tick(self, report=True):
+        """Advance blinking / end the buzzer; call every few ms (report=False from an IRQ)."""
         now = self.ticks_ms()
         d = now - self.t0
         if d < 0:        # ticks_ms wrapped (every ~12 days): restart the pattern
             self.t0 = now
             d = 0
-        self._apply(d)
+        self._apply(d, report)
 
-    def _apply(self, since):
+    def _apply(self, since, report=True):
         p = PATTERNS[self.state]
         bits = lamp_on(p[0], since) | (lamp_on(p[1], since) << 1) | (lamp_on(p[2], since) << 2)
         if since < p[3]:
@@ -102,5 +110,5 @@ class Light:
                 o[1].value((bits >> 1) & 1)
                 o[2].value((bits >> 2) & 1)
                 o[3].value((bits >> 3) & 1)
-            if self.on_lamps is not None:
+            if report and self.on_lamps is not None:
                 self.on_lamps(bits)

@@ -121,8 +121,9 @@ RESET_POWER_ON = const(1)   # power applied
 RESET_WATCHDOG = const(3)   # the firmware hung: watchdog reset
 RESET_SOFT = const(5)       # CMD_RESET or a soft reboot
 RESET_OTHER = const(0)      # anything else (e.g. the reset button)
+RESET_CRASH = const(6)      # main.py reset after an exception (firmware resets.py)
 RESET_NAMES = {RESET_POWER_ON: "power-on", RESET_WATCHDOG: "watchdog",
-               RESET_SOFT: "soft", RESET_OTHER: "other"}
+               RESET_SOFT: "soft", RESET_OTHER: "other", RESET_CRASH: "crash"}
 
 # ---- self-test / fault bits -------------------------------------------------------------
 FAULT_BEAM = const(0x00FF)     # bit n: beam sector n broken at idle (blocked/misaligned)

@@ -1,6 +1,6 @@
-# Sensor drivers: beam-curtain IRQ capture + glitch filter, debounced contacts, wall trigger, piezo floor/impact/rest tracking.
-# IRQ handlers here never allocate (proved under micropython.heap_lock() in tests/firmware):
-# they store ticks_us timestamps into preallocated arrays and set one ThreadSafeFlag.
+# Sensor drivers: the IRQ edge queue, beam glitch filter, debounced contacts, piezo floor/impact/rest tracking.
+# EdgeQueue.push runs inside hard IRQ handlers (guard.py) and never allocates (proved under
+# micropython.heap_lock() in tests/firmware): timestamps into preallocated arrays, one flag set.
 import time
 from array import array
 
@@ -36,17 +36,6 @@ class EdgeQueue:
         self.tail = 0
         self.lost = 0
         self.wake = wake          # asyncio.ThreadSafeFlag (or anything with .set())
-
-    def handler(self, src, pin, active_low):
-        """A bound IRQ handler for one pin; created once at init (closure), so no allocation
-        happens when the IRQ fires. Records the *active* level (1 = beam broken / pressed);
-        active_low (0/1) comes from pins.PINS via the board, so rewiring needs no code change."""
-        x = 1 if active_low else 0
-
-        def irq(p):
-            t = time.ticks_us()
-            self.push(src, pin.value() ^ x, t)
-        return irq
 
     def push(self, src, level, t):
         h = self.head
@@ -99,7 +88,16 @@ class BeamFilter:
         self.pending = 0              # bitmask of unconfirmed breaks
 
     def edge(self, s, broken, t):
+        """broken: 0 clear, 1 broken, 2 broken and already timed >= glitch_us by the hard IRQ
+        (guard.CONFIRMED: the handler barred on it; confirm now, same edge time)."""
         st = self.state[s]
+        if broken == 2:
+            if st != 2:
+                self.state[s] = 2
+                self.pending &= ~(1 << s)
+                self.t0[s] = t
+                self.on_break(s, t)
+            return
         if broken:
             if st == 0:
                 self.state[s] = 1

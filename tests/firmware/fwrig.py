@@ -8,6 +8,7 @@ import time as _rt
 import app as APP
 import sensors as SENS
 import events as EVM
+import guard as GRD
 import board_sim
 import ringmsg as M
 
@@ -38,6 +39,21 @@ class FakeTime:
         self.us += ms * 1000
 
 
+class BusyTime(FakeTime):
+    """The guard's clock: its hard handler busy-waits the glitch filter, so each reading moves
+    the shared virtual time on by 1 us (as a real busy-wait would)."""
+
+    def __init__(self, ft):
+        self.ft = ft
+
+    def ticks_us(self):
+        self.ft.us += 1
+        return self.ft.us & _TMASK
+
+    def ticks_ms(self):
+        return self.ft.ticks_ms()
+
+
 def tmpdir(name):
     d = "/tmp/mpfw_%s_%d" % (name, os.getpid() if hasattr(os, "getpid") else _rt.ticks_us())
     try:
@@ -55,8 +71,9 @@ class Rig:
     def __init__(self, name, cfg=None, key=True, files=None, board=None, chk=None):
         """board: any board object (default board_sim's); chk: integrity result for boot."""
         self.ft = FakeTime()
-        for mod in (APP, SENS, EVM):
+        for mod in (APP, SENS, EVM, board_sim):
             mod.time = self.ft
+        GRD.time = BusyTime(self.ft)
         self.root = tmpdir(name)
         if key:
             with open(self.root + "/key.bin", "wb") as f:
@@ -72,6 +89,7 @@ class Rig:
         self.board = board
         self.board.link_write = lambda data: None       # no host process in unit tests
         self.app = APP.App(self.board)
+        self.app.apply_config()
         self.app.boot(chk)
         self.app.session = None   # events stay in the app's queue; drain() reads them
         self.events = []        # (code, a, b, text) as they left the queue
@@ -79,7 +97,7 @@ class Rig:
         self.board.on_light = lambda st, bits, edge: self.lights.append((st, edge))
 
     def restore(self):
-        for mod in (APP, SENS, EVM):
+        for mod in (APP, SENS, EVM, board_sim, GRD):
             mod.time = _rt
 
     # ---- driving -------------------------------------------------------------------------
@@ -94,13 +112,14 @@ class Rig:
             q.pop()
 
     def step_ms(self, ms=1):
-        """Advance virtual time ms by ms, running the ADC sampler and the timers each ms."""
+        """Advance virtual time ms by ms: edges handed off every ms (the fast task), the
+        timer task's pass (envelopes, timers, light) every timer_ms."""
+        a = self.app
         for _ in range(ms):
             self.ft.us += 1000
-            self.app.process_edges()
-            self.app.adc_once()             # the ADC task: every 1 ms
-            if (self.ft.us // 1000) & 1 == 0:
-                self.app.tick_once()        # the timer task: every TICK_MS = 2 ms
+            a.process_edges()
+            if (self.ft.us // 1000) % a.timer_ms == 0:
+                a.timer_once()
         self.drain()
 
     def ready(self, host=True):
@@ -132,10 +151,14 @@ class Rig:
             a.mean = step[3]
             a.noise = step[4]
         elif kind == "glitch":
+            # the wire: active for step[3] us; the pin reads clear on time even while the
+            # start edge's handler (the guard's glitch filter) is still running
             pin = b.beams[step[2]]
-            pin.set_active(1)
-            self.ft.us += step[3]
-            pin.set_active(0)
+            pin.pulse_start(step[3])
+            left = self.ft.ticks_diff(pin.until, self.ft.ticks_us())
+            if left > 0:
+                self.ft.us += left
+            pin.pulse_end()
         elif kind == "selftest":
             self.selftest()
         elif kind == "arm":

@@ -25,8 +25,9 @@ class FakePin:
             return self.v
         self.v = v
 
-    def irq(self, handler=None, trigger=0):
+    def irq(self, handler=None, trigger=0, hard=False):
         self.irqs.append(trigger)
+        self.hard = hard
 
 
 class FakeADC:
@@ -85,8 +86,13 @@ def test_irq_triggers_and_active_levels():
     b = board_pico.Board()
     b.irq_beam(3, lambda p: None)
     b.irq_wall(lambda p: None)
+    b.irq_button(0, lambda p: None)
+    b.irq_mat(lambda p: None)
     assert b.beams[3].irqs == [FakePin.IRQ_FALLING | FakePin.IRQ_RISING]
     assert b.wall_trig.irqs == [FakePin.IRQ_RISING], "strike = rising edge"
+    # soft pin IRQs are queued (depth 8, overflow silent) and stamped late: every input hard
+    for p in (b.beams[3], b.wall_trig, b.buttons[0], b.mat):
+        assert p.hard is True, "pin %d IRQ must be hard=True" % p.n
     import pins
     assert pins.PINS["BEAM2"][3] == 0, "beams are light-ON in hardware/pinmap.json"
     for p in b.beams:

@@ -1,9 +1,11 @@
 # Drivers on fake pins (machine.PinBase subclasses): IRQ paths allocation-free under heap_lock, glitch filter, debounce, piezo, light.
+import time
 import micropython
 import asyncio
 import machine
 import mptest
 import sensors
+import guard
 import light as L
 import ringmsg as M
 from board_sim import SimPin, SimADC
@@ -44,11 +46,13 @@ def test_heap_lock_really_catches_allocation():
 
 
 def test_irq_handler_does_not_allocate():
+    # the beam handlers disarmed (idle): record and queue only
     flag = asyncio.ThreadSafeFlag()
     q = sensors.EdgeQueue(flag)
+    g = guard.Guard(q, L.Light([CountPin() for _ in range(4)], time.ticks_ms), 300)
     pins = [SimPin("BEAM%d" % i) for i in range(8)]
     for i, p in enumerate(pins):
-        p.irq(q.handler(i, p, True))
+        p.irq(guard.BeamIrq(g, i, p, True).irq)
     micropython.heap_lock()
     try:
         for _ in range(3):
@@ -80,10 +84,11 @@ def test_edge_queue_overflow_is_counted_not_silent():
 
 def test_wall_and_button_irq_no_alloc():
     q = sensors.EdgeQueue(asyncio.ThreadSafeFlag())
+    g = guard.Guard(q, L.Light([CountPin() for _ in range(4)], time.ticks_ms), 300)
     wall = SimPin("WALL_TRIG", 0)
     btn = SimPin("BTN_NOSPIN")
-    wall.irq(q.handler(sensors.SRC_WALL, wall, False), 8)
-    btn.irq(q.handler(sensors.SRC_NOSPIN, btn, True))
+    wall.irq(guard.WallIrq(g, sensors.SRC_WALL, wall, False).irq, 8)
+    btn.irq(guard.PinIrq(q, sensors.SRC_NOSPIN, btn, True).irq)
     micropython.heap_lock()
     try:
         wall.set(1)

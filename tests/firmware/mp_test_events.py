@@ -1,4 +1,5 @@
-# The outgoing event ring (firmware/lib/events.py): FIFO through many wrap-arounds, text kept intact, overflow reported, put/pop allocation-free.
+# The outgoing event ring and clock (firmware/lib/events.py): FIFO through many wrap-arounds, text kept intact, overflow reported, put/pop allocation-free, time past the 2^30 us small-int limit.
+import struct
 import micropython
 import mptest
 import events as EVM
@@ -6,11 +7,18 @@ import ringmsg as M
 
 
 class FixedClock:
-    def now(self):
-        return 123456789
+    def pack(self, buf, off, ticks=None):
+        struct.pack_into("<q", buf, off, 123456789 if ticks is None else ticks)
 
-    def at(self, ticks):
-        return ticks
+
+class FakeTime:
+    """ticks_us as the chip gives it: 30 bits, wrapping every 17.9 minutes."""
+
+    def __init__(self, us):
+        self.us = us
+
+    def ticks_us(self):
+        return self.us & 0x3FFFFFFF
 
 
 def _ev(view):
@@ -85,6 +93,47 @@ def test_put_and_pop_do_not_allocate():
     finally:
         micropython.heap_unlock()
     assert q.count == 0 and q.next_id == 81
+
+
+def _small(v):
+    # the 31-bit small-int range of a 32-bit port (the unix port's are 63-bit: it cannot
+    # show the allocation, so the test checks every value the clock keeps stays inside it)
+    return -(1 << 30) <= v < (1 << 30)
+
+
+def test_clock_runs_past_the_small_int_wrap():
+    real = EVM.time
+    ft = FakeTime(0x3FFF0000)          # 65 ms before ticks_us wraps
+    EVM.time = ft
+    try:
+        start = ft.us
+        clock = EVM.Clock()
+        q = EVM.EventQueue(0x12345678, clock, size=256)
+        buf = bytearray(8)
+        for step in range(2000):        # 2000 x 7.3 s = 4 hours of uptime, ~13 wraps
+            ft.us += 7300001
+            clock.update()
+            since = ft.us - start
+            earlier = ft.ticks_us() - 5000000          # a ticks_us value from 5 s ago
+            if earlier < 0:
+                earlier += 1 << 30
+            clock.pack(buf, 0)
+            assert struct.unpack("<q", buf)[0] == since, (step, since)
+            clock.pack(buf, 0, earlier)
+            assert struct.unpack("<q", buf)[0] == since - 5000000, step
+            for v in (clock.base, clock.last, clock.wraps):
+                assert _small(v), "clock holds %d: a heap int on a 32-bit port" % v
+            micropython.heap_lock()
+            try:
+                q.put(M.EV_BEAM, earlier, 1, 2)
+            finally:
+                micropython.heap_unlock()
+            e = _ev(q.peek())
+            q.pop()
+            assert e[3] == since - 5000000 and e[4:6] == (1, 2)
+        assert since > 4 * 3600 * 1000000 and clock.wraps >= 13
+    finally:
+        EVM.time = real
 
 
 mptest.main(globals())

@@ -37,9 +37,10 @@ class WirePin(_real_machine.PinBase):
             return 0
         return 1 if self.pull == WirePin.PULL_UP else 0   # released / cut: the pull decides
 
-    def irq(self, handler=None, trigger=0):
+    def irq(self, handler=None, trigger=0, hard=False):
         self.handler = handler
         self.trigger = trigger
+        self.hard = hard
 
     def _drive(self, sinking):
         before = self.value()
@@ -91,6 +92,12 @@ class FakeMachine:
 
         def feed(self):
             pass
+
+    class Timer:
+        PERIODIC = 1
+
+        def __init__(self, **kw):
+            self.kw = kw
 
 
 sys.modules["machine"] = FakeMachine

@@ -1,0 +1,84 @@
+# The board's link output: a preallocated byte buffer written to the line only as fast as the line takes it, never blocking the controller.
+# USB-CDC on the rp2 port (MicroPython 1.28, shared/tinyusb/mp_usbd_cdc.c): POLLOUT means one
+# free byte in the 256-byte FIFO, and write() waits up to 500 ms for each 64-byte piece that
+# does not fit — with a host that holds the port open without reading, every write would
+# stall the loop. So the Pico writes one byte per POLLOUT check (piece=1: never more than the
+# line promised); a non-blocking fd (the simulated board's pty) takes whole runs (piece=0).
+import time
+import select
+
+from micropython import const
+
+TX_BYTES = const(1024)     # ~7 full frames waiting; more is the link's job (it resends)
+
+
+class TxBuffer:
+    def __init__(self, stream, piece=0, budget=4096, size=TX_BYTES):
+        self.stream = stream
+        self.poller = select.poll()
+        self.poller.register(stream, select.POLLOUT)
+        self.buf = bytearray(size)
+        self.mv = memoryview(self.buf)
+        self.one = bytearray(1)
+        self.start = 0
+        self.end = 0
+        self.piece = piece
+        self.budget = budget     # bytes per flush() at most: bounds one loop pass on the chip
+        self.max_us = 0          # longest single write() call
+        self.short = 0           # writes the line took only part of (host not reading)
+        self.dropped = 0         # frames that found no room (the link protocol resends)
+
+    def room(self):
+        return len(self.buf) - (self.end - self.start)
+
+    def put(self, data):
+        """Queue one encoded frame and write what the line takes now. -> False if no room."""
+        n = len(data)
+        if self.end + n > len(self.buf) and self.start:
+            k = self.end - self.start
+            self.mv[0:k] = self.mv[self.start:self.end]
+            self.start = 0
+            self.end = k
+        if self.end + n > len(self.buf):
+            self.dropped += 1
+            return False
+        self.mv[self.end:self.end + n] = data
+        self.end += n
+        self.flush()
+        return True
+
+    def _writable(self):
+        for _ in self.poller.ipoll(0):
+            return True
+        return False
+
+    def flush(self):
+        left = self.budget
+        while self.start < self.end and left > 0 and self._writable():
+            n = self.end - self.start
+            if self.piece and n > self.piece:
+                n = self.piece
+            if n > left:
+                n = left
+            t = time.ticks_us()
+            try:
+                if n == 1:
+                    self.one[0] = self.buf[self.start]
+                    w = self.stream.write(self.one)
+                else:
+                    w = self.stream.write(self.mv[self.start:self.start + n])
+            except OSError:
+                w = 0            # host gone: the link protocol resends
+            d = time.ticks_diff(time.ticks_us(), t)
+            if d > self.max_us:
+                self.max_us = d
+            if not w:
+                self.short += 1
+                break
+            self.start += w
+            left -= w
+            if w < n:
+                self.short += 1  # the line is full: the rest waits for the next pass
+                break
+        if self.start == self.end:
+            self.start = self.end = 0
