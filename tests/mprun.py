@@ -8,12 +8,14 @@ from ringctl.mpunix import micropython_binary
 ROOT = Path(__file__).resolve().parent.parent
 FW_LIB = ROOT / "firmware" / "lib"
 FW_TESTS = ROOT / "tests" / "firmware"
+FW_BENCH = ROOT / "firmware" / "bench"     # rp2fake: the rp2 port's machine and USB-CDC rules
 
 
 def mp_env(extra_path=()):
     env = dict(os.environ)
     env["MICROPYPATH"] = ":".join([str(p) for p in extra_path] +
-                                  [str(FW_LIB), str(FW_TESTS), ".frozen", "~/.micropython/lib"])
+                                  [str(FW_LIB), str(FW_TESTS), str(FW_BENCH), ".frozen",
+                                   "~/.micropython/lib"])
     return env
 
 
