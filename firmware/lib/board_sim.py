@@ -431,9 +431,10 @@ class Board:
                 ch = int(f[1])
                 if ch not in (0, 1):
                     return "piezo channel must be 0 or 1"
-                self.adc[ch].peak = int(f[2])
+                a = self.adc[ch]
+                a.peak = max(a.peak, int(f[2]))    # the envelope holds the highest peak
             elif cmd == "wall":
-                self.adc[2].peak = int(f[1])
+                self.adc[2].peak = max(self.adc[2].peak, int(f[1]))
                 self.wall_trig.set_active(1)
                 self.wall_trig.set_active(0)
             elif cmd == "floor":

@@ -10,10 +10,12 @@ SPEC = {
     "quiet_ms": (1000, 200, 10000, "ms without movement after the last impact = at rest"),
     "wall_threshold": (8000, 256, 65000, "wall envelope above the floor = strike (7.3.2)"),
     "noise_floor_min": (16, 0, 4096, "self-test: a channel whose floor is below this is unplugged"),
-    "glitch_us": (300, 0, 20000, "beam breaks shorter than this are glitches, not coins"),
+    "glitch_us": (300, 0, 700, "beam breaks shorter than this are glitches, not coins (timed "
+                  "in the beam IRQ: edge -> red lamp = glitch_us + ~0.1 ms)"),
     "debounce_ms": (20, 1, 500, "button / mat contact debounce"),
     "host_timeout_ms": (2000, 500, 10000, "host silent this long: disarm, LINK_LOST light"),
-    "adc_period_us": (1000, 100, 10000, "piezo envelope sampling period"),
+    "adc_period_us": (10000, 2000, 20000, "timer task period: piezo sampling, debounce "
+                      "settle, spin timers"),
     "mat_settle_ms": (200, 0, 5000, "spinner on the mat this long while armed = in flight"),
     "use_mat": (1, 0, 1, "1: the spinner's mat gates in-flight and bars 7.3.3; 0: no mat fitted"),
     "blocked_ms": (2000, 100, 60000, "beam broken this long at idle = blocked/misaligned (fault)"),

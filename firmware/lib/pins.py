@@ -7,7 +7,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-PINMAP_SHA256 = 'f7daecdf47348ec0833e1544aa792897c70ba69547f5d0f0d5a106f3f9a26d2c'
+PINMAP_SHA256 = 'bbee3700e2c82c23ff818f26444cd6b48f1a547dd946f0d5235ed1aedb6b251e'
 BOARDS = ('RPI_PICO', 'RPI_PICO2')
 MICROPYTHON = '1.28.0'
 
@@ -80,10 +80,10 @@ PINS = {
 
 # firmware configuration defaults (board /config.json overrides them)
 DEFAULTS = {
-    'adc_period_us': 1000,  # us: piezo envelope sampling period
+    'adc_period_us': 10000,  # us: the timer task's period: piezo envelope sampling, debounce settle, spin timers (the envelopes hold a peak ~100 ms; 10 ms keeps an RP2040 under half busy)
     'blocked_ms': 2000,  # ms: beam broken this long at idle = blocked or misaligned (fault)
     'debounce_ms': 20,  # ms: button and mat contact debounce
-    'glitch_us': 300,  # us: beam breaks shorter than this are electrical glitches, not coins
+    'glitch_us': 300,  # us: beam breaks shorter than this are electrical glitches, not coins (timed inside the beam IRQ while armed: edge -> red lamp = glitch_us + ~0.1 ms, so at most 700 for 1 ms)
     'heap_report_s': 30,  # s: seconds between EV_HEAP reports
     'host_timeout_ms': 2000,  # ms: host silent this long: disarm, light LINK_LOST (FAULT_HOST)
     'impact_threshold': 6000,  # adc_u16: piezo envelope above this is a coin impact

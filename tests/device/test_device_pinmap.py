@@ -207,3 +207,33 @@ def test_committed_beams_are_light_on(pm):
         p = _pin(pm, "BEAM%d" % i)
         assert (p["pull"], p["active"]) == ("up", "high"), p
         assert pinmap.cut_reads_active(p) is True
+
+
+def test_input_protection_is_enforced(pm):
+    # issue 18: 1M bleed decays slower than quiet_ms; the BAV99 clamp had no series
+    # resistor; button and mat cables went straight to GPIOs
+    bad = copy.deepcopy(pm)
+    _pin(bad, "PIEZO0")["protection"]["bleed_ohm"] = 1000000
+    del _pin(bad, "PIEZO1")["protection"]["series_ohm"]
+    _pin(bad, "WALL")["protection"]["series_ohm"] = 1000
+    del _pin(bad, "MAT")["protection"]
+    _pin(bad, "BTN_ARM")["protection"]["tvs"] = ""
+    errs = pinmap.check(bad)
+    assert any("PIEZO0" in e and "quiet_ms" in e for e in errs), errs
+    assert any("PIEZO1" in e and "series_ohm" in e for e in errs), errs
+    assert any("WALL'" in e and "series_ohm 1000" in e for e in errs), errs
+    assert any("'MAT'" in e and "straight to the GPIO" in e for e in errs), errs
+    assert any("BTN_ARM" in e and "TVS" in e for e in errs), errs
+
+
+def test_bom_matches_the_maps_protection_values(pm):
+    import csv
+    rows = {r["ref"]: r for r in csv.DictReader((pinmap.ROOT / "hardware" / "bom.csv").open())}
+    prot = _pin(pm, "PIEZO0")["protection"]
+    assert prot["bleed_ohm"] == 100000 and "100K" in rows["R-BLEED"]["part_number"]
+    assert prot["series_ohm"] == 22000 and "22K" in rows["R-SER"]["part_number"]
+    assert _pin(pm, "MAT")["protection"]["series_ohm"] == 1000 and \
+        rows["R-CSER"]["part_number"].endswith("-1K")
+    assert rows["TVS1-TVS3"]["part_number"] == _pin(pm, "BTN_NOSPIN")["protection"]["tvs"]
+    for name in ("PIEZO0", "PIEZO1", "WALL"):
+        assert "1M bleed" not in _pin(pm, name)["electrical"]

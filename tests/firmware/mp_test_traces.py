@@ -50,7 +50,8 @@ def test_clean_landing():
     rig = run_trace("clean_landing")
     rest = rig.codes(M.EV_REST)[0]
     assert rest[1] >= 1000, "quiet %d ms < quiet_ms" % rest[1]
-    # 900 + 905 on piezo 0 are two impacts (the envelope fell back between them: a bounce)
+    # 900 + 925 on piezo 0 are two impacts (two 10 ms samples apart, the envelope fell back
+    # between them: a bounce)
     assert len(rig.codes(M.EV_IMPACT)) == 3, rig.codes(M.EV_IMPACT)
 
 

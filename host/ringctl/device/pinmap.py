@@ -169,8 +169,57 @@ def check(pm):
             errs.append(f"pin '{name}': the light driver (light.py) writes 1 = lamp on; keep "
                         "kind 'output', active 'high'")
         errs += _failsafe_errors(where=f"pin '{name}'", p=p)
+        errs += _protection_errors(f"pin '{name}'", p, pm.get("defaults"))
     errs += _check_defaults(pm.get("defaults"))
     return errs
+
+
+# Input protection the board needs (issue 18). Piezo inputs: a struck disc makes tens of volts;
+# the BAV99 clamp needs a series resistor to limit its current, and the envelope's bleed sets
+# how fast the reading falls back to the floor (at most quiet_ms / 5, or "at rest" comes late).
+# Contacts on long cables (buttons, mat): series resistor + TVS before the GPIO.
+PIEZO_SERIES_OHM = (10000, 47000)
+CONTACT_SERIES_OHM = (470, 2200)
+ENVELOPE_GROUPS = ("piezo", "wall")
+CONTACT_GROUPS = ("button", "mat")
+
+
+def _protection_errors(where, p, defaults):
+    g = p.get("group")
+    prot = p.get("protection")
+    if p.get("kind") == "adc" and g in ENVELOPE_GROUPS:
+        if not isinstance(prot, dict):
+            return [f"{where}: needs 'protection' (series_ohm, clamp, hold_uf, bleed_ohm)"]
+        errs = []
+        lo, hi = PIEZO_SERIES_OHM
+        r = prot.get("series_ohm")
+        if not isinstance(r, int) or not lo <= r <= hi:
+            errs.append(f"{where}: series_ohm {r} before the clamp; use {lo // 1000}k.."
+                        f"{hi // 1000}k (limits the clamp current of a struck disc)")
+        if not prot.get("clamp"):
+            errs.append(f"{where}: no input clamp; fit a BAV99 to 0 V / 3V3")
+        bleed, hold = prot.get("bleed_ohm"), prot.get("hold_uf")
+        quiet = (defaults or {}).get("quiet_ms", {}).get("value", 1000)
+        if not isinstance(bleed, int) or not isinstance(hold, (int, float)) or hold <= 0:
+            errs.append(f"{where}: needs bleed_ohm and hold_uf (the envelope's decay)")
+        elif bleed * hold / 1000 * 5 > quiet:
+            errs.append(f"{where}: bleed {bleed} ohm x {hold} uF = {bleed * hold / 1000:.0f} ms "
+                        f"time constant; it must be <= quiet_ms/5 = {quiet / 5:.0f} ms or the "
+                        "envelope decays after quiet_ms (late 'at rest'); use 100k with 1 uF")
+        return errs
+    if p.get("kind") == "input" and g in CONTACT_GROUPS:
+        if not isinstance(prot, dict):
+            return [f"{where}: needs 'protection' (series_ohm, tvs): a long contact cable "
+                    "goes straight to the GPIO"]
+        errs = []
+        lo, hi = CONTACT_SERIES_OHM
+        r = prot.get("series_ohm")
+        if not isinstance(r, int) or not lo <= r <= hi:
+            errs.append(f"{where}: series_ohm {r}; use {lo}..{hi} (1k) before the GPIO")
+        if not prot.get("tvs"):
+            errs.append(f"{where}: no TVS; fit a 3.3 V TVS to GND at the board end")
+        return errs
+    return []
 
 
 def cut_reads_active(p):
