@@ -170,3 +170,22 @@ class CDC(io.IOBase):
         if waited > self.worst_ms:
             self.worst_ms = waited
         return i
+
+
+class CDCIn(io.IOBase):
+    """rp2 USB-CDC stdin: POLLIN while bytes wait; readinto() blocks until the buffer is full
+    (so board_pico polls before each byte)."""
+
+    def __init__(self, data=b""):
+        self.data = bytearray(data)
+
+    def ioctl(self, req, arg):
+        if req == _POLL:
+            return POLLIN if (arg & POLLIN and self.data) else 0
+        return -1 if req == _FILENO else 0
+
+    def readinto(self, buf):
+        n = min(len(buf), len(self.data))
+        buf[:n] = self.data[:n]
+        self.data = self.data[n:]
+        return n

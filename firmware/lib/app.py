@@ -509,12 +509,12 @@ class App:
                             free + used, self.heap_ready, app, self.heap_base, self.heap_live))
 
     def stats_text(self):
-        # <= 72 bytes (one frame): l99/lmax edge->light us, loop max us, live heap, edges lost,
-        # glitches, faults, longest link write us, IRQ resyncs
-        return "l99=%d lmax=%d loop=%d live=%d base=%d lost=%d gl=%d f=%x w=%d rs=%d" % (
-            self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.heap_live,
-            self.heap_base, self.edges.lost, self.beams.glitches, self.spin.fault,
-            self.board.tx_max_us(), self.irq_resyncs)
+        # <= 72 bytes (one frame, events.TEXT_MAX) with 6-digit figures: l99/lmax edge->light
+        # us, loop max us, edges lost, glitches, faults, longest link write us, beam IRQ
+        # resyncs (the heap's live= and base= are in EV_HEAP)
+        return "l99=%d lmax=%d loop=%d lost=%d gl=%d f=%x w=%d rs=%d" % (
+            self.h_light.pct(99), self.h_light.max, self.h_loop.max, self.edges.lost,
+            self.beams.glitches, self.spin.fault, self.board.tx_max_us(), self.irq_resyncs)
 
     # ---- self-test -------------------------------------------------------------------------------
     def selftest_begin(self):

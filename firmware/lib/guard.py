@@ -28,9 +28,16 @@ class Guard:
         self.glitches = 0        # breaks shorter than glitch_us seen while armed
 
     def bar(self, src, t):
-        self.armed = 0
-        self.light.irq_show(LIGHT_BARRED)
+        lt = self.light
+        if lt.enabled:          # the lamps first (light.PATTERNS[LIGHT_BARRED]: red + buzzer)
+            o = lt.out
+            o[0].value(1)
+            o[3].value(1)
+            o[1].value(0)
+            o[2].value(0)
         self.lamp_us = time.ticks_diff(time.ticks_us(), t)
+        self.armed = 0
+        lt.irq_show(LIGHT_BARRED)   # then the light's own state (blink phase, buzzer time)
         self.t_edge = t
         self.bar_src = src
         self.bars += 1

@@ -60,8 +60,15 @@ def test_commands_arm_light_status_and_errors():
         assert res[12][0] == 0
         assert res[13][0] == APP.R_REFUSED and "disarm" in res[13][1]
         st = r.codes(M.EV_STATS)
-        assert st and "base=" in st[0][3], st
-        assert r.codes(M.EV_HEAP)
+        assert st and st[0][3].split()[-1].startswith("rs="), st
+        heap = r.codes(M.EV_HEAP)
+        assert heap and "base=" in heap[0][3] and "live=" in heap[0][3], heap
+        # every field survives the one-frame text limit even with 6-digit figures
+        a.h_light.add(999999)
+        a.h_loop.add(999999)
+        a.edges.lost = a.beams.glitches = 9999
+        text = a.stats_text()
+        assert len(text) <= EVM.TEXT_MAX and text.endswith("rs=%d" % a.irq_resyncs), text
     finally:
         r.restore()
 
