@@ -33,6 +33,8 @@ T_ALL = const(11)
 WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
 LINK_MS = const(20)           # link housekeeping (heartbeats, resends, host silence)
+IDLE_STRIDE = const(2)        # no spin on: the timer runs at adc_period_us x this (CPU)
+COLLECT_EVERY = const(4)      # supervisions per explicit gc.collect() (every 2 s)
 HANG_MS = const(1000)         # no timer pass this long: the lamp watchdog shows FAULT
 LINK_SLOTS = const(16)        # ringlink tx ring (each slot 98 bytes + header)
 LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop pass)
@@ -129,7 +131,8 @@ class App:
         self.last_heap_ms = 0
         self.witness = Witness(board.path, ringlink.hmac_key)   # the audit log's witness (#16)
         self.timer_ms = 10      # the timer task's period (adc_period_us, apply_config)
-        self.passes = 0
+        self.last_link_ms = 0
+        self.supervisions = 0
         self.loop_ms = time.ticks_ms()   # last timer pass (the lamp watchdog reads it)
         self.hung = False
         self.beam_miss = 0      # beams whose level disagreed with the filter last supervision
@@ -284,22 +287,27 @@ class App:
             self.show(self._phase_light(), None)
         self.adc_once()
         self.tick_once()
-        self.passes += 1
         if self.session is None:
             self.alive |= T_LINK
-        elif self.passes * self.timer_ms % LINK_MS < self.timer_ms:
+        elif tdiff(self.loop_ms, self.last_link_ms) >= LINK_MS:
+            self.last_link_ms = self.loop_ms
             self.alive |= T_LINK
             self.link_service()
         self.h_loop.add(tdiff(time.ticks_us(), t))
 
     async def timer_task(self):
-        """One task for every periodic job (one scheduler round per period, not four)."""
+        """One task for every periodic job (one scheduler round per period, not four). With
+        no spin on, half the rate: nothing then needs 10 ms (blinks are 125 ms, the bar is
+        the IRQs'), and this pass is most of the chip's idle load."""
         if self.session is not None:
             self.session.start(time.ticks_ms())
         while True:
             self.alive |= T_TICK | T_FAST   # fast task waits on IRQs: idle is healthy
             self.timer_once()
-            await asyncio.sleep_ms(self.timer_ms)
+            ms = self.timer_ms
+            if not (self.spin.active() or self.testing):
+                ms *= IDLE_STRIDE
+            await asyncio.sleep_ms(ms)
 
     def lamp_watch(self, _=None):
         """From the board's lamp timer (an IRQ): the loop has not run for HANG_MS -> FAULT
@@ -595,15 +603,17 @@ class App:
         # the heap is sampled here, not per pass: gc.mem_alloc() walks the whole heap. Between
         # two samples automatic collections keep garbage under GC_EVERY, so live + GC_EVERY
         # bounds the peak we cannot see
-        used = gc.mem_alloc()
-        gc.collect()
-        self.heap_live = gc.mem_alloc()
-        if self.heap_live + GC_EVERY > used:
-            used = self.heap_live + GC_EVERY
-        if used > self.heap_peak:
-            self.heap_peak = used
-        if used > self.app_peak:
-            self.app_peak = used
+        self.supervisions += 1
+        if self.supervisions % COLLECT_EVERY == 0:
+            used = gc.mem_alloc()
+            gc.collect()
+            self.heap_live = gc.mem_alloc()
+            if self.heap_live + GC_EVERY > used:
+                used = self.heap_live + GC_EVERY
+            if used > self.heap_peak:
+                self.heap_peak = used
+            if used > self.app_peak:
+                self.app_peak = used
         self.led_on ^= 1
         self.board.led(self.led_on)
         now = time.ticks_ms()
