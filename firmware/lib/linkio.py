@@ -24,7 +24,7 @@ class TxBuffer:
         self.end = 0
         self.piece = piece
         self.budget = budget     # bytes per flush() at most: bounds one loop pass on the chip
-        self.max_us = 0          # longest single write() call
+        self.max_us = 0          # longest flush() (it never waits on the line)
         self.short = 0           # writes the line took only part of (host not reading)
         self.dropped = 0         # frames that found no room (the link protocol resends)
 
@@ -47,31 +47,63 @@ class TxBuffer:
         self.flush()
         return True
 
-    def _writable(self):
-        for _ in self.poller.ipoll(0):
-            return True
-        return False
-
     def flush(self):
+        """Write what the line takes now, at most `budget` bytes; never waits."""
+        if self.start == self.end:
+            return
+        t = time.ticks_us()
+        if self.piece == 1:
+            self._trickle()
+        else:
+            self._runs()
+        d = time.ticks_diff(time.ticks_us(), t)
+        if d > self.max_us:
+            self.max_us = d
+        if self.start == self.end:
+            self.start = self.end = 0
+
+    def _trickle(self):
+        # one byte per POLLOUT check: the loop is kept short, it runs per byte on the chip
+        buf = self.buf
+        one = self.one
+        write = self.stream.write
+        poller = self.poller
+        i = self.start
+        end = self.end
+        if end - i > self.budget:
+            end = i + self.budget
+        while i < end:
+            ready = False
+            for _ in poller.ipoll(0):
+                ready = True
+            if not ready:
+                break
+            one[0] = buf[i]
+            try:
+                if not write(one):
+                    self.short += 1
+                    break
+            except OSError:
+                self.short += 1  # host gone: the link protocol resends
+                break
+            i += 1
+        self.start = i
+
+    def _runs(self):
         left = self.budget
-        while self.start < self.end and left > 0 and self._writable():
+        while self.start < self.end and left > 0:
+            ready = False
+            for _ in self.poller.ipoll(0):
+                ready = True
+            if not ready:
+                break
             n = self.end - self.start
-            if self.piece and n > self.piece:
-                n = self.piece
             if n > left:
                 n = left
-            t = time.ticks_us()
             try:
-                if n == 1:
-                    self.one[0] = self.buf[self.start]
-                    w = self.stream.write(self.one)
-                else:
-                    w = self.stream.write(self.mv[self.start:self.start + n])
+                w = self.stream.write(self.mv[self.start:self.start + n])
             except OSError:
                 w = 0            # host gone: the link protocol resends
-            d = time.ticks_diff(time.ticks_us(), t)
-            if d > self.max_us:
-                self.max_us = d
             if not w:
                 self.short += 1
                 break
@@ -80,5 +112,3 @@ class TxBuffer:
             if w < n:
                 self.short += 1  # the line is full: the rest waits for the next pass
                 break
-        if self.start == self.end:
-            self.start = self.end = 0
