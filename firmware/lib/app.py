@@ -11,6 +11,7 @@ import micropython
 from micropython import const
 
 import ringmsg as M
+from ringmsg import R_OK, R_REFUSED, R_INVALID, R_UNKNOWN   # EV_RESULT b codes
 import ringlink
 import pins
 from config import Config
@@ -43,12 +44,11 @@ TX_FRAME_ROOM = const(132)    # board tx buffer room one encoded frame needs (12
 SELFTEST_MS = const(300)
 # collect after this many bytes. The link (ringlink) makes ~1.6 KB of garbage per frame sent
 # and ~2.3 KB per frame received on the 64-bit unix port (about half on the Pico): with
-# heartbeats both ways every 200 ms that is ~20 KB/s at idle, so 8 KB (was 16 KB) caps the
-# garbage at half and adds only ~0.5 collections/s to the supervisor's 2/s.
+# heartbeats both ways every 200 ms that is ~20 KB/s at idle, so 8 KB caps the garbage at
+# ~2.5 collections/s (the supervisor adds one every 2 s; hard IRQs run during collections).
 GC_EVERY = const(8192)
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
 
-from ringmsg import R_OK, R_REFUSED, R_INVALID, R_UNKNOWN  # noqa: E402  (EV_RESULT b codes)
 
 
 async def _readable(obj):
