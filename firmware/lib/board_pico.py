@@ -56,7 +56,8 @@ class Board:
         self.tx = tx if tx is not None else sys.stdout.buffer
         self.rx_poll = select.poll()
         self.rx_poll.register(sys.stdin if rx is None else rx, select.POLLIN)
-        self.txq = TxBuffer(sys.stdout if tx is None else tx, piece=1, budget=TX_BUDGET)
+        self.txq = TxBuffer(self.tx, piece=1, budget=TX_BUDGET,
+                            poll_obj=sys.stdout if tx is None else tx)
         self.one = bytearray(1)
         self.cause = self._reset_cause()     # main.py refines it (resets.py)
         self.timer = None

@@ -258,7 +258,7 @@ class Board:
     # ---- inputs (active level: 1 = broken / pressed / on the mat) ----------------------------------
     def beam_active(self, s):
         p = self.beams[s]
-        return p.level ^ p.low
+        return p.value() ^ p.low      # a pulse reads clear once its time is up
 
     def button_active(self, k):
         p = self.buttons[k]

@@ -13,10 +13,12 @@ TX_BYTES = const(1024)     # ~7 full frames waiting; more is the link's job (it 
 
 
 class TxBuffer:
-    def __init__(self, stream, piece=0, budget=4096, size=TX_BYTES):
+    def __init__(self, stream, piece=0, budget=4096, size=TX_BYTES, poll_obj=None):
+        """stream: where the bytes go; poll_obj: what to poll for POLLOUT (default the
+        stream; on the Pico sys.stdout, whose .buffer is the stream)."""
         self.stream = stream
         self.poller = select.poll()
-        self.poller.register(stream, select.POLLOUT)
+        self.poller.register(stream if poll_obj is None else poll_obj, select.POLLOUT)
         self.buf = bytearray(size)
         self.mv = memoryview(self.buf)
         self.one = bytearray(1)
