@@ -375,6 +375,8 @@ def main():
     res["idle_load_inloop_us_per_s"] = idle_model(res, "timer_pass_inloop_us",
                                                   "supervisor_pass_inloop_us")
     res["heap_alloc_bytes"] = gc.mem_alloc()
+    import events
+    res["event_ring_plain"] = events.RING_BYTES // (M.EVENT_HDR + 1)   # text-less events
     print(json.dumps(res))
 
 

@@ -10,10 +10,12 @@ except ImportError:
         return x
 
 # Events are packed back to back ([len][event]) in one bytearray instead of fixed 97-byte
-# slots: most events carry no text (26 bytes here), so 3 KB holds ~118 of them (at least 31
-# with full text), where 48 fixed slots took 4.7 KB of data plus 48 object headers (8.5 KB
-# on the 64-bit unix port). The link's own ring (16 frames) holds the events in flight.
-RING_BYTES = const(3072)
+# slots: most events carry no text (26 bytes here), so 8 KB holds ~315 of them (at least 83
+# with full text). Sized for a burst: every beam break is two events (start, end) and an
+# RP2040 sends ~100-200 event frames/s (`ring bench firmware`: events_per_s), so a burst of
+# 150 breaks at 100/s is held while the link catches up (3 KB lost a third of such a
+# burst). The link's own ring (16 frames) holds the events in flight.
+RING_BYTES = const(8192)
 TEXT_MAX = const(72)      # ringlink MAX_PAYLOAD 98 - EVENT_HDR 25 (longer text is cut)
 RESERVE = const(26)       # room always kept for the EV_OVERFLOW report (EVENT_HDR + 1)
 _TMASK = const(0x3FFFFFFF)

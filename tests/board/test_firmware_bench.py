@@ -28,6 +28,7 @@ def test_scaling_is_factor_times_unix_plus_unscaled_waits(hot):
     want = (g + (hot["edge_to_lamp_us"] - g) * 200 + bench.HARD_IRQ_ENTRY_US) / 1000
     assert est["edge_to_lamp_ms_p99"] == round(want, 3)
     assert est["idle_cpu_share"] == round(sum(hot["idle_load_us_per_s"].values()) * 200 / 1e6, 3)
+    assert est["burst_breaks_buffered"] >= 150, "a 150-break burst fits the event ring"
 
 
 def test_calibration_factor_is_the_geometric_mean():

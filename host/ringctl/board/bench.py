@@ -25,6 +25,8 @@ from ..cliutil import OneLineParser
 # RP2040 at 125 MHz, MicroPython v1.28.0 (issue 18; agrees with published Pico benchmarks)
 RP2040_REF_MS = {"ref_loop_ms": 458.0, "ref_listcomp_ms": 30.0, "ref_fib_ms": 238.0}
 HARD_IRQ_ENTRY_US = 26     # pin edge -> first line of a hard handler on the RP2040 (12-26 us)
+EVENT_FRAME_BYTES = 58     # EVENT_HDR 25 + frame overhead 30 + COBS + two 0x00
+ACK_FRAME_BYTES = 33
 HEAP32_RATIO = 0.7         # 32-bit heap / 64-bit heap: 0.5-0.7 (words, pointers, GC blocks)
 FW_DIR = Path(__file__).resolve().parents[3] / "firmware"
 HOTPATHS = FW_DIR / "bench" / "hotpaths.py"
@@ -108,6 +110,11 @@ def rp2040_estimates(p, factor):
         "link_bytes_ms_per_frame": ms(p["frame_receive_bytes"] * (p["tx_byte_us"] +
                                                                   p["rx_byte_us"])),
     }
+    # sustained event rate: one event frame out (framing + its bytes) and one ack frame in
+    ev_us = (p["frame_send_us"] + EVENT_FRAME_BYTES * p["tx_byte_us"] + p["frame_receive_us"]
+             + ACK_FRAME_BYTES * p["rx_byte_us"]) * factor
+    est["events_per_s"] = round(1e6 / ev_us)
+    est["burst_breaks_buffered"] = p["event_ring_plain"] // 2
     passes = {k: p[k] for k in p if k.endswith("_pass_us") or k.endswith("_inloop_us")}
     est["loop_pass_ms"] = {k[:-3] + "_ms": ms(v) for k, v in passes.items()}
     # the hard handler preempts everything (collection, link, long C calls): its own time
@@ -162,7 +169,10 @@ RP_NOTES = (
     "longest_blocking_write_ms: board_pico's writer against the rp2 USB-CDC rules with the "
     "host not reading (a write bigger than the free FIFO waits 500 ms per 64-byte piece), "
     "else one write call's CPU. link_bytes_ms_per_frame: the Pico's one-poll-per-byte "
-    "read and write of a 38-byte frame. heap_peak_bytes_32bit_est = the 64-bit heap "
+    "read and write of a 38-byte frame. events_per_s: event frames the chip can send per "
+    "second (framing and bytes of the frame out, of one ack in); burst_breaks_buffered: beam "
+    "breaks (two events each) the event ring holds while the link catches up. "
+    "heap_peak_bytes_32bit_est = the 64-bit heap "
     "peak x %.1f (objects and pointers halve on 32 bits; buffers do not)." % HEAP32_RATIO)
 
 
