@@ -222,8 +222,47 @@ def paths(app, board, dev, host, wire):
         per.append(time.ticks_diff(time.ticks_us(), t))
     r["hello_us"] = _best(per)
     r["hello_bytes"] = len(hello)
+    r["command_to_ack_us"] = command_to_ack(app, board, dev, host, wire)
     r["asyncio_wake_us"] = asyncio_wake_us()
     return r
+
+
+def command_to_ack(app, board, dev, host, wire, reps=50):
+    """A host command's frame on the line -> its EV_RESULT frame (which carries the ack)
+    written: one link pass of the firmware (read, deframe, verify, run, answer, send).
+    The Pico's per-byte line I/O is added by the host from tx/rx_byte_us."""
+    now = time.ticks_ms()
+    pending = []
+    out = []
+
+    def read(buf):
+        if not pending:
+            return 0
+        fr = pending.pop()
+        buf[:len(fr)] = fr
+        return len(fr)
+    saved = board.link_read, board.link_write
+    board.link_read = read
+    board.link_write = out.append
+    per = []
+    try:
+        for i in range(reps):
+            _drain(app)
+            wire.pump(dev, host, now)
+            host.send(ringlink.MT_CMD, M.pack_cmd(M.CMD_DISARM, 100 + i, ""), now)
+            pending.append(bytes(host.poll(now)))
+            del out[:]
+            t = time.ticks_us()
+            app.link_service()
+            per.append(time.ticks_diff(time.ticks_us(), t))
+            if not out:
+                raise RuntimeError("no answer frame to the bench command")
+            for fr in out:
+                host.feed(bytes(fr), now)
+            wire.pump(dev, host, now)
+    finally:
+        board.link_read, board.link_write = saved
+    return _best(per)
 
 
 def asyncio_wake_us(n=2000):

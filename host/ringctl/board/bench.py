@@ -114,6 +114,8 @@ def rp2040_estimates(p, factor):
     ev_us = (p["frame_send_us"] + EVENT_FRAME_BYTES * p["tx_byte_us"] + p["frame_receive_us"]
              + ACK_FRAME_BYTES * p["rx_byte_us"]) * factor
     est["events_per_s"] = round(1e6 / ev_us)
+    est["command_to_ack_ms"] = ms(p["command_to_ack_us"] + ACK_FRAME_BYTES * p["rx_byte_us"]
+                                  + EVENT_FRAME_BYTES * p["tx_byte_us"])
     est["burst_breaks_buffered"] = p["event_ring_plain"] // 2
     passes = {k: p[k] for k in p if k.endswith("_pass_us") or k.endswith("_inloop_us")}
     est["loop_pass_ms"] = {k[:-3] + "_ms": ms(v) for k, v in passes.items()}
@@ -172,6 +174,9 @@ RP_NOTES = (
     "read and write of a 38-byte frame. events_per_s: event frames the chip can send per "
     "second (framing and bytes of the frame out, of one ack in); burst_breaks_buffered: beam "
     "breaks (two events each) the event ring holds while the link catches up. "
+    "command_to_ack_ms: a command frame read byte by byte, deframed, verified, run and "
+    "answered with its EV_RESULT frame (which carries the ack), bytes written; the loop "
+    "serves the line as soon as it is readable. "
     "heap_peak_bytes_32bit_est = the 64-bit heap "
     "peak x %.1f (objects and pointers halve on 32 bits; buffers do not)." % HEAP32_RATIO)
 
