@@ -34,7 +34,7 @@ T_ALL = const(11)
 WDT_MS = const(8000)          # RP2040 maximum is ~8.3 s
 SUPERVISE_MS = const(500)
 LINK_MS = const(20)           # link housekeeping (heartbeats, resends, host silence)
-IDLE_STRIDE = const(2)        # no spin on: the timer runs at adc_period_us x this (CPU)
+IDLE_STRIDE = const(3)        # no spin on: the timer runs at adc_period_us x this (CPU)
 COLLECT_EVERY = const(4)      # supervisions per explicit gc.collect() (every 2 s)
 HANG_MS = const(1000)         # no timer pass this long: the lamp watchdog shows FAULT
 LINK_SLOTS = const(16)        # ringlink tx ring (each slot 98 bytes + header)
@@ -297,8 +297,9 @@ class App:
 
     async def timer_task(self):
         """One task for every periodic job (one scheduler round per period, not four). With
-        no spin on, half the rate: nothing then needs 10 ms (blinks are 125 ms, the bar is
-        the IRQs'), and this pass is most of the chip's idle load."""
+        no spin on, a third of the rate: nothing then needs 10 ms (blinks are 125 ms, the bar
+        is the IRQs', the envelopes hold a peak ~100 ms), and this pass is most of the chip's
+        idle load."""
         if self.session is not None:
             self.session.start(time.ticks_ms())
         while True:
