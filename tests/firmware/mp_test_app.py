@@ -39,6 +39,36 @@ def test_watchdog_fed_only_when_every_task_checked_in():
         r.restore()
 
 
+def test_heap_is_sampled_by_the_supervisor_never_per_pass():
+    # gc.mem_alloc() walks the whole heap: 3-5 ms on an RP2040, it ran every 2 ms (issue 18)
+    import gc as real_gc
+
+    class CountingGC:
+        calls = 0
+
+        def mem_alloc(self):
+            CountingGC.calls += 1
+            return real_gc.mem_alloc()
+
+        def __getattr__(self, name):
+            return getattr(real_gc, name)
+    r = rig("memalloc")
+    try:
+        a = r.app
+        APP.gc = CountingGC()
+        for _ in range(200):
+            a.timer_once()
+            a.process_edges()
+        assert CountingGC.calls == 0, "%d heap walks in 200 passes" % CountingGC.calls
+        w = WDT()
+        for _ in range(APP.COLLECT_EVERY):
+            a.supervise_once(w)
+        assert CountingGC.calls == 2 and a.heap_peak > a.heap_live > 0, CountingGC.calls
+    finally:
+        APP.gc = real_gc
+        r.restore()
+
+
 def test_commands_arm_light_status_and_errors():
     r = rig("cmds")
     try:
