@@ -134,16 +134,6 @@ class BeamFilter:
                     self.on_break(s, self.t0[s])
         return self.pending
 
-    def wait_us(self, now):
-        """Microseconds until the oldest pending break can be confirmed (0 = now)."""
-        best = -1
-        for s in range(8):
-            if self.pending & (1 << s):
-                w = self.glitch_us - tdiff(now, self.t0[s])
-                if best < 0 or w < best:
-                    best = w
-        return best if best > 0 else 0
-
 
 class Debouncer:
     """One contact. leading=True: act on the first edge after a quiet period (buttons: the
