@@ -43,11 +43,14 @@ def placeholder_render(spec, rng=None):
 
 @dataclass
 class PinholeCamera:
-    """A camera looking straight down from `height_m` above the ring centre (+x right, +y up)."""
+    """A camera looking straight down from `height_m` above the point (x_m, y_m) of the layout
+    (default the ring centre; +x right, +y up). Several of them over one ring: sim/cameras.py."""
     ring: RingGeometry
     size: tuple = (1280, 1280)
     px_per_m: float = None       # at the layout surface; None: fit the ring and wall in view
     height_m: float = 4.0        # above the coins' highest apex, as a ceiling mount would be
+    x_m: float = 0.0
+    y_m: float = 0.0
 
     def __post_init__(self):
         w, h = self.size
@@ -70,7 +73,17 @@ class PinholeCamera:
         x, y, z = xyz
         depth = max(self.height_m - z, 0.05)
         s = self.f / depth
-        return self.cx + s * x, self.cy - s * y, s
+        return self.cx + s * (x - self.x_m), self.cy - s * (y - self.y_m), s
+
+    def to_world(self, u, v):
+        """Image px -> the point of the layout surface (z = 0) it shows."""
+        return (u - self.cx) / self.px_per_m + self.x_m, -(v - self.cy) / self.px_per_m + self.y_m
+
+    def homography_mm(self):
+        """3x3 image px -> layout mm (ring centre = 0, +y up): the truth a calibration finds."""
+        k = 1000.0 / self.px_per_m
+        return np.array([[k, 0, -k * self.cx + 1000 * self.x_m],
+                         [0, -k, k * self.cy + 1000 * self.y_m], [0, 0, 1.0]])
 
 
 def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
@@ -104,7 +117,8 @@ def scene_spec(cam, pos, quat, coin, noise=2.0, jpeg=None, extra=None):
             coins[top]["tilt_deg"] = max(coins[top]["tilt_deg"], 0.5)
     wall_px = (ring.gutter_m + ring.wall_thickness_m) * cam.px_per_m
     spec = {"size": [int(cam.size[0]), int(cam.size[1])],
-            "ring": {"center": [cam.cx, cam.cy], "radius": ring.layout_radius_m * cam.px_per_m,
+            "ring": {"center": [cam.cx - cam.x_m * cam.px_per_m, cam.cy + cam.y_m * cam.px_per_m],
+                     "radius": ring.layout_radius_m * cam.px_per_m,
                      "wall_px": wall_px},
             "noise": noise, "jpeg": jpeg, "coins": coins}
     if extra:
@@ -123,9 +137,11 @@ class CameraSource(Source):
 
     def __init__(self, toss=None, ring=None, size=None, coin_px=None, fps=30.0, realtime=True,
                  noise=2.0, jpeg=None, seed=0, t0=None, start_s=0.0, still_s=1.0, extra=None,
-                 render=None, fast=True):
+                 render=None, fast=True, cam=None):
         ring = toss.ring if toss is not None else (ring or RingGeometry())
-        if coin_px:
+        if cam is not None:      # one view of several (sim/cameras.py)
+            self.cam = cam
+        elif coin_px:
             self.cam = PinholeCamera.for_coin_px(ring, coin_px)
         else:
             self.cam = PinholeCamera(ring, size=tuple(size) if size else (1280, 1280))
