@@ -46,6 +46,10 @@ def register(subparsers):
                         add_help=False, prefix_chars="\x01")
     bn.add_argument("rest", nargs="...", help="--seeds N --ring-diameter M")
     bn.set_defaults(func=lambda a: __import__("ringctl.sim.bench", fromlist=["main"]).main(a.rest))
+    rb = sub.add_parser("rest-bench", help="result delay after the coins' true rest (JSON)",
+                        add_help=False, prefix_chars="\x01")
+    rb.add_argument("rest", nargs="...", help="--ring-mm MM --cameras N --tosses N --json")
+    rb.set_defaults(func=lambda a: __import__("ringctl.sim.restbench", fromlist=["main"]).main(a.rest))
     return p
 
 

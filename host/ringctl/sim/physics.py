@@ -20,10 +20,10 @@ G = 9.81
 FORCES = (None, "outside", "wall", "stack", "lean", "low", "mat")
 FLAT_TILT_DEG = 5.0          # 7.3.4: a coin tilted more than this does not lie flat
 MIN_CLEARANCE_M = 0.3        # 7.1.2: the coins must rise this far above the spinner's head
-REST_V = 0.01                # m/s   } both coins this slow, then within REST_POS_M and
-REST_W = 1.0                 # rad/s } REST_ANG_DEG of that pose for REST_HOLD_S = at rest
-REST_POS_M = 0.0005
-REST_ANG_DEG = 1.0
+REST_V = 0.01                # m/s   } both coins this slow, then no point of either coin
+REST_W = 1.0                 # rad/s } further than REST_MOVE_M from that pose for REST_HOLD_S
+REST_MOVE_M = 0.0005         # = at rest. 0.5 mm: 0.7 px at 44 px per coin; the engine's contact
+                             # jitter (a resting coin kicked 0.8 deg = 0.2 mm at the rim) is not motion
 REST_HOLD_S = 0.25
 IMPACT_MIN_SPEED = 0.02      # m/s: slower contact onsets are not recorded
 STRIKE_MIN_SPEED = 0.08      # m/s: slower is a coin settling, not a "hit" (7.3.2); the wall piezo
@@ -73,12 +73,14 @@ class Toss:
         return timeline(self)
 
 
-def _same_pose(anchor, P, Q):
+def _same_pose(anchor, P, Q, radius_m):
+    """No point of either coin has moved more than REST_MOVE_M from the anchor pose (bound:
+    centre shift + radius x rotation angle)."""
     P0, Q0 = anchor
     for i in range(2):
         d = sum((a - b) ** 2 for a, b in zip(P0[i], P[i])) ** 0.5
         dot = abs(sum(a * b for a, b in zip(Q0[i], Q[i])))
-        if d > REST_POS_M or 2 * np.degrees(np.arccos(min(1.0, dot))) > REST_ANG_DEG:
+        if d + radius_m * 2 * np.arccos(min(1.0, dot)) > REST_MOVE_M:
             return False
     return True
 
@@ -351,7 +353,7 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
             # place) that never moves the coin.
             slow = all(vx * vx + vy * vy + vz * vz < REST_V ** 2 for vx, vy, vz in V) and \
                 all(wx * wx + wy * wy + wz * wz < REST_W ** 2 for wx, wy, wz in W)
-            if still_since is not None and not _same_pose(anchor, P, Q):
+            if still_since is not None and not _same_pose(anchor, P, Q, coin.radius_m):
                 still_since = None
             if still_since is None and slow:
                 still_since, anchor = t, (P, Q)

@@ -1,0 +1,147 @@
+"""`ring sim rest-bench`: the result's delay after the coins' true rest, over simulated tosses.
+
+Each toss is played frame by frame (not in real time) through every camera of a rig, as the
+host sees it: the stillness rule (vision/rest.py) per camera on every frame, every still
+moment judged by the multi-view judge, the board's impact quiet (the last piezo level the
+board counts as loud + quiet_ms), then the call once `stills` judged moments agree. The
+announcement time is the confirming frame's time plus the CPU time spent on that frame, so
+the figure includes adjudication; it is compared with the physics' true rest (sim/physics.py:
+both coins slow and unmoved for 0.25 s, from the first instant of that).
+
+    ring sim rest-bench --ring-mm 3000 --cameras 2 --tosses 20 --json
+"""
+import json
+import time
+
+import numpy as np
+
+from ..cliutil import OneLineParser
+from .camera import CameraSource
+from .cameras import calibration_photos, camera_rig
+from .geometry import CoinSpec, RingGeometry
+
+QUIET_S = 0.2            # the board's quiet_ms for a fast result (firmware minimum: 200 ms)
+
+
+class Site:
+    """A simulated installation: the rig's cameras, calibrated and trained as a technician does."""
+
+    def __init__(self, ring_mm=1200.0, cameras=1, coin_px=44.0, seed=0):
+        from ..vision import render, train, viewcal
+        self.ring = RingGeometry(layout_radius_m=ring_mm / 2000.0)
+        self.coin = CoinSpec()
+        self.cams = camera_rig(self.ring, cameras, coin_px)
+        rng = np.random.default_rng([seed, 77])
+        self.rig = viewcal.calibrate_rig(calibration_photos(self.cams, render.render_scene, rng),
+                                         ring_mm=ring_mm, coin_mm=2000 * self.coin.radius_m)
+        self.model = train(*face_photos(self.cams[0], self.ring, self.coin, rng), self.rig.views[0].ring)
+
+
+def face_photos(cam, ring, coin, rng, n=10):
+    """Photos of one coin lying flat, heads then tails, inside this camera's part of the ring."""
+    from ..vision.render import render_scene
+    from .camera import scene_spec
+    from .physics import _quat_about, _quat_mul
+    out = {"heads": [], "tails": []}
+    w, h = cam.size
+    for face in out:
+        while len(out[face]) < n:
+            u, v = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.2 * h, 0.8 * h)
+            x, y = cam.to_world(u, v)
+            if np.hypot(x, y) > 0.8 * ring.layout_radius_m:
+                continue
+            q = _quat_about((0, 0, 1), rng.uniform(0, 2 * np.pi))
+            if face == "tails":
+                q = _quat_mul(q, _quat_about((1, 0, 0), np.pi))
+            spec = scene_spec(cam, np.array([[x, y, coin.thickness_m / 2]]), np.array([q]), coin, noise=2.0)
+            out[face].append(render_scene(spec, rng)[0])
+    return out["heads"], out["tails"]
+
+
+def last_felt_impact(toss):
+    """Time (s after release) of the last piezo level the board counts as loud."""
+    from ..fw import pins
+    from .sensors import DEFAULT_FLOOR
+    level = DEFAULT_FLOOR + pins.DEFAULTS["rest_threshold"]
+    times = [t for (t, kind, ch, value) in toss.sensor_timeline if kind == "impact" and value > level]
+    return max(times) if times else 0.0
+
+
+def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_rest_t=None,
+           seed=0, max_after_s=3.0):
+    """Play one toss through the site's cameras; -> {announce_t, rest_t, after_rest_ms, result,
+    reasons, frames, before_rest}. `board_rest_t` overrides the board's at-rest time."""
+    from ..vision.rest import StillnessWatch, window_for
+    from ..vision.views import judge_views
+    views = site.rig.views
+    start = max(0.0, (toss.truth.get("first_impact_t") or 0.5) - 0.2) + phase / fps
+    srcs = [CameraSource(toss, cam=c, fps=fps, realtime=False, start_s=start, seed=[seed, k],
+                         still_s=max_after_s) for k, c in enumerate(site.cams)]
+    watches = [StillnessWatch(v.ring) for v in views]
+    board_rest = board_rest_t if board_rest_t is not None else last_felt_impact(toss) + quiet_s
+    judged, verdict, n = [], None, 0
+    rest_t = toss.truth.get("rest_t")
+    while True:
+        got = [s.read() for s in srcs]
+        if any(f is None for f, _ in got):
+            return {"announce_t": None, "rest_t": rest_t, "after_rest_ms": None, "result": None,
+                    "reasons": ["no call before the frames ended"], "frames": n, "before_rest": False}
+        t = got[0][1]
+        n += 1
+        c0 = time.thread_time()
+        states = [w.update(f, t) for w, (f, _) in zip(watches, got)]
+        if any(s["moving"] for s in states):
+            judged = []
+            continue
+        verdict = judge_views([f for f, _ in got], site.rig, site.model)
+        judged.append(verdict)
+        still_s = min(s["still_s"] for s in states)
+        cpu = time.thread_time() - c0
+        if still_s >= window_for(verdict) and len(judged) >= stills and t + cpu >= board_rest:
+            calls = {v["result"] for v in judged[-stills:]}
+            result = calls.pop() if len(calls) == 1 else "unsure"
+            announce = max(t + cpu, board_rest)
+            return {"announce_t": round(announce, 4), "rest_t": rest_t,
+                    "after_rest_ms": None if rest_t is None else round(1000 * (announce - rest_t), 1),
+                    "result": result, "reasons": verdict["reasons"], "frames": n,
+                    "before_rest": rest_t is None or announce < rest_t, "cpu_ms": round(cpu * 1000, 1)}
+
+
+def main(argv=None):
+    p = OneLineParser(prog="ring sim rest-bench", description=__doc__.split("\n")[0])
+    p.add_argument("--ring-mm", type=float, default=1200.0, help="ring inner diameter (default 1200)")
+    p.add_argument("--cameras", type=int, default=1, choices=(1, 2, 4))
+    p.add_argument("--coin-px", type=float, default=44.0)
+    p.add_argument("--fps", type=float, default=25.0)
+    p.add_argument("--tosses", type=int, default=20)
+    p.add_argument("--seed", type=int, default=500)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    import cv2
+    from .physics import simulate_toss
+    cv2.setNumThreads(1)
+    site = Site(args.ring_mm, args.cameras, args.coin_px)
+    rows = []
+    rng = np.random.default_rng(args.seed)
+    for k in range(args.tosses):
+        toss = simulate_toss(args.seed + k, ring=site.ring)
+        if toss.truth.get("rest_t") is None:
+            continue
+        r = follow(toss, site, fps=args.fps, phase=float(rng.uniform(0, 1)), seed=k)
+        r.update(seed=args.seed + k, truth=toss.truth["outcome_at_rest"])
+        rows.append(r)
+        if not args.json:
+            print(json.dumps(r), flush=True)
+    lat = [r["after_rest_ms"] for r in rows if r["after_rest_ms"] is not None]
+    wrong = sum(r["result"] not in (r["truth"], "unsure", None) for r in rows)
+    out = {"ring_mm": args.ring_mm, "cameras": args.cameras, "fps": args.fps, "quiet_ms": QUIET_S * 1000,
+           "tosses": len(rows), "coin_px_min": site.rig.report["coverage"]["coin_px_min"],
+           "result_after_rest_ms_p50": round(float(np.percentile(lat, 50)), 1) if lat else None,
+           "result_after_rest_ms_p99": round(float(np.percentile(lat, 99)), 1) if lat else None,
+           "result_after_rest_ms_max": round(float(max(lat)), 1) if lat else None,
+           "results_before_true_rest": sum(r["before_rest"] for r in rows),
+           "no_call": sum(r["announce_t"] is None for r in rows),
+           "wrong": wrong, "unsure": sum(r["result"] == "unsure" for r in rows),
+           "adjudicate_cpu_ms_median": round(float(np.median([r.get("cpu_ms", 0) for r in rows])), 1) if rows else None}
+    print(json.dumps(out))
+    return 1 if wrong or out["results_before_true_rest"] else 0

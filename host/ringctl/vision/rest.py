@@ -1,0 +1,81 @@
+"""When the coins are at rest, from the cameras: the stillness rule and why it is enough.
+
+The rule (`StillnessWatch`, one per camera): every object in the ring is still when no pixel
+of it has changed, neither since the previous frame nor since the first frame of the still
+period (so a slow creep adds up and is caught), for `window_s`:
+- FLAT_WINDOW_S (0.08 s: three frames at 25 fps) when the latest verdict says every coin lies
+  flat: a flat coin on a flat layout is in stable equilibrium, it cannot start to move again
+  by itself; only a moving object can push it, and every object must be still;
+- UNSTABLE_WINDOW_S (0.2 s) otherwise: a coin on edge, leaning or on the other coin holds
+  potential energy and can topple after a pause (a no-spin if it stays so, 7.3.4, but its final
+  pose is what counts). Balanced on its rim it falls as theta0 * cosh(t / tau), tau =
+  sqrt(5 r / 4 g) = 44 ms; to look still (rim moving < 0.5 mm, theta < 0.033 rad) for 0.2 s it
+  must start within 0.04 deg of balance, ten times finer than a felt layout and a worn
+  coin's edge allow (0.1 mm bumps over a 15 mm radius: 0.4 deg).
+Why a short window is enough for flat coins (figures for a 30.8 mm, 9.4 g penny on felt):
+- sliding: friction decelerates it at about mu*g = 0.5*9.81 = 4.9 m/s^2, so from the slowest
+  speed a camera can see (0.6 mm between frames 40 ms apart = 15 mm/s) it stops within 3 ms,
+  after 0.02 mm more: no frame can see a flat coin "still" that is not;
+- rolling on its edge: the coin is not flat (the long window applies), and a rolling coin is
+  a moving object for every frame of its roll (44 px coins at 25 fps: 15 mm/s is visible);
+- wobbling while settling (Euler's disc): the tilt amplitude decays to zero in a finite time
+  that shrinks with the amplitude; a wobble too small to see (under ~2 deg: the outline moves
+  under 0.1 px) ends within tens of ms and never turns the coin over, so it cannot change the
+  face, flat or inside;
+- moving again after looking still: needs stored energy (a non-flat coin: long window) or a
+  push from something moving (then not every object is still).
+The board's impact quiet (the piezos, `quiet_ms`) covers what a camera cannot: a coin in the
+air straight above its own shadow at the top of a bounce. The simulator checks the rule on
+rolling, wobbling, settling and toppling coins (tests/vision/test_rest.py) and measures the
+result's delay after the physics' true rest (`ring sim rest-bench`).
+"""
+import cv2
+import numpy as np
+
+FLAT_WINDOW_S = 0.08
+UNSTABLE_WINDOW_S = 0.2
+DIFF_LEVEL = 14          # grey levels on the detection-scale frame (noise there is ~1)
+MOVING_PX = 2            # changed pixels of an object that count as motion
+
+
+class StillnessWatch:
+    """Feed every frame of one camera to `update(frame, t_s)` -> {"still_s", "objects", "moving"}:
+    how long every object has been still (0 while something moves; objects = how many)."""
+
+    def __init__(self, ring):
+        self.ring = ring
+        self._bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        self.reset()
+
+    def reset(self):
+        self._prev = None
+        self._anchor = None
+        self.since = None
+
+    def update(self, frame, t_s):
+        grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY).astype(np.int16)
+        prev, anchor = self._prev, self._anchor
+        self._prev = grey
+        fg = np.abs(grey - self._bg) > DIFF_LEVEL
+        n, _, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+        r = self.ring.coin_radius_px / self.ring.factor
+        objects = int(np.sum(stats[1:, cv2.CC_STAT_AREA] >= 0.2 * np.pi * r * r)) if n > 1 else 0
+        moving = prev is None
+        if not moving:
+            # a changed pixel anywhere near an object, since the last frame or since the
+            # still period began (a slow creep adds up); far from everything is noise
+            near = cv2.dilate(fg.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            for ref in (prev, anchor):
+                if ref is not None and np.count_nonzero((np.abs(grey - ref) > DIFF_LEVEL) & near) >= MOVING_PX:
+                    moving = True
+                    break
+        if moving or self.since is None:
+            self._anchor, self.since = grey, t_s
+        return {"still_s": 0.0 if moving else t_s - self.since, "objects": objects, "moving": moving}
+
+
+def window_for(verdict):
+    """The still time the rule asks for, given the latest verdict on those frames."""
+    coins = (verdict or {}).get("coins") or []
+    flat = len(coins) >= 2 and all(c.get("flat") for c in coins)
+    return FLAT_WINDOW_S if flat else UNSTABLE_WINDOW_S
