@@ -92,7 +92,7 @@ class Spin:
 class RingHost:
     def __init__(self, link, log, engine, camera=None, ring_model=None, face_model=None,
                  quiet_s=1.0, stills=3, still_timeout_s=2.5, camera_stale_s=1.0,
-                 rest_timeout_s=15.0):
+                 rest_timeout_s=15.0, watcher=None):
         self.link = link
         self.log = log
         self.engine = engine
@@ -109,7 +109,7 @@ class RingHost:
         self.light = "off"
         self.phase = "idle"
         self.boot_id = None
-        self.watcher = None
+        self.watcher = watcher          # several cameras: runner.rigwatch.RigWatcher (issue 13)
         self.camera_fault = False
         self.link_up = None
         self._link_state = None
@@ -161,7 +161,7 @@ class RingHost:
             return {
                 "phase": self.phase, "light": self.light,
                 "link": {"up": bool(self.link_up)},
-                "camera": ("none" if self.camera is None else
+                "camera": ("none" if self.camera is None and self.watcher is None else
                            "stalled" if self.camera_fault else "ok"),
                 "spinner": spinner,
                 "results": list(self.results),
@@ -508,6 +508,7 @@ class RingHost:
                 "rules": _rules(outcome.reasons), "unsure": outcome.result == "unsure",
                 "decided_by": outcome.decided_by, "camera": [_verdict_json(v) for v in verdicts],
                 "camera_fault": self.camera_fault, "board_restarted": spin.board_restarted,
+                "camera_decided": not certain_no_spin,
                 "light": rm.LIGHT_NAMES[light], "t_mono": self._timings(spin)})
             if outcome.result != "unsure":
                 self._announce_result(spin)

@@ -82,3 +82,36 @@ def _noised(img, rng, sigma):
         return img
     n = rng.standard_normal(img.shape, dtype=np.float32) * sigma
     return np.clip(img.astype(np.float32) + n, 0, 255).astype(np.uint8)
+
+
+def commission(cams, ring, coin, rng, render=None):
+    """(vision Rig, FaceModel) of a simulated site, made as the technician does it: the sheet
+    and the empty ring photographed by every camera (`ring vision calibrate-views`), then ten
+    photos of each face of one coin lying flat (`ring vision train`)."""
+    from ..vision import train, viewcal
+    from ..vision.render import render_scene
+    render = render or render_scene
+    rig = viewcal.calibrate_rig(calibration_photos(cams, render, rng), ring_mm=2000 * ring.layout_radius_m,
+                                coin_mm=2000 * coin.radius_m)
+    return rig, train(*face_photos(cams[0], ring, coin, rng, render=render), rig.views[0].ring)
+
+
+def face_photos(cam, ring, coin, rng, n=10, render=None):
+    """Photos of one coin lying flat, heads then tails, inside this camera's part of the ring."""
+    from ..vision.render import render_scene
+    from .physics import quat_about, quat_mul
+    render = render or render_scene
+    out = {"heads": [], "tails": []}
+    w, h = cam.size
+    for face in out:
+        while len(out[face]) < n:
+            u, v = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.2 * h, 0.8 * h)
+            x, y = cam.to_world(u, v)
+            if np.hypot(x, y) > 0.8 * ring.layout_radius_m:
+                continue
+            q = quat_about((0, 0, 1), rng.uniform(0, 2 * np.pi))
+            if face == "tails":
+                q = quat_mul(q, quat_about((1, 0, 0), np.pi))
+            spec = scene_spec(cam, np.array([[x, y, coin.thickness_m / 2]]), np.array([q]), coin, noise=2.0)
+            out[face].append(render(spec, rng)[0])
+    return out["heads"], out["tails"]

@@ -14,12 +14,13 @@ import tempfile
 import numpy as np
 
 from ..errors import UserError
-from ..fw import pins
+from ..vision.rest import BOARD_QUIET_S
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
 SCENARIOS = [None] * 9 + ["outside", "wall", "stack", "lean", "mat", "low"]
-# The board's quiet time before "at rest": the simulated board runs the pin map's default.
-QUIET_S = pins.DEFAULTS["quiet_ms"] / 1000.0
+# The board's quiet time before "at rest" (written to the simulated board's config.json): the
+# cameras' stillness rule decides rest, the piezos' quiet is the second check (vision/rest.py).
+QUIET_S = BOARD_QUIET_S
 
 
 def register(subparsers):
@@ -33,6 +34,10 @@ def register(subparsers):
     p.add_argument("--coin-px", type=float, default=44.0,
                    help="coin diameter in camera pixels (default 44; vision needs >= 40)")
     p.add_argument("--fps", type=float, default=25.0, help="simulated camera frame rate")
+    p.add_argument("--ring-mm", type=float, default=1200.0,
+                   help="ring inner diameter in mm (default 1200; a casino ring is 3000)")
+    p.add_argument("--cameras", type=int, default=1, choices=(1, 2, 4),
+                   help="overhead cameras: 1 over the centre, 2 over the halves, 4 over the quadrants")
     p.set_defaults(func=run)
     return p
 
@@ -40,12 +45,14 @@ def register(subparsers):
 def run(args):
     if args.spins < 1 or args.spins > 10000:
         raise UserError("--spins must be between 1 and 10000")
+    if not 600 <= args.ring_mm <= 6000:
+        raise UserError("--ring-mm must be between 600 and 6000 (the ring's inner diameter)")
     from .session import DemoSession
     work = args.workdir or tempfile.mkdtemp(prefix="ring-demo-")
     os.makedirs(work, exist_ok=True)
     out = Printer(args.json)
     with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps,
-                     quiet_s=QUIET_S, say=out.note) as demo:
+                     quiet_s=QUIET_S, say=out.note, ring_mm=args.ring_mm, cameras=args.cameras) as demo:
         out.note("ring demo: board %s (%s), audit log %s"
                  % (demo.board_tty, demo.firmware, demo.log_path))
         rng = np.random.default_rng(args.seed)

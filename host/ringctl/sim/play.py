@@ -3,6 +3,7 @@
     ring = SimRing(sensor_socket=path, camera={"coin_px": 40, "fps": 15})
         # (or sensor_socket=simboard.send_sensor: any callable taking one SIM.md line)
     host_camera = ring.camera            # a frame source: read() -> (frame, t_s)
+    SimRing(..., cams=camera_rig(ring, 2)).cameras   # one source per view (sim/cameras.py)
     ring.mat(True)                       # spinner steps in (7.3.3)
     toss = ring.spin(seed)               # simulates (~0.2 s), then plays from toss.t0
     ... toss.truth["outcome"], toss.t0 + toss.truth["rest_t"] = monotonic time of true rest
@@ -19,11 +20,17 @@ from .sensors import SensorFeeder, still_broken
 class SimRing:
     """Physics per spin + a live CameraSource + a SensorFeeder to the board's sensor socket."""
 
-    def __init__(self, ring=None, sensor_socket=None, camera=None, lead_s=0.2, seed=0):
+    def __init__(self, ring=None, sensor_socket=None, camera=None, lead_s=0.2, seed=0, cams=None):
         self.ring = ring or RingGeometry()
         kw = {"fps": 15.0, "noise": 2.0}
         kw.update(camera or {})
-        self.camera = CameraSource(None, ring=self.ring, realtime=True, seed=seed, **kw)
+        if cams:                 # several views of the same physics
+            kw.pop("coin_px", None)
+            self.cameras = [CameraSource(None, ring=self.ring, realtime=True, seed=[seed, k], cam=c, **kw)
+                            for k, c in enumerate(cams)]
+        else:
+            self.cameras = [CameraSource(None, ring=self.ring, realtime=True, seed=seed, **kw)]
+        self.camera = self.cameras[0]
         self.feeder = SensorFeeder(sensor_socket) if sensor_socket is not None else None
         self.lead_s = lead_s
         self.toss = None
@@ -48,7 +55,8 @@ class SimRing:
         if self.feeder:
             self.feeder.stop()
         toss.t0 = time.monotonic() + self.lead_s if t0 is None else t0
-        self.camera.play(toss, toss.t0)
+        for cam in self.cameras:
+            cam.play(toss, toss.t0)
         if self.feeder:
             self.feeder.start(toss.sensor_timeline, toss.t0)
         self.toss = toss
@@ -61,7 +69,8 @@ class SimRing:
     def clear(self):
         """The coins are picked up: the camera shows the empty ring and a coin that lay on
         the boundary no longer blocks its beam."""
-        self.camera.play(None)
+        for cam in self.cameras:
+            cam.play(None)
         if self.feeder and self.toss is not None:
             self.feeder.stop()
             for s in still_broken(self.toss.sensor_timeline):
@@ -70,4 +79,5 @@ class SimRing:
     def close(self):
         if self.feeder:
             self.feeder.close()
-        self.camera.close()
+        for cam in self.cameras:
+            cam.close()

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cliutil import OneLineParser
 from .camera import CameraSource
-from .cameras import calibration_photos, camera_rig
+from .cameras import camera_rig, commission
 from .geometry import CoinSpec, RingGeometry
 
 QUIET_S = 0.2            # the board's quiet_ms for a fast result (firmware minimum: 200 ms)
@@ -27,35 +27,10 @@ class Site:
     """A simulated installation: the rig's cameras, calibrated and trained as a technician does."""
 
     def __init__(self, ring_mm=1200.0, cameras=1, coin_px=44.0, seed=0):
-        from ..vision import render, train, viewcal
         self.ring = RingGeometry(layout_radius_m=ring_mm / 2000.0)
         self.coin = CoinSpec()
         self.cams = camera_rig(self.ring, cameras, coin_px)
-        rng = np.random.default_rng([seed, 77])
-        self.rig = viewcal.calibrate_rig(calibration_photos(self.cams, render.render_scene, rng),
-                                         ring_mm=ring_mm, coin_mm=2000 * self.coin.radius_m)
-        self.model = train(*face_photos(self.cams[0], self.ring, self.coin, rng), self.rig.views[0].ring)
-
-
-def face_photos(cam, ring, coin, rng, n=10):
-    """Photos of one coin lying flat, heads then tails, inside this camera's part of the ring."""
-    from ..vision.render import render_scene
-    from .camera import scene_spec
-    from .physics import _quat_about, _quat_mul
-    out = {"heads": [], "tails": []}
-    w, h = cam.size
-    for face in out:
-        while len(out[face]) < n:
-            u, v = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.2 * h, 0.8 * h)
-            x, y = cam.to_world(u, v)
-            if np.hypot(x, y) > 0.8 * ring.layout_radius_m:
-                continue
-            q = _quat_about((0, 0, 1), rng.uniform(0, 2 * np.pi))
-            if face == "tails":
-                q = _quat_mul(q, _quat_about((1, 0, 0), np.pi))
-            spec = scene_spec(cam, np.array([[x, y, coin.thickness_m / 2]]), np.array([q]), coin, noise=2.0)
-            out[face].append(render_scene(spec, rng)[0])
-    return out["heads"], out["tails"]
+        self.rig, self.model = commission(self.cams, self.ring, self.coin, np.random.default_rng([seed, 77]))
 
 
 def last_felt_impact(toss):

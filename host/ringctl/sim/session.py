@@ -20,8 +20,12 @@ WHO = {"user": "demo", "role": "boxer"}     # the scripted boxer at the table
 
 
 class DemoSession:
-    def __init__(self, work, seed=1, coin_px=44.0, fps=25.0, quiet_s=1.0, say=print):
+    def __init__(self, work, seed=1, coin_px=44.0, fps=25.0, quiet_s=1.0, say=print,
+                 ring_mm=1200.0, cameras=1):
         self.work = work
+        self.ring_mm = float(ring_mm)
+        self.cameras = int(cameras)
+        self.after_rest_ms = []      # true rest -> announced result, everything included
         self.seed = seed
         self.coin_px = coin_px
         self.fps = fps
@@ -51,7 +55,7 @@ class DemoSession:
         from ..game.engine import Engine
         from ..link.client import LinkClient
         from ..record.log import AuditLog
-        from .geometry import RingGeometry
+        from .geometry import CoinSpec, RingGeometry
         from .play import SimRing
 
         flash = os.path.join(self.work, "flash")
@@ -64,6 +68,9 @@ class DemoSession:
         with open(key_path, "rb") as f:
             key = f.read()
         self.witness_key = _provision_witness(flash, os.path.join(self.work, "witness.key"))
+        with open(os.path.join(flash, "config.json"), "w") as f:
+            # the board's impact quiet before "at rest": the host's own figure (vision/rest.py)
+            json.dump({"quiet_ms": int(round(self.quiet_s * 1000))}, f)
         self.board = SimBoard(flash, key=key)
         self.board.start()
         self.link = LinkClient(self.board.tty, key)
@@ -77,14 +84,22 @@ class DemoSession:
         # tests') reader, so reading never shares a connection with the host's writes.
         self.host_log = AuditLog(self.log_path)
         self.log = AuditLog(self.log_path)
-        self.ring = RingGeometry()
+        from .cameras import camera_rig, commission
+        from ..runner.rigwatch import RigWatcher
+        self.ring = RingGeometry(layout_radius_m=self.ring_mm / 2000.0)
+        cams = camera_rig(self.ring, self.cameras, self.coin_px)
         self.simring = SimRing(self.ring, sensor_socket=self.board.send_sensor,
-                               camera={"coin_px": self.coin_px, "fps": self.fps}, seed=self.seed)
+                               camera={"fps": self.fps}, seed=self.seed, cams=cams)
         self.camera = self.simring.camera
-        ring_model, face_model = self._commission_vision()
-        self.host = RingHost(self.link, self.host_log, Engine(), camera=self.camera,
-                             ring_model=ring_model, face_model=face_model, quiet_s=self.quiet_s,
-                             camera_stale_s=2.0)
+        # on-site set-up as the technician does it: the calibration sheet and the empty ring
+        # photographed by every camera, then ten photos of each coin face
+        self.rig, face_model = commission(cams, self.ring, CoinSpec(), np.random.default_rng(self.seed + 7),
+                                          render=self.camera.render)
+        for cam in self.simring.cameras:
+            cam.frame_at(0.0)            # the renderer's one-off empty-ring drawing, before play
+        watcher = RigWatcher(self.simring.cameras, self.rig, face_model, stale_s=2.0)
+        self.host = RingHost(self.link, self.host_log, Engine(), face_model=face_model, quiet_s=self.quiet_s,
+                             camera_stale_s=2.0, watcher=watcher)
         self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
         self.table = Table(np.random.default_rng(self.seed))
         self.host.start()
@@ -107,30 +122,6 @@ class DemoSession:
                     part.close() if hasattr(part, "close") else part.stop()
                 except Exception:
                     pass
-
-    # ---- on-site vision set-up, as the technician does it --------------------------------
-    def _commission_vision(self):
-        """Calibrate on the empty ring, then learn the casino's coin faces from 10 photos each."""
-        from .camera import scene_spec
-        from .geometry import CoinSpec
-        from ..vision import calibrate, train
-        coin = CoinSpec()
-        empty = self.camera.frame_at(0.0)
-        ring_model = calibrate(empty, coin_mm=2000 * coin.radius_m,
-                               ring_mm=2000 * self.ring.layout_radius_m)
-        rng = np.random.default_rng(self.seed + 7)
-        photos = {"heads": [], "tails": []}
-        for face in photos:
-            for _ in range(10):
-                r = rng.uniform(0, 0.6 * self.ring.layout_radius_m)
-                a = rng.uniform(0, 2 * np.pi)
-                pos = np.array([[r * np.cos(a), r * np.sin(a), coin.thickness_m / 2]])
-                quat = np.array([_flat_quat(face, rng.uniform(0, 2 * np.pi))])
-                spec = scene_spec(self.camera.cam, pos, quat, coin, noise=2.0)
-                img, _ = self.camera.render(spec, rng)
-                photos[face].append(img)
-        face_model = train(photos["heads"], photos["tails"], ring_model)
-        return ring_model, face_model
 
     # ---- one spin ----------------------------------------------------------------------------
     def play_spin(self, seed, force=None, during=None):
@@ -191,7 +182,14 @@ class DemoSession:
             quiet_end = _last_felt_impact(toss) + self.quiet_s
             net_ms = (t["result"] - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
-            if t["result"] < t_release + truth_rest:
+        after_ms = None
+        if truth_rest is not None and t["result"] is not None and verdict.get("camera_decided"):
+            # issue 13: from the coins' true rest to the announcement, everything included (the
+            # board's quiet, the cameras' still window, adjudication), for every spin the
+            # cameras decided (a sensor's or a person's no spin may come before rest, 7.2)
+            after_ms = (t["result"] - t_release - truth_rest) * 1000.0
+            self.after_rest_ms.append(after_ms)
+            if after_ms < 0:
                 self.before_true_rest += 1
         e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
                if e.kind == "light" and e.data.get("spin") == number
@@ -201,7 +199,8 @@ class DemoSession:
                "outcome": result["result"], "reasons": result["reasons"], "truth": truth,
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
                "light": host.snapshot()["light"], "edge_to_light_ms": max(e2l) if e2l else None,
-               "rest_to_result_ms": net_ms, "board_restarted": verdict["board_restarted"],
+               "rest_to_result_ms": net_ms, "result_after_rest_ms": after_ms,
+               "board_restarted": verdict["board_restarted"],
                "camera_fault": verdict["camera_fault"],
                "timings_s": {k: (None if t[k] is None else round(t[k] - t_release, 3))
                              for k in ("landed", "rest", "result")},
@@ -293,6 +292,12 @@ class DemoSession:
                 "rest_to_result_ms_p50": _pct(self.rest_to_result_ms, 50),
                 "rest_to_result_ms_p99": _pct(self.rest_to_result_ms, 99),
                 "results_before_true_rest": self.before_true_rest,
+                "cameras": len(self.rig.views),
+                "ring_mm": self.ring_mm,
+                "coin_px_min": self.rig.report["coverage"]["coin_px_min"],
+                "result_after_rest_ms_p50": _pct(self.after_rest_ms, 50),
+                "result_after_rest_ms_p99": _pct(self.after_rest_ms, 99),
+                "adjudicate_ms_p50": _pct(self.host.watcher.judge_ms, 50) if self.host else None,
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
                 "audit_log": self.log_path,
@@ -327,13 +332,6 @@ def _check(result, truth):
 
 def _pct(values, q):
     return round(float(np.percentile(values, q)), 2) if values else None
-
-
-def _flat_quat(face, yaw):
-    """Quaternion (x, y, z, w) of a coin lying flat, `face` up, turned by yaw about vertical."""
-    from .physics import quat_about, quat_mul
-    qz = quat_about((0, 0, 1), yaw)
-    return qz if face == "heads" else quat_mul(qz, quat_about((1, 0, 0), np.pi))
 
 
 def _table_line(op, ev):

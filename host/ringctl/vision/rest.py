@@ -24,14 +24,17 @@ Why a short window is enough for flat coins (figures for a 30.8 mm, 9.4 g penny 
   face, flat or inside;
 - moving again after looking still: needs stored energy (a non-flat coin: long window) or a
   push from something moving (then not every object is still).
-The board's impact quiet (the piezos, `quiet_ms`) covers what a camera cannot: a coin in the
-air straight above its own shadow at the top of a bounce. The simulator checks the rule on
+The board's impact quiet (the piezos, `quiet_ms` = BOARD_QUIET_S, 200 ms) is a second check:
+a coin in the air at the top of a bounce is the one motion a camera looking down might miss,
+but it stays within 0.5 mm of its apex height for only sqrt(2 * 0.5 mm / g) = 10 ms either
+side, far shorter than the still window, and it will land (an impact) soon after. The simulator checks the rule on
 rolling, wobbling, settling and toppling coins (tests/vision/test_rest.py) and measures the
 result's delay after the physics' true rest (`ring sim rest-bench`).
 """
 import cv2
 import numpy as np
 
+BOARD_QUIET_S = 0.2      # the board's quiet_ms (its minimum): a second, independent check
 FLAT_WINDOW_S = 0.08
 UNSTABLE_WINDOW_S = 0.2
 DIFF_LEVEL = 14          # grey levels on the detection-scale frame (noise there is ~1)
@@ -44,7 +47,10 @@ class StillnessWatch:
 
     def __init__(self, ring):
         self.ring = ring
-        self._bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        self._bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY)
+        r = ring.coin_radius_px / ring.factor
+        self._min_area = 0.2 * np.pi * r * r
+        self._kernel = np.ones((5, 5), np.uint8)
         self.reset()
 
     def reset(self):
@@ -53,20 +59,22 @@ class StillnessWatch:
         self.since = None
 
     def update(self, frame, t_s):
-        grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY).astype(np.int16)
+        grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY)
         prev, anchor = self._prev, self._anchor
         self._prev = grey
-        fg = np.abs(grey - self._bg) > DIFF_LEVEL
-        n, _, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-        r = self.ring.coin_radius_px / self.ring.factor
-        objects = int(np.sum(stats[1:, cv2.CC_STAT_AREA] >= 0.2 * np.pi * r * r)) if n > 1 else 0
+        _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        objects = int(np.sum(stats[1:, cv2.CC_STAT_AREA] >= self._min_area)) if n > 1 else 0
         moving = prev is None
         if not moving:
             # a changed pixel anywhere near an object, since the last frame or since the
             # still period began (a slow creep adds up); far from everything is noise
-            near = cv2.dilate(fg.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            near = cv2.dilate(fg, self._kernel)
             for ref in (prev, anchor):
-                if ref is not None and np.count_nonzero((np.abs(grey - ref) > DIFF_LEVEL) & near) >= MOVING_PX:
+                if ref is None:
+                    continue
+                _, ch = cv2.threshold(cv2.absdiff(grey, ref), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
+                if cv2.countNonZero(cv2.bitwise_and(ch, near)) >= MOVING_PX:
                     moving = True
                     break
         if moving or self.since is None:

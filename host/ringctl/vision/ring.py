@@ -124,8 +124,16 @@ class RingModel:
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
 
     def small(self, img):
-        """The detection-scale copy of a frame (same sampling as the stored background)."""
-        return cv2.resize(img, self.small_size, interpolation=cv2.INTER_LINEAR)
+        """The detection-scale copy of a frame (same sampling as the stored background).
+
+        The last one is kept: the stillness rule, the multi-view judge and the single-view
+        judge all ask for the same frame's copy (frames are never changed in place)."""
+        last = getattr(self, "_small_last", None)
+        if last is not None and last[0] is img:
+            return last[1]
+        out = cv2.resize(img, self.small_size, interpolation=cv2.INTER_LINEAR)
+        self._small_last = (img, out)
+        return out
 
     def check_frame(self, img):
         if img is None or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
