@@ -42,14 +42,12 @@ MOVING_PX = 2            # changed pixels of an object that count as motion
 
 
 class StillnessWatch:
-    """Feed every frame of one camera to `update(frame, t_s)` -> {"still_s", "objects", "moving"}:
-    how long every object has been still (0 while something moves; objects = how many)."""
+    """Feed every frame of one camera to `update(frame, t_s)` -> {"still_s", "moving"}: how long
+    every object in view has been still (0 while something moves)."""
 
     def __init__(self, ring):
         self.ring = ring
         self._bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY)
-        r = ring.coin_radius_px / ring.factor
-        self._min_area = 0.2 * np.pi * r * r
         self._kernel = np.ones((5, 5), np.uint8)
         self.reset()
 
@@ -63,8 +61,6 @@ class StillnessWatch:
         prev, anchor = self._prev, self._anchor
         self._prev = grey
         _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        objects = int(np.sum(stats[1:, cv2.CC_STAT_AREA] >= self._min_area)) if n > 1 else 0
         moving = prev is None
         if not moving:
             # a changed pixel anywhere near an object, since the last frame or since the
@@ -79,7 +75,7 @@ class StillnessWatch:
                     break
         if moving or self.since is None:
             self._anchor, self.since = grey, t_s
-        return {"still_s": 0.0 if moving else t_s - self.since, "objects": objects, "moving": moving}
+        return {"still_s": 0.0 if moving else t_s - self.since, "moving": moving}
 
 
 def window_for(verdict):
