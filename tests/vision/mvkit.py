@@ -16,7 +16,7 @@ def flat_pose(face, yaw=0.3, tilt_deg=0.0, tilt_axis=0.0):
 def shot(site, cam, coins, rng, noise=2.0):
     """One camera's frame of coins [(x_m, y_m, face)] lying flat."""
     from ringctl.sim.camera import scene_spec
-    from ringctl.vision.render import render_scene
+    from ringctl.sim.render import render_scene
     pos = np.array([[x, y, site.coin.thickness_m / 2] for x, y, _ in coins]).reshape(-1, 3)
     quat = np.array([flat_pose(f, yaw=0.4 * k) for k, (_, _, f) in enumerate(coins)]).reshape(-1, 4)
     return render_scene(scene_spec(cam, pos, quat, site.coin, noise=noise), rng)[0]

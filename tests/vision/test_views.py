@@ -5,7 +5,7 @@ import pytest
 from ringctl.errors import UserError
 from ringctl.sim.cameras import calibration_photos, camera_rig
 from ringctl.vision import coverage, viewcal
-from ringctl.vision.render import render_scene
+from ringctl.sim.render import render_scene
 from ringctl.vision.views import judge_views
 
 from mvkit import shot

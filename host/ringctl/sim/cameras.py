@@ -52,7 +52,7 @@ def camera_names(n):
 def calibration_photos(cams, render, rng, sheet_xy_m=(0.04, -0.03), sheet_turn_deg=7.0, noise=2.0):
     """[(name, sheet photo, empty-ring photo)]: every camera photographs the calibration sheet
     laid near the ring centre (a little off it and turned, as a person lays it), then the
-    empty ring. `render` is vision.render.render_scene."""
+    empty ring. `render` is sim.render.render_scene."""
     from ..vision import viewcal
     sheet = viewcal.sheet_image(px_per_mm=2.0)
     n = sheet.shape[0]
@@ -89,7 +89,7 @@ def commission(cams, ring, coin, rng, render=None):
     and the empty ring photographed by every camera (`ring vision calibrate-views`), then ten
     photos of each face of one coin lying flat (`ring vision train`)."""
     from ..vision import train, viewcal
-    from ..vision.render import render_scene
+    from .render import render_scene
     render = render or render_scene
     rig = viewcal.calibrate_rig(calibration_photos(cams, render, rng), ring_mm=2000 * ring.layout_radius_m,
                                 coin_mm=2000 * coin.radius_m)
@@ -98,7 +98,7 @@ def commission(cams, ring, coin, rng, render=None):
 
 def face_photos(cam, ring, coin, rng, n=10, render=None):
     """Photos of one coin lying flat, heads then tails, inside this camera's part of the ring."""
-    from ..vision.render import render_scene
+    from .render import render_scene
     from .physics import quat_about, quat_mul
     render = render or render_scene
     out = {"heads": [], "tails": []}

@@ -125,6 +125,7 @@ def main(argv=None):
     rng = np.random.default_rng(12345)
     for name, size in (("1920x1080", (1920, 1080)), ("3840x2160", (3840, 2160))):
         out[name] = _timing(model, size, args.repeat, rng)
+    out["two_4k_views"] = __import__("ringctl.sim.multiview_bench", fromlist=["timing"]).timing()  # issue 13
     seeds = scenes.HELDOUT_SEEDS[:args.scenes]
     counts = evaluate(seeds, model)
     counts["called_fraction_of_valid"] = round(counts["valid_called"] / max(1, counts["valid"]), 4)
