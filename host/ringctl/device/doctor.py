@@ -322,6 +322,25 @@ def check_camera(report, spec, zone):
                "answers 'unsure'" % (camera.MIN_COIN_PX, camera.GOOD_COIN_PX))
 
 
+def check_rig(report, rig_path):
+    """Coverage of the whole ring by a calibrated camera rig (issue 13): the smallest pixels per
+    coin over the layout and how many cameras see each point whole; FAIL under 40 px."""
+    if rig_path is None:
+        return
+    from ..errors import UserError
+    try:
+        from ..vision.coverage import coverage
+        from ..vision.viewcal import Rig
+        rig = Rig.load(rig_path)
+    except UserError as exc:
+        report.add(FAIL, "camera coverage", str(exc), "`ring vision calibrate-views` (hardware/INSTALL.md)")
+        return
+    c = coverage(rig)
+    report.add(OK if c["ok"] else FAIL, "camera coverage",
+               "%d camera(s): %s" % (len(rig.views), c["text"]),
+               "place the cameras as in hardware/INSTALL.md section 6, then recalibrate")
+
+
 def audit_log_path():
     """Where the audit log lives (the record module decides; $RING_HOME/audit.db)."""
     from ..record.log import default_path
@@ -347,7 +366,7 @@ def check_disk(report, log_path):
 
 def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image="",
              selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
-             log_path=None, walk_s=0, say=print):
+             log_path=None, walk_s=0, say=print, rig_path=None):
     """Run every check -> Report. open_link() returns a link (hello, command, next_event,
     close) or raises UserError/OSError with the reason."""
     report = Report()
@@ -398,6 +417,7 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
         for what in ("firmware version", "image vs build", "self-test", "light test"):
             report.add(SKIP, what, "no link", "fix the link first")
     check_camera(report, camera_spec, zone)
+    check_rig(report, rig_path)
     check_disk(report, log_path or audit_log_path())
     return report
 
@@ -409,6 +429,8 @@ def register(subparsers):
                    "board found)")
     p.add_argument("--device-id", help="board's device id when the port cannot tell it")
     p.add_argument("--camera", help="camera index, video file or URL")
+    p.add_argument("--rig", metavar="RIG.json",
+                   help="calibrated cameras (ring vision calibrate-views): coverage of the whole ring")
     p.add_argument("--zone", default="3000",
                    help="layout this camera covers in mm, AxB (default 3000: a whole 3 m ring;"
                    " 3000x1600 for one of two cameras)")
@@ -452,7 +474,7 @@ def run(args):
         return devlink.open_link(port, device_id, log=devlink.open_audit_log(args.log))
     report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
                       build_image=build_image, light_hold=args.light_hold,
-                      device_id=device_id, walk_s=args.walk_test, log_path=args.log,
+                      device_id=device_id, walk_s=args.walk_test, log_path=args.log, rig_path=args.rig,
                       say=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report.items, indent=1) if args.json else report.text())
     return 1 if report.failed else 0

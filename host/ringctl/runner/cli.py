@@ -36,11 +36,13 @@ def register(subparsers):
                               description=__doc__, formatter_class=_raw())
     p.add_argument("--port", default="auto", help="serial device path, or 'auto' (USB 2E8A:0005)")
     p.add_argument("--serial", default=None, help="with --port auto: the board's serial number")
-    p.add_argument("--camera", default=None,
-                   help="camera index, video file, RTSP/HTTP URL or image folder (none: manual calls)")
+    p.add_argument("--camera", action="append", default=None,
+                   help="camera index, video file, RTSP/HTTP URL or image folder (none: manual calls); "
+                        "several cameras: once per camera, in the order of the rig's views")
     p.add_argument("--config", default=None,
                    help="JSON file: {\"ring\": RING.json, \"model\": MODEL, \"key\": KEYFILE, "
-                        "\"log\": audit.db, \"quiet_s\": 1.0}")
+                        "\"log\": audit.db, \"quiet_s\": 1.0}; several cameras: \"rig\": RIG.json "
+                        "(ring vision calibrate-views) and \"camera\": [A, B, ...]")
     p.add_argument("--key", default=None, help="key file (default: $RING_HOME/keys/<serial>.key)")
     p.add_argument("--log", default=None, help="audit log (default: $RING_HOME/audit.db)")
     p.set_defaults(func=run)
@@ -64,7 +66,7 @@ def load_config(path):
         raise UserError(f"config file {path} is not valid JSON (line {exc.lineno}: {exc.msg})")
     if not isinstance(cfg, dict):
         raise UserError(f"config file {path} must hold a JSON object")
-    unknown = set(cfg) - {"ring", "model", "key", "log", "quiet_s", "stills", "port", "camera"}
+    unknown = set(cfg) - {"ring", "model", "key", "log", "quiet_s", "stills", "port", "camera", "rig"}
     if unknown:
         raise UserError(f"config file {path}: unknown keys {sorted(unknown)}")
     return cfg
@@ -88,9 +90,14 @@ def run(args):
     os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
     log = AuditLog(log_path)
     engine = rebuild_engine(log)
-    ring_model = face_model = camera = None
+    ring_model = face_model = camera = watcher = None
     cam_spec = args.camera or cfg.get("camera")
-    if cam_spec is not None:
+    if isinstance(cam_spec, (str, int)):
+        cam_spec = [cam_spec]
+    if cam_spec and (cfg.get("rig") or len(cam_spec) > 1):
+        watcher = _rig_watcher(cam_spec, cfg)
+    elif cam_spec:
+        cam_spec = cam_spec[0]
         from ..vision import FaceModel, RingModel, open_source
         if not cfg.get("ring") or not cfg.get("model"):
             raise UserError("a camera needs the ring calibration and the face model: put "
@@ -101,7 +108,7 @@ def run(args):
     link = LinkClient(port, key)
     host = RingHost(link, log, engine, camera=camera, ring_model=ring_model,
                     face_model=face_model, quiet_s=float(cfg.get("quiet_s", 1.0)),
-                    stills=int(cfg.get("stills", 3)))
+                    stills=int(cfg.get("stills", 3)), watcher=watcher)
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
@@ -111,6 +118,23 @@ def run(args):
         host.close()
         link.close()
         log.close()
+
+
+def _rig_watcher(cam_specs, cfg):
+    """Several cameras: the rig's calibration, the face model, one source per camera."""
+    from ..vision import FaceModel, open_source
+    from ..vision.viewcal import Rig
+    from .rigwatch import RigWatcher
+    if not cfg.get("rig") or not cfg.get("model"):
+        raise UserError("several cameras need the rig calibration and the face model: put \"rig\" "
+                        "(ring vision calibrate-views) and \"model\" (ring vision train) in --config")
+    rig = Rig.load(cfg["rig"])
+    if len(cam_specs) != len(rig.views):
+        raise UserError(f"the rig {cfg['rig']} has {len(rig.views)} cameras "
+                        f"({', '.join(v.name for v in rig.views)}) but {len(cam_specs)} --camera given: "
+                        "one per camera, in that order")
+    sources = [open_source(c) for c in cam_specs]
+    return RigWatcher(sources, rig, FaceModel.load(cfg["model"]), keep=int(cfg.get("stills", 3)))
 
 
 class Console:

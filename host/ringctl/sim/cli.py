@@ -46,6 +46,14 @@ def register(subparsers):
                         add_help=False, prefix_chars="\x01")
     bn.add_argument("rest", nargs="...", help="--seeds N --ring-diameter M")
     bn.set_defaults(func=lambda a: __import__("ringctl.sim.bench", fromlist=["main"]).main(a.rest))
+    rp = sub.add_parser("rig-photos", help="write every simulated camera's photos of the calibration "
+                        "sheet and of the empty ring (to try 'ring vision calibrate-views')")
+    rp.add_argument("folder", help="output folder (created)")
+    rp.add_argument("--ring-mm", type=float, default=3000.0, help="ring inner diameter (default 3000)")
+    rp.add_argument("--cameras", type=int, default=2, choices=(1, 2, 4))
+    rp.add_argument("--coin-px", type=float, default=44.0, help="coin diameter px on the layout")
+    rp.add_argument("--seed", type=int, default=0)
+    rp.set_defaults(func=run_rig_photos)
     rb = sub.add_parser("rest-bench", help="result delay after the coins' true rest (JSON)",
                         add_help=False, prefix_chars="\x01")
     rb.add_argument("rest", nargs="...", help="--ring-mm MM --cameras N --tosses N --json")
@@ -189,4 +197,25 @@ def run_scenes(args):
           f"  ring vision calibrate {out}/empty.png --ring-mm {ring_mm:.0f} -o {out}/ring.json\n"
           f"  ring vision train --heads {out}/heads --tails {out}/tails --ring {out}/ring.json -o {out}/model.json\n"
           f"  ring vision classify --ring {out}/ring.json --model {out}/model.json --json {out}/scene*.png")
+    return 0
+
+
+def run_rig_photos(args):
+    import cv2
+    import numpy as np
+    from .cameras import calibration_photos, camera_rig
+    from .geometry import RingGeometry
+    from .render import render_scene
+    if not 600 <= args.ring_mm <= 6000:
+        raise UserError("--ring-mm must be between 600 and 6000")
+    out = Path(args.folder)
+    out.mkdir(parents=True, exist_ok=True)
+    cams = camera_rig(RingGeometry(layout_radius_m=args.ring_mm / 2000), args.cameras, args.coin_px)
+    cmd = []
+    for name, sheet, empty in calibration_photos(cams, render_scene, np.random.default_rng(args.seed)):
+        for what, img in (("sheet", sheet), ("empty", empty)):
+            cv2.imwrite(str(out / f"{what}_{name}.png"), img)
+        cmd.append(f"--camera {name} {out}/sheet_{name}.png {out}/empty_{name}.png")
+    print(f"wrote {len(cams)} camera(s)' photos to {out}. Try:\n  ring vision calibrate-views "
+          + " ".join(cmd) + f" --ring-mm {args.ring_mm:.0f} -o {out}/rig.json")
     return 0

@@ -17,6 +17,20 @@ def register(subparsers):
     c.add_argument("--coin-mm", type=float, default=30.8, help="coin diameter in mm (default 30.8)")
     c.add_argument("--ring-mm", type=float, default=3000.0, help="ring inner diameter in mm (default 3000)")
     c.set_defaults(func=cmd_calibrate)
+    v = sub.add_parser("calibrate-views", help="several cameras: each camera's pixels to one ring plane "
+                       "in mm, from the calibration sheet and the ring's diameter")
+    v.add_argument("--camera", nargs=3, action="append", required=True, metavar=("NAME", "SHEET", "EMPTY"),
+                   help="once per camera: its name, its photo of the sheet lying near the ring's centre, "
+                        "its photo of the empty ring")
+    v.add_argument("-o", "--output", required=True, metavar="RIG.json")
+    v.add_argument("--coin-mm", type=float, default=30.8, help="coin diameter in mm (default 30.8)")
+    v.add_argument("--ring-mm", type=float, default=3000.0, help="ring inner diameter in mm (default 3000)")
+    v.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    v.set_defaults(func=cmd_calibrate_views)
+    sh = sub.add_parser("sheet", help="write the calibration sheet to print (one A0 sheet at 100%%)")
+    sh.add_argument("-o", "--output", required=True, metavar="SHEET.png")
+    sh.add_argument("--px-per-mm", type=float, default=4.0, help="print resolution (default 4 px/mm)")
+    sh.set_defaults(func=cmd_sheet)
     t = sub.add_parser("train", help="learn both coin faces from photos of one coin lying flat")
     t.add_argument("--heads", required=True, metavar="DIR", help="folder of photos showing heads")
     t.add_argument("--tails", required=True, metavar="DIR", help="folder of photos showing tails")
@@ -29,6 +43,11 @@ def register(subparsers):
     k.add_argument("--json", action="store_true", help="one JSON object per image per line")
     k.add_argument("images", nargs="+", metavar="IMAGE")
     k.set_defaults(func=cmd_classify)
+    kv = sub.add_parser("classify-views", help="judge one moment from every camera's image of it")
+    kv.add_argument("--rig", required=True, metavar="RIG.json")
+    kv.add_argument("--model", required=True, metavar="MODEL")
+    kv.add_argument("images", nargs="+", metavar="IMAGE", help="one per camera, in the rig's order")
+    kv.set_defaults(func=cmd_classify_views)
     return p
 
 
@@ -63,6 +82,59 @@ def cmd_calibrate(args):
           f"coins about {d['coin_diameter_px']:.0f} px across; saved {args.output}")
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def cmd_calibrate_views(args):
+    from .viewcal import calibrate_rig
+    cams = [(name, read_image(sheet), read_image(empty)) for name, sheet, empty in args.camera]
+    if len({n for n, _, _ in cams}) != len(cams):
+        raise UserError("--camera NAME: give every camera its own name (A, B, ...)")
+    rig = calibrate_rig(cams, ring_mm=args.ring_mm, coin_mm=args.coin_mm)
+    rig.save(args.output)
+    rep = rig.report
+    if args.json:
+        print(json.dumps(dict(rep, saved=args.output)))
+    else:
+        for c in rep["cameras"]:
+            print(f"camera {c['name']}: {c['markers']} sheet markers, corner error {c['corner_rms_mm']} mm, "
+                  f"{c['edge_points']} points of the ring's edge")
+        r = rep["ring"]
+        print(f"ring: {r['measured_diameter_mm']:.0f} mm across as measured (known {r['known_diameter_mm']:.0f}); "
+              f"edge fits the known circle to {r['edge_residual_mm']} mm")
+        print(f"coverage: {rep['coverage']['text']}")
+        print(f"saved {args.output}")
+    if not rep["coverage"]["ok"]:
+        print(f"error: coverage check failed: {rep['coverage']['text']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_sheet(args):
+    import cv2
+    from .viewcal import SHEET_MARKER_MM, sheet_image
+    if not 1 <= args.px_per_mm <= 20:
+        raise UserError("--px-per-mm must be between 1 and 20")
+    img = sheet_image(px_per_mm=args.px_per_mm)
+    if not cv2.imwrite(args.output, img):
+        raise UserError(f"cannot write {args.output}; give a .png path in a folder you can write to")
+    side = img.shape[0] / args.px_per_mm
+    print(f"wrote {args.output}: {side:.0f} x {side:.0f} mm at {args.px_per_mm:g} px/mm; print at 100 % "
+          f"(check one marker measures {SHEET_MARKER_MM:.0f} mm)")
+    return 0
+
+
+def cmd_classify_views(args):
+    from .faceid import FaceModel
+    from .viewcal import Rig
+    from .views import judge_views
+    rig = Rig.load(args.rig)
+    if len(args.images) != len(rig.views):
+        raise UserError(f"the rig has {len(rig.views)} cameras ({', '.join(v.name for v in rig.views)}): "
+                        f"give one image per camera in that order, got {len(args.images)}")
+    out = judge_views([read_image(p) for p in args.images], rig, FaceModel.load(args.model))
+    out["views"] = [{k: v[k] for k in ("camera", "result", "reasons")} for v in out["views"] if v]
+    print(json.dumps(out))
     return 0
 
 
