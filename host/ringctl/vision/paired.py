@@ -26,6 +26,7 @@ class PairedSources:
         self._cond = threading.Condition()
         self._frames = [[] for _ in self.sources]      # per camera: [(t_host, frame)]
         self._last_t = None
+        self._t0 = time.monotonic()
         self.errors = [0] * len(self.sources)
         self.ended = [False] * len(self.sources)
         self._stop = False
@@ -62,9 +63,9 @@ class PairedSources:
     def _moment(self):
         """The newest set with one frame per live camera within tolerance, newer than the last."""
         now = time.monotonic()
-        live = [k for k, b in enumerate(self._frames) if b and now - b[-1][0] < self.stale_s]
-        if not live:
-            return None
+        live = [k for k, b in enumerate(self._frames) if now - (b[-1][0] if b else self._t0) < self.stale_s]
+        if not live or any(not self._frames[k] for k in live):
+            return None                # no camera, or one whose first frame is still coming
         # anchor on the camera whose newest frame is oldest: every other camera has a frame by then
         anchor = min(live, key=lambda k: self._frames[k][-1][0])
         t_a = self._frames[anchor][-1][0]
