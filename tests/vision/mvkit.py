@@ -4,12 +4,12 @@ import numpy as np
 
 def flat_pose(face, yaw=0.3, tilt_deg=0.0, tilt_axis=0.0):
     """Quaternion (x, y, z, w) of a coin `face` up, turned by yaw, tilted about a horizontal axis."""
-    from ringctl.sim.physics import _quat_about, _quat_mul
-    q = _quat_about((0, 0, 1), yaw)
+    from ringctl.sim.physics import quat_about, quat_mul
+    q = quat_about((0, 0, 1), yaw)
     if face == "tails":
-        q = _quat_mul(q, _quat_about((1, 0, 0), np.pi))
+        q = quat_mul(q, quat_about((1, 0, 0), np.pi))
     if tilt_deg:
-        q = _quat_mul(_quat_about((np.cos(tilt_axis), np.sin(tilt_axis), 0), np.radians(tilt_deg)), q)
+        q = quat_mul(quat_about((np.cos(tilt_axis), np.sin(tilt_axis), 0), np.radians(tilt_deg)), q)
     return q
 
 

@@ -38,11 +38,16 @@ def erase_cut(img, ring):
     sh, sw = small.shape[:2]
     d_coin = 2 * ring.coin_radius_px / f
     s = int(min(max(4, STRIP_COINS * d_coin), sw // 2, sh // 2))
-    bg_small = ring._bg_blur
+    strips = getattr(ring, "_cut_strips", None)
+    if strips is None:       # the empty ring's features along the border, once per ring model
+        strips = ring._cut_strips = [
+            ((y0, y1, x0, x1), detect.colour_feats(ring._bg_blur[y0:y1, x0:x1]))
+            for (y0, y1, x0, x1) in ((0, s, 0, sw), (sh - s, sh, 0, sw), (s, sh - s, 0, s),
+                                     (s, sh - s, sw - s, sw))]
     out, n = img, 0
-    for (y0, y1, x0, x1) in ((0, s, 0, sw), (sh - s, sh, 0, sw), (0, sh, 0, s), (0, sh, sw - s, sw)):
+    for (y0, y1, x0, x1), bg_feats in strips:
         a = cv2.GaussianBlur(small[y0:y1, x0:x1], (3, 3), 0)
-        dd = detect.diff_feats(detect.colour_feats(a), detect.colour_feats(bg_small[y0:y1, x0:x1]))
+        dd = detect.diff_feats(detect.colour_feats(a), bg_feats)
         thr = max(45.0, 4.0 * float(np.median(dd[::4, ::4])))
         m = (dd > thr).astype(np.uint8)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
