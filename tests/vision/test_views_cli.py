@@ -33,3 +33,10 @@ def test_sheet_is_written_and_a_missing_rig_is_a_failed_check(tmp_path, capsys):
     report = Report()
     check_rig(report, str(tmp_path / "none.json"))
     assert report.items[-1]["status"] == FAIL and "calibrate-views" in report.items[-1]["detail"]
+
+
+def test_the_two_camera_config_example_is_accepted():
+    from ringctl.device.pinmap import ROOT
+    from ringctl.runner.cli import load_config
+    cfg = load_config(str(ROOT / "docs" / "ring-config-two-cameras.example.json"))
+    assert cfg["rig"] and len(cfg["camera"]) == 2
