@@ -27,7 +27,7 @@ def _camera(fps, label, delay=0.0, stall_after=None):
 
 
 def test_moments_pair_one_frame_per_camera_within_half_a_frame_period():
-    a, b = _camera(50, 1), _camera(50, 2, delay=0.006)       # free-running, 6 ms apart
+    a, b = _camera(25, 1), _camera(25, 2, delay=0.01)        # free-running, 10 ms apart
     with PairedSources([a, b]) as ps:
         got = [ps.read(timeout=1.0) for _ in range(15)]
     times = [t for _, t in got]
