@@ -72,3 +72,11 @@ def pytest_pycollect_makemodule(module_path, parent):
     # Never import a firmware test under CPython: it runs under micropython.
     if _is_mp_test(module_path):
         return MPFile.from_parent(parent, path=module_path)
+
+
+@pytest.fixture(scope="session")
+def site2():
+    """A simulated two-camera site (1.2 m ring, 44 px coins), calibrated with the sheet and
+    trained once, for the multi-camera tests (vision, runner)."""
+    from ringctl.sim.restbench import Site
+    return Site(ring_mm=1200.0, cameras=2, coin_px=44.0, seed=3)

@@ -1,0 +1,39 @@
+"""RigWatcher live: two simulated cameras read in parallel, paired, the stillness rule, the judge."""
+import time
+
+from ringctl.runner.rigwatch import RigWatcher
+from ringctl.sim.camera import CameraSource
+from ringctl.sim.physics import simulate_toss
+
+
+def test_two_cameras_live_give_agreeing_verdicts_soon_after_true_rest(site2):
+    toss = simulate_toss(503, ring=site2.ring)
+    cams = [CameraSource(None, ring=site2.ring, cam=c, fps=25.0, seed=[1, k]) for k, c in enumerate(site2.cams)]
+    for c in cams:
+        c.frame_at(0.0)                      # the renderer's one-off empty-ring drawing
+    w = RigWatcher(cams, site2.rig, site2.model, keep=3)
+    try:
+        t0 = time.monotonic() - toss.truth["first_impact_t"] + 0.3      # skip most of the flight
+        for c in cams:
+            c.play(toss, t0)
+        w.reset()
+        rest = t0 + toss.truth["rest_t"]
+        got, t_got = [], None
+        while time.monotonic() < rest + 3.0:
+            got = w.judged(3)
+            if len(got) == 3:
+                t_got = time.monotonic()
+                break
+            time.sleep(0.005)
+        assert t_got is not None, "no still moment judged"
+        assert t_got >= rest, "verdicts before the coins' true rest"
+        results = {v["result"] for _, v in got}
+        assert results == {toss.truth["outcome_at_rest"]}, [v["reasons"] for _, v in got]
+        frame, verdict = got[-1]
+        assert frame.shape[0] == 720 and len(verdict["views"]) == 2     # both views, side by side
+        assert not w.stalled(1.0)
+        cams[1].stall()
+        time.sleep(1.3)
+        assert w.stalled(1.0)                # one camera silent: the rig is stalled (fault light)
+    finally:
+        w.stop()
