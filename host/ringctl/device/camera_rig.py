@@ -99,35 +99,40 @@ def table():
 
 def svg():
     """Plan view of the 2- and 4-camera layouts over a 3 m ring (hardware/cameras.svg)."""
-    s, pad, gap = 0.1, 30, 60                 # px per mm, margins
+    s, pad, gap = 0.12, 30, 80                # px per mm, margins
     R = RING_MM / 2
-    panel = 2 * (R + EDGE_MM + 150) * s
-    W, H = int(2 * panel + gap + 2 * pad), int(panel + 2 * pad + 60)
+    panel = 2 * (R + EDGE_MM + 100) * s
+    W, H = int(2 * panel + gap + 2 * pad), int(panel + 2 * pad + 110)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           'font-family="sans-serif" font-size="12">',
+           'font-family="sans-serif" font-size="13">',
            f'<rect width="{W}" height="{H}" fill="white"/>']
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
-    for k, (n, label, w, h, sw, sh) in enumerate(((2, "two 12 MP cameras over the halves", 4056, 3040, 6.29, 4.71),
-                                                  (4, "four 4K cameras over the quadrants", 3840, 2160, 5.57, 3.13))):
-        ox = pad + k * (panel + gap) + panel / 2
-        oy = pad + 30 + panel / 2
+    for k, (n, label, w, h, sw, sh) in enumerate(((2, "Two 12 MP cameras over the halves", 4056, 3040, 6.29, 4.71),
+                                                  (4, "Four 4K cameras over the quadrants", 3840, 2160, 5.57, 3.13))):
+        left = pad + k * (panel + gap)
+        ox, oy = left + panel / 2, pad + 45 + panel / 2
         c, places = layout_coverage(w, h, sw, sh, n)
-        out.append(f'<text x="{ox - panel / 2:.0f}" y="{pad + 12}" font-size="14" font-weight="bold">'
-                   f'{label}: {c["coin_px_min"]:.0f} px per coin at worst</text>')
+        out.append(f'<text x="{left:.0f}" y="{pad + 4}" font-size="15" font-weight="bold">{label}</text>')
+        out.append(f'<text x="{left:.0f}" y="{pad + 24}">{c["coin_px_min"]:.0f} px per coin at worst '
+                   f'(coverage check: {"pass" if c["ok"] else "FAIL"})</text>')
         out.append(f'<circle cx="{ox:.1f}" cy="{oy:.1f}" r="{R * s:.1f}" fill="#2e6b32" stroke="#6b4a2b" '
-                   f'stroke-width="{40 * s * 2:.1f}"/>')
+                   f'stroke-width="{65 * s:.1f}"/>')
         for i, (z, p) in enumerate(zip(zones(n), places)):
             x0, x1, y0, y1 = z
             col = colours[i]
             out.append(f'<rect x="{ox + x0 * s:.1f}" y="{oy - y1 * s:.1f}" width="{(x1 - x0) * s:.1f}" '
-                       f'height="{(y1 - y0) * s:.1f}" fill="{col}" fill-opacity="0.12" stroke="{col}" '
-                       'stroke-width="1.5"/>')
+                       f'height="{(y1 - y0) * s:.1f}" fill="{col}" fill-opacity="0.15" stroke="{col}" '
+                       'stroke-width="2"/>')
             cx, cy = p["centre_mm"]
-            out.append(f'<circle cx="{ox + cx * s:.1f}" cy="{oy - cy * s:.1f}" r="6" fill="{col}"/>')
-            out.append(f'<text x="{ox + cx * s + 9:.1f}" y="{oy - cy * s + 4:.1f}" fill="{col}">'
-                       f'{"ABCD"[i]}: {p["lens_mm"]:.1f} mm lens, {HEIGHT_MM / 1000:.1f} m up</text>')
-        out.append(f'<text x="{ox - panel / 2:.0f}" y="{oy + panel / 2 + 18:.0f}">ring 3.0 m; zones overlap '
-                   f'{OVERLAP_MM / 1000:.1f} m at the seams and reach {EDGE_MM / 1000:.2f} m past the edge</text>')
+            out.append(f'<circle cx="{ox + cx * s:.1f}" cy="{oy - cy * s:.1f}" r="9" fill="{col}" '
+                       'stroke="white" stroke-width="2"/>')
+            out.append(f'<text x="{ox + cx * s:.1f}" y="{oy - cy * s + 4.5:.1f}" fill="white" '
+                       f'text-anchor="middle" font-weight="bold">{"ABCD"[i]}</text>')
+        y = oy + panel / 2 + 22
+        out.append(f'<text x="{left:.0f}" y="{y:.0f}">Cameras {"AB" if n == 2 else "ABCD"} straight down, '
+                   f'{HEIGHT_MM / 1000:.1f} m up, {places[0]["lens_mm"]:.1f} mm lens;</text>')
+        out.append(f'<text x="{left:.0f}" y="{y + 18:.0f}">zones overlap {OVERLAP_MM / 1000:.1f} m at the seams '
+                   f'and reach {EDGE_MM / 1000:.2f} m past the 3.0 m ring.</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
