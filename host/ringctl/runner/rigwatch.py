@@ -67,6 +67,11 @@ class RigWatcher:
                     self._last_view = (frames, t, None)
                 continue
             still_s = min(s["still_s"] for s in states)
+            with self.lock:
+                # enough moments of this still period judged already: the frames have not
+                # changed since, so the window's close is published before judging another
+                if len(self.recent) >= self.keep and still_s >= window_for(self.recent[-1][2]):
+                    self.still_since = t - still_s
             if len(self.recent) < JUDGED_PER_STILL * self.keep:
                 # the first moments of a still period are judged as they come (coins lying
                 # still for minutes need no more verdicts)

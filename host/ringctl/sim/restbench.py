@@ -68,9 +68,13 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
         if any(s["moving"] for s in states):
             judged = []
             continue
-        verdict = judge_views([f for f, _ in got], site.rig, site.model)
-        judged.append(verdict)
         still_s = min(s["still_s"] for s in states)
+        # as the host's RigWatcher: with enough moments of this still period judged, the
+        # window's close needs no further judging (the frames have not changed since)
+        ready = len(judged) >= stills and still_s >= window_for(judged[-1])
+        if not ready:
+            judged.append(judge_views([f for f, _ in got], site.rig, site.model))
+        verdict = judged[-1]
         cpu = time.thread_time() - c0
         if still_s >= window_for(verdict) and len(judged) >= stills and t + cpu >= board_rest:
             calls = {v["result"] for v in judged[-stills:]}
