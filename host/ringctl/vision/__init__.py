@@ -15,8 +15,18 @@ API
   game.adjudicate).
 - `open_source(spec)`: camera index / video file / RTSP-HTTP URL / image folder / callable or
   iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
+Several cameras over one ring (issue 13; modules imported by name):
+- `viewcal.calibrate_rig([(name, sheet_img, empty_img)], ring_mm) -> Rig` (`save`, `Rig.load`):
+  each camera's homography to ring mm from a printed ArUco sheet, the ring's centre from its
+  edge and known diameter; `Rig.views` = [CameraView(name, H, ring_model)].
+- `coverage.coverage(rig) -> {ok, coin_px_min, cameras_per_point, text, ...}` (fails < 40 px).
+- `views.judge_views(frames, rig, model) -> dict` (classify's shape, coins in ring mm, plus
+  per-view verdicts): same coin merged, judged where largest, disagreement -> unsure.
+- `rest.StillnessWatch(ring).update(frame, t_s)`, `rest.window_for(verdict)`: the stillness rule.
+- `paired.PairedSources(sources).read() -> ([frame per camera], t)`: parallel, paired by time.
 Synthetic scenes to test it on are stand-ins and live in `ringctl.sim` (render, scenes, faces).
-CLI: `ring vision calibrate|train|classify` (cli.py); `ring bench vision --json` (sim/vision_bench.py).
+CLI: `ring vision calibrate|calibrate-views|sheet|train|classify|classify-views` (cli.py);
+`ring bench vision --json` (sim/vision_bench.py).
 """
 from .sources import open_source
 
