@@ -55,6 +55,8 @@ def run(args):
                      quiet_s=QUIET_S, say=out.note, ring_mm=args.ring_mm, cameras=args.cameras) as demo:
         out.note("ring demo: board %s (%s), audit log %s"
                  % (demo.board_tty, demo.firmware, demo.log_path))
+        out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
+                 % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
         rng = np.random.default_rng(args.seed)
         for n in range(args.spins):
             force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
