@@ -124,13 +124,10 @@ class CameraView:
         """Smallest image px per mm of layout at each point (the homography's local scale)."""
         pts_mm = np.asarray(pts_mm, np.float64).reshape(-1, 2)
         e = 0.5
-        c = self.to_px(pts_mm)
         dx = (self.to_px(pts_mm + [e, 0]) - self.to_px(pts_mm - [e, 0])) / (2 * e)
         dy = (self.to_px(pts_mm + [0, e]) - self.to_px(pts_mm - [0, e])) / (2 * e)
-        J = np.stack([dx, dy], axis=2)                       # (N, 2, 2)
-        s = np.linalg.svd(J, compute_uv=False)
-        del c
-        return s[:, -1]
+        J = np.stack([dx, dy], axis=2)                       # (N, 2, 2) Jacobian mm -> px
+        return np.linalg.svd(J, compute_uv=False)[:, -1]
 
     def whole_in_view(self, pts_mm, radius_mm, margin_px=2.0):
         """True where a disc of radius_mm around the point lies wholly inside the frame."""
@@ -160,7 +157,7 @@ def ring_model_for(H_img_to_mm, empty_img, ring_mm, coin_mm=DEFAULT_COIN_MM, edg
     R = ring_mm / 2
     pts = _apply(np.linalg.inv(H_img_to_mm), np.stack([R * np.cos(a), R * np.sin(a)], 1))
     (cx, cy), (d1, d2), ang = cv2.fitEllipse(pts.astype(np.float32))
-    axes, ang = (d1 / 2, d2 / 2), ang
+    axes = (d1 / 2, d2 / 2)
     if axes[0] < axes[1]:
         axes, ang = (axes[1], axes[0]), ang + 90
     model = RingModel((w, h), (cx, cy), axes, ang % 180, None, coin_mm, ring_mm, edge_px=edge_px)
