@@ -38,7 +38,8 @@ def _moment(ring, cams, rng, coins):
 
 
 def timing(repeat=10, seed=0):
-    """{two_4k_views: {adjudicate_cpu_ms_median, ..._p99, rest_check_cpu_ms_median, results}}."""
+    """{adjudicate_cpu_ms_median, _p99, rest_check_cpu_ms_median, single_view_classify_cpu_ms_median
+    (one 4K view by the single-view judge alone: the multi-view layer's overhead is the rest), results}."""
     from ..vision.rest import StillnessWatch
     from ..vision.views import judge_views
     cv2.setNumThreads(1)
@@ -47,7 +48,8 @@ def timing(repeat=10, seed=0):
     R = ring.layout_radius_m
     scenes = [[(-0.5 * R, 0.2 * R, "heads"), (0.4 * R, -0.3 * R, "tails")],
               [(0.0, 0.3 * R, "heads"), (0.6 * R, 0.1 * R, "heads")]]      # one on the seam
-    adj, rest, results = [], [], []
+    from ..vision.judge import classify
+    adj, rest, single, results = [], [], [], []
     for coins in scenes:
         frames = _moment(ring, cams, rng, coins)
         watches = [StillnessWatch(v.ring) for v in rig.views]
@@ -62,9 +64,15 @@ def timing(repeat=10, seed=0):
             c2 = time.thread_time()
             rest.append((c1 - c0) * 1000)
             adj.append((c2 - c1) * 1000)
+            for v in rig.views:
+                v.ring._small_last = None
+            c3 = time.thread_time()
+            classify(frames[0], rig.views[0].ring, model)      # one view alone, for comparison
+            single.append((time.thread_time() - c3) * 1000)
         results.append(out["result"])
     q = lambda v, p: round(float(np.percentile(v, p)), 2)  # noqa: E731
     return {"frames": "2 x %dx%d" % SIZE, "ring_mm": round(2000 * R), "coin_px": COIN_PX, "threads": 1,
             "adjudicate_cpu_ms_median": q(adj, 50), "adjudicate_cpu_ms_p99": q(adj, 99),
-            "rest_check_cpu_ms_median": q(rest, 50), "results": results,
+            "rest_check_cpu_ms_median": q(rest, 50), "single_view_classify_cpu_ms_median": q(single, 50),
+            "results": results,
             "expected": ["odds", "heads"], "target_adjudicate_ms_median": 15}
