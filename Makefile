@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/ring bench sim --json
 	$(BIN)/ring bench rules --json
 	$(BIN)/ring bench log --json
+	$(BIN)/ring sim rest-bench --ring-mm 3000 --cameras 2 --tosses 20 --json
 
 soak: $(STAMP)
 	$(BIN)/pytest -m slow
