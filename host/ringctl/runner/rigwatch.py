@@ -37,6 +37,7 @@ class RigWatcher:
         self.errors = 0
         self.judge_ms = []
         self._last_view = (None, None, None)   # (frames, t, verdict or None while moving)
+        self._pictures = {}                    # moment's host time -> evidence picture
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="rig-watch", daemon=True)
         self.thread.start()
@@ -110,8 +111,17 @@ class RigWatcher:
         with self.lock:
             if self.still_since is None:
                 return []
-            got = [(f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6][-n:]
-        return [(evidence(f), v) for f, v in got]
+            got = [(t, f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6][-n:]
+        return [(self._evidence(t, f), v) for t, f, v in got]
+
+    def _evidence(self, t, frames):
+        """The moment's evidence picture, made once (the host asks again while it waits)."""
+        hit = self._pictures.get(t)
+        if hit is None:
+            hit = evidence(frames)
+            self._pictures = {k: p for k, p in self._pictures.items() if k > t - 5.0}
+            self._pictures[t] = hit
+        return hit
 
     def latest(self):
         return [evidence(self.last_frames)] if self.last_frames is not None else []
