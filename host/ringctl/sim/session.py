@@ -183,10 +183,12 @@ class DemoSession:
             net_ms = (t["result"] - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
         after_ms = None
-        if truth_rest is not None and t["result"] is not None and verdict.get("camera_decided"):
+        if truth_rest is not None and t["result"] is not None and verdict.get("camera_decided") \
+                and not verdict["unsure"]:
             # issue 13: from the coins' true rest to the announcement, everything included (the
             # board's quiet, the cameras' still window, adjudication), for every spin the
-            # cameras decided (a sensor's or a person's no spin may come before rest, 7.2)
+            # cameras decided (a sensor's or a person's no spin may come before rest, 7.2; an
+            # unsure verdict announces nothing: the boxer looks and calls)
             after_ms = (t["result"] - t_release - truth_rest) * 1000.0
             self.after_rest_ms.append(after_ms)
             if after_ms < 0:
