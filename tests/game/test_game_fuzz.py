@@ -9,7 +9,7 @@ import pytest
 
 from ringctl.errors import UserError
 from ringctl.game.engine import FIELDS, OPS
-from ringctl.game.script import replay_stream
+from ringctl.game.script import replay, replay_stream
 
 GOOD = {
     "values": [[1], [1, 5, 25], [5, 25], [0.5, 2], [9973, 19945], [3, 5, 7]],
@@ -120,3 +120,84 @@ def test_fuzz_replay_never_tracebacks():
 @pytest.mark.slow
 def test_fuzz_replay_soak():
     fuzz(120_000, seed=1414)
+
+
+def strict_outcome(lines):
+    """What the strict path (standard-library decoder with duplicate-key hook, every line
+    checked before any is applied) makes of a script: its events or its error line."""
+    try:
+        texts = [raw.decode("utf-8-sig" if i == 0 else "utf-8") for i, raw in enumerate(lines)]
+    except UnicodeDecodeError:
+        return None
+    try:
+        return list(replay(texts, source="fuzz"))
+    except UserError as exc:
+        return str(exc)
+
+
+def fast_outcome(lines):
+    out = io.StringIO()
+    try:
+        replay_stream(io.BytesIO(b"\n".join(lines)), out, source="fuzz")
+    except UserError as exc:
+        assert out.getvalue() == ""
+        return str(exc)
+    return [json.loads(text) for text in out.getvalue().splitlines()]
+
+
+def compact(line):
+    """The same op written without spaces, as other tools write JSON lines."""
+    try:
+        return json.dumps(json.loads(line), separators=(",", ":"), ensure_ascii=False).encode()
+    except (ValueError, RecursionError):
+        return line
+
+
+def test_one_pass_replay_agrees_with_the_strict_path():
+    """The replay's fast path (orjson, colon count, check_op's short tests) yields exactly the
+    strict path's events -- and, for a bad script, its error line -- on random scripts, duplicate
+    keys, compact JSON and odd values included."""
+    rnd = random.Random(1414)
+    kinds = {"same events": 0, "same error": 0}
+    for i in range(1500):
+        make = byte_line if i % 3 == 0 else json_line
+        lines = [make(rnd) for _ in range(rnd.randrange(1, 12))]
+        if rnd.random() < 0.3:
+            lines = [compact(line) for line in lines]
+        if rnd.random() < 0.5:
+            lines = [b'{"op": "spinner", "calls": "heads"}', b'{"op": "bets-open"}',
+                     b'{"op": "bet", "id": "s", "on": "spinner", "amount": 5}'] + lines
+        if any(len(line) > 4096 for line in lines):
+            continue     # strict path counts characters, the file reader bytes: both refuse
+        strict = strict_outcome(lines)
+        if strict is None:
+            continue
+        assert fast_outcome(lines) == strict, lines
+        kinds["same error" if isinstance(strict, str) else "same events"] += 1
+    assert min(kinds.values()) > 200, kinds
+
+
+def test_check_op_short_tests_accept_exactly_what_the_strict_check_accepts():
+    from ringctl.game.engine import MalformedOp, _check_op_strict, check_op
+    rnd = random.Random(14)
+    accepted = 0
+    for _ in range(20000):
+        try:
+            op = json.loads(json_line(rnd).decode()) if rnd.random() < 0.9 else odd_value(rnd)
+        except ValueError:
+            continue     # a truncated line: not an op at all
+        if isinstance(op, dict) and rnd.random() < 0.3:
+            op[rnd.choice(["id", "amount", "on", "result"])] = odd_value(rnd)
+        try:
+            strict = _check_op_strict(op)
+        except MalformedOp as exc:
+            strict = "error: %s" % exc
+        except RecursionError:
+            continue
+        try:
+            fast = check_op(op)
+        except MalformedOp as exc:
+            fast = "error: %s" % exc
+        assert fast == strict, op
+        accepted += not strict.startswith("error")
+    assert accepted > 5000

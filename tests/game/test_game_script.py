@@ -76,12 +76,50 @@ def test_cli_reads_stdin_and_checks_it_whole(monkeypatch, capsys):
     assert out == "" and "stdin line 3" in err and "'x'" in err
 
 
-def test_event_lines_are_written_exactly_as_json_dumps_writes_them(tmp_path, capsys):
-    from ringctl.game.script import _event_encoder
-    encode = _event_encoder()
-    for ev in ({"event": "settled", "bet": "ß\"x", "pays": 52.5, "stake": 7, "line": 3, "ok": None},
-               {"event": "chips", "values": [0.5, 2], "rule": "4.9", "max": 1e-4}):
-        assert encode(ev) == json.dumps(ev)
+def test_event_lines_are_json_objects_one_per_line_in_utf8(tmp_path, capsys):
+    """Events are written as compact JSON, one object a line, UTF-8 (a name stays readable),
+    and decode to exactly the engine's events."""
+    from ringctl.game.engine import Engine
+    ops = [{"op": "chips", "values": [0.5, 2], "max": 1000},
+           {"op": "spinner", "calls": "heads", "name": "Jos\u00e9 \"Ace\""},
+           {"op": "bets-open"}, {"op": "bet", "id": "s\u00df", "on": "spinner", "amount": 2.5},
+           {"op": "bet", "id": "t", "on": "tails", "amount": 0.5}, {"op": "bets-closed"},
+           {"op": "spin", "result": "tails"}, {"op": "withdraw", "id": "s\u00df"}]
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n".join(json.dumps(op) for op in ops) + "\n")
+    assert main(["game", "replay", str(path)]) == 0
+    raw = capsys.readouterr().out
+    eng = Engine()
+    expected = [ev for n, op in enumerate(ops, 1) for ev in eng.apply(op, line=n)]
+    assert [json.loads(line) for line in raw.splitlines()] == expected
+    assert 'José \\"Ace\\"' in raw and "pays" in raw
+
+
+def test_a_bad_last_line_prints_nothing_after_events_spilled_to_disk(tmp_path, capsys, monkeypatch):
+    """Events wait in a spool file (on disk past _SPOOL_MEMORY) until the last line is read."""
+    from ringctl.game import script
+    monkeypatch.setattr(script, "_SPOOL_MEMORY", 256)
+    monkeypatch.setattr(script, "_BLOCK", 64)      # lines cut across reads too
+    good = SCRIPT * 20
+    path = tmp_path / "g.jsonl"
+    path.write_text(good)
+    assert main(["game", "replay", str(path)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) > 100
+    bad_line = good.count("\n") + 1
+    path.write_text(good + '{"op": "spin", "result": "heads", "amout": 5}\n')
+    assert main(["game", "replay", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and ("line %d: " % bad_line) in err and "'amout'" in err
+
+
+def test_the_first_bad_line_is_the_one_named(tmp_path, capsys):
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"op": "bets-open"}\n{"op": "bets-open", "op": "spin"}\n' + "x" * 5000 + "\n")
+    assert main(["game", "replay", str(path)]) == 2
+    assert "line 2: duplicate key 'op'" in capsys.readouterr().err
+    path.write_text('{"op": "bets-open"}\n' + " " * 5000 + '{"op": "spin"}')
+    assert main(["game", "replay", str(path)]) == 2
+    assert "line 2: line longer than 4096 bytes" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("line, needle", [

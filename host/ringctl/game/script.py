@@ -1,17 +1,24 @@
 """Game scripts: one JSON op per line in, one JSON event per line out (`ring game replay`).
 
-A script is validated whole before any op is applied (issue 14.10): a bad line -- not UTF-8,
-not JSON, a duplicate key, an unknown or misspelled field, a number beyond the limits -- is
-one error line naming the line and the field, and the script prints no events at all, so a
-half-run script never leaves settlements behind. Rules refusals are not input errors: they
-are `rejected` events in the output.
+A script is valid whole or prints nothing (issue 14.10): a bad line -- not UTF-8, not JSON, a
+duplicate key, an unknown or misspelled field, a number beyond the limits -- is one error line
+naming the line and the field, and the script prints no events at all, so a half-run script
+never leaves settlements behind. Rules refusals are not input errors: they are `rejected`
+events in the output.
+
+A replay reads each line once: orjson decodes it, check_op checks it, the engine applies it,
+and its events go to a spool file that reaches the output only after the last line. A line the
+fast decoder cannot take as it is (not an object, more colons than fields -- a duplicate key
+is one --, not JSON to orjson, a shape error) is decoded again by the strict standard-library
+decoder, which accepts exactly the valid lines and words the error.
 """
+import codecs
 import json
-import json.encoder
 import shutil
-from array import array
 import sys
 import tempfile
+
+import orjson
 
 from ..errors import UserError
 from .engine import Engine, MalformedOp, check_op
@@ -36,23 +43,7 @@ def _no_constant(name):
     raise ValueError("%s is not a number in a game script" % name)
 
 
-def _no_default(value):
-    raise TypeError("not JSON: %r" % (value,))
-
-
-def _event_encoder():
-    """-> event dict -> JSON text, as json.dumps writes it. The C encoder is made once here:
-    json.dumps builds a new one per call, which was half the cost of a replay's output."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return json.JSONEncoder().encode
-    encode = make(None, _no_default, json.encoder.encode_basestring_ascii, None, ": ", ", ",
-                  False, False, True)
-    return lambda ev: "".join(encode(ev, 0))
-
-
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-_PLAIN = json.JSONDecoder()
 
 
 def parse_op(text, source, n):
@@ -118,73 +109,114 @@ def replay(lines, source="script", engine=None):
         yield from engine.apply(op, line=n, checked=True)
 
 
-def _binary_lines(f, source):
-    """(line_no, raw bytes, text) of a binary script file; one-line errors for bytes that are
-    not text."""
+def _not_text(raw, source, n):
+    """-> the text of script line `n`, or the one-line error for bytes that are not UTF-8."""
+    try:
+        return raw.decode("utf-8-sig" if n == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError("%s line %d: not UTF-8 text (byte 0x%02x at column %d); save the "
+                        "script as UTF-8" % (source, n, raw[exc.start], exc.start + 1))
+
+
+def _raw_lines(f, source):
+    """-> lists of raw script lines (bytes, no newline) read a block at a time: memory is one
+    block whatever the script's length. A line over MAX_LINE bytes is a one-line error, raised
+    after the lines before it (so the first bad line of a script is the one named)."""
     n = 0
-    readline = f.readline
+    tail = b""
     while True:
-        raw = readline(MAX_LINE + 1)
-        if not raw:
-            return
-        n += 1
-        if len(raw) > MAX_LINE and raw[-1:] != b"\n":
+        block = f.read(_BLOCK)
+        if block:
+            lines = (tail + block).split(b"\n")
+            tail = lines.pop()
+        else:
+            lines = [tail] if tail else []
+        longest = max(map(len, lines), default=0)
+        if longest > MAX_LINE or len(tail) > MAX_LINE:
+            lines.append(tail)
+            first = next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE)
+            yield lines[:first]
             raise UserError("%s line %d: line longer than %d bytes; write one op per line"
-                            % (source, n, MAX_LINE))
-        try:
-            text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-        except UnicodeDecodeError as exc:
-            raise UserError("%s line %d: not UTF-8 text (byte 0x%02x at column %d); save the "
-                            "script as UTF-8" % (source, n, raw[exc.start], exc.start + 1))
-        yield n, raw, text
+                            % (source, n + first + 1, MAX_LINE))
+        yield lines
+        n += len(lines)
+        if not block:
+            return
+
+
+_BLOCK = 1 << 20
 
 
 def replay_stream(f, out, source="script", engine=None):
-    """Replay a seekable binary script file `f`, writing JSON event lines to `out`.
+    """Replay a binary script file `f`, writing JSON event lines to `out` only if every line is
+    valid. -> number of events written.
 
-    Two passes -- check every line, then apply -- keep memory to one line, a hash per line
-    and the engine's open wagers however long the script is. The second pass applies a line
-    only if its bytes hash as in the first (a file changed in between is an error, not an
-    unchecked op). -> number of events written."""
-    hashes = array("q")
-    for n, raw, text in _binary_lines(f, source):
-        parse_op(text, source, n)
-        hashes.append(hash(raw))
-    f.seek(0)
+    One pass: each line is decoded, checked and applied once; the events go to a spooled
+    temporary file that is copied to `out` at the end. A bad line raises UserError and the
+    spool and the engine's state are discarded, so nothing reaches `out`. Memory: one block of
+    the script, the engine's open wagers and at most _SPOOL_MEMORY bytes of events."""
     engine = engine or Engine()
     apply = engine.apply
-    decode = _PLAIN.raw_decode
-    encode = _event_encoder()
+    loads = orjson.loads
+    dumps = orjson.dumps
+    NEWLINE = orjson.OPT_APPEND_NEWLINE
     count = 0
-    for n, raw, text in _binary_lines(f, source):
-        if n > len(hashes) or hash(raw) != hashes[n - 1]:
-            raise UserError("%s line %d: the script changed while being replayed; run it again"
-                            % (source, n))
-        text = text.strip()
-        if not text or text[0] == "#":
-            continue
-        events = apply(decode(text)[0], line=n, checked=True)
-        out.write("".join([encode(ev) + "\n" for ev in events]))
-        count += len(events)
+    n = 0
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY) as spool:
+        for lines in _raw_lines(f, source):
+            batch = []
+            for raw in lines:
+                n += 1
+                try:
+                    op = loads(raw)
+                except ValueError:
+                    op = None
+                # The fast decoder keeps the last of duplicate keys: a line with more colons
+                # than fields (or anything but an object) takes the strict path.
+                if type(op) is not dict or raw.count(b":") != len(op):
+                    op = parse_op(_not_text(raw, source, n), source, n)
+                    if op is None:
+                        continue
+                else:
+                    try:
+                        check_op(op)
+                    except MalformedOp as exc:   # worded by the strict path, as it reads the line
+                        parse_op(_not_text(raw, source, n), source, n)
+                        raise UserError("%s line %d: %s" % (source, n, exc))
+                batch += apply(op, n, True)
+                if len(batch) >= 512:     # encoded in batches: few dicts alive for the GC
+                    spool.write(b"".join([dumps(ev, option=NEWLINE) for ev in batch]))
+                    count += len(batch)
+                    batch = []
+            spool.write(b"".join([dumps(ev, option=NEWLINE) for ev in batch]))
+            count += len(batch)
+        spool.seek(0)
+        _emit(spool, out)
     return count
+
+
+_SPOOL_MEMORY = 4 << 20
+
+
+def _emit(spool, out):
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        shutil.copyfileobj(spool, buffer)
+        buffer.flush()
+    else:
+        decode = codecs.getincrementaldecoder("utf-8")().decode
+        for chunk in iter(lambda: spool.read(1 << 16), b""):
+            out.write(decode(chunk))
 
 
 def replay_file(path, out):
     """Replay the script at `path` ('-': standard input), writing JSON lines to `out`."""
     if path == "-":
-        return _replay_spooled(sys.stdin.buffer, out, "stdin")
+        return replay_stream(sys.stdin.buffer, out, "stdin")
     try:
         f = open(path, "rb")
     except OSError as exc:
         raise UserError("cannot read game script %s: %s" % (path, exc.strerror or exc), code=1)
     with f:
-        if not f.seekable():      # a pipe or FIFO: the two passes need a file
-            return _replay_spooled(f, out, str(path))
         return replay_stream(f, out, source=str(path))
-
-
-def _replay_spooled(stream, out, source):
-    with tempfile.TemporaryFile() as spool:
-        shutil.copyfileobj(stream, spool)
-        spool.seek(0)
-        return replay_stream(spool, out, source=source)
