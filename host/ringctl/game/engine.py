@@ -609,7 +609,8 @@ class Engine:
 
     # ---- checks ---------------------------------------------------------------------------
     def _amount(self, op):
-        amount = to_units(op["amount"])
+        value = op["amount"]
+        amount = value * SCALE if type(value) is int else to_units(value)
         if self.table_max is not None and amount > self.table_max:
             raise Rejected("4.5", "amount %s is above the table maximum %s (4.5: the casino's "
                            "table limit, chips op 'max')" % (op["amount"], units_json(self.table_max)))
