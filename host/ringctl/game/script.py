@@ -109,7 +109,7 @@ def replay(lines, source="script", engine=None):
         yield from engine.apply(op, line=n, checked=True)
 
 
-def _not_text(raw, source, n):
+def _line_text(raw, source, n):
     """-> the text of script line `n`, or the one-line error for bytes that are not UTF-8."""
     try:
         return raw.decode("utf-8-sig" if n == 1 else "utf-8")
@@ -152,14 +152,15 @@ def replay_stream(f, out, source="script", engine=None):
     valid. -> number of events written.
 
     One pass: each line is decoded, checked and applied once; the events go to a spooled
-    temporary file that is copied to `out` at the end. A bad line raises UserError and the
-    spool and the engine's state are discarded, so nothing reaches `out`. Memory: one block of
+    temporary file that is copied to `out` at the end. A bad line raises UserError: the spool
+    is dropped, so nothing reaches `out`, and the engine (a caller's `engine` too) is left
+    part-way and is not to be used. Memory: one block of
     the script, the engine's open wagers and at most _SPOOL_MEMORY bytes of events."""
     engine = engine or Engine()
     apply = engine.apply
     loads = orjson.loads
     dumps = orjson.dumps
-    NEWLINE = orjson.OPT_APPEND_NEWLINE
+    newline = orjson.OPT_APPEND_NEWLINE
     count = 0
     n = 0
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY) as spool:
@@ -174,28 +175,28 @@ def replay_stream(f, out, source="script", engine=None):
                 # The fast decoder keeps the last of duplicate keys: a line with more colons
                 # than fields (or anything but an object) takes the strict path.
                 if type(op) is not dict or raw.count(b":") != len(op):
-                    op = parse_op(_not_text(raw, source, n), source, n)
+                    op = parse_op(_line_text(raw, source, n), source, n)
                     if op is None:
                         continue
                 else:
                     try:
                         check_op(op)
                     except MalformedOp as exc:   # worded by the strict path, as it reads the line
-                        parse_op(_not_text(raw, source, n), source, n)
+                        parse_op(_line_text(raw, source, n), source, n)
                         raise UserError("%s line %d: %s" % (source, n, exc))
                 batch += apply(op, n, True)
                 if len(batch) >= 512:     # encoded in batches: few dicts alive for the GC
-                    spool.write(b"".join([dumps(ev, option=NEWLINE) for ev in batch]))
+                    spool.write(b"".join([dumps(ev, option=newline) for ev in batch]))
                     count += len(batch)
                     batch = []
-            spool.write(b"".join([dumps(ev, option=NEWLINE) for ev in batch]))
+            spool.write(b"".join([dumps(ev, option=newline) for ev in batch]))
             count += len(batch)
         spool.seek(0)
         _emit(spool, out)
     return count
 
 
-_SPOOL_MEMORY = 4 << 20
+_SPOOL_MEMORY = 1 << 20
 
 
 def _emit(spool, out):
