@@ -144,3 +144,26 @@ def test_parse_table_op_checks_the_shape():
     with pytest.raises(UserError, match="unknown field 'amount'"):
         parse_table_op('{"op": "withdraw", "id": "x", "amount": 5}')
     assert parse_table_op(' {"op": "withdraw", "id": "x"} ') == {"op": "withdraw", "id": "x"}
+
+
+def test_replay_reads_a_stream_once_without_seeking():
+    """A pipe cannot be read twice: the one-pass replay reads it once, in blocks."""
+    import io
+    from ringctl.game import script
+
+    class Pipe:
+        def __init__(self, data):
+            self._data = io.BytesIO(data)
+            self.reads = 0
+
+        def read(self, n):
+            self.reads += 1
+            return self._data.read(n)
+
+    data = SCRIPT.encode() * 3
+    pipe = Pipe(data)
+    out = io.StringIO()
+    count = script.replay_stream(pipe, out, source="pipe")
+    expected = list(replay(data.decode().splitlines()))
+    assert count == len(expected) and [json.loads(x) for x in out.getvalue().splitlines()] == expected
+    assert pipe.reads == 2      # one block and the end of the stream
