@@ -128,50 +128,68 @@ def _tdiff(a, b):
 
 
 # ---- COBS -------------------------------------------------------------------------------
-def cobs_encode(data):
-    """COBS-encode data (no delimiter). The result never contains 0x00."""
+# By runs between zeros (bytes.find and slice copies, in C), never per byte in Python: on an
+# RP2040 a per-byte loop costs ~40 us a byte, 2-4 ms a frame (issue 18).
+def _cobs_encode_into(data, out, oi):
+    """COBS-encode data into out from index oi (room: len(data) + len(data)//254 + 1).
+    -> index after the last byte written. data: bytes (it needs find)."""
     n = len(data)
-    out = bytearray(n + n // 254 + 1)
-    ci = 0
-    oi = 1
-    code = 1
-    for b in data:
-        if b == 0:
-            out[ci] = code
-            ci = oi
-            oi += 1
-            code = 1
-        else:
-            out[oi] = b
-            oi += 1
-            code += 1
-            if code == 0xFF:
-                out[ci] = code
-                ci = oi
-                oi += 1
-                code = 1
-    out[ci] = code
-    return bytes(out[:oi])
-
-
-def cobs_decode(enc):
-    """Inverse of cobs_encode; None if malformed (zero byte or a block past the end)."""
-    out = bytearray()
+    mv = memoryview(data)
     i = 0
+    while True:
+        z = data.find(b"\x00", i)
+        end = n if z < 0 else z
+        while end - i >= 254:          # a full block: code 0xFF, no zero implied
+            out[oi] = 0xFF
+            out[oi + 1:oi + 255] = mv[i:i + 254]
+            oi += 255
+            i += 254
+        k = end - i
+        out[oi] = k + 1
+        out[oi + 1:oi + 1 + k] = mv[i:end]
+        oi += k + 1
+        if z < 0:
+            return oi
+        i = z + 1
+
+
+def _cobs_decode_into(enc, out):
+    """Decode COBS bytes enc into out (room: len(enc)). -> length, or -1 if malformed (a
+    zero code or a block past the end)."""
+    mv = memoryview(enc)
+    i = 0
+    o = 0
     n = len(enc)
     while i < n:
         code = enc[i]
         if code == 0:
-            return None
+            return -1
         i += 1
         end = i + code - 1
         if end > n:
-            return None
-        out += enc[i:end]
+            return -1
+        k = end - i
+        out[o:o + k] = mv[i:end]
+        o += k
         i = end
         if code < 0xFF and i < n:
-            out.append(0)
-    return bytes(out)
+            out[o] = 0
+            o += 1
+    return o
+
+
+def cobs_encode(data):
+    """COBS-encode data (no delimiter). The result never contains 0x00."""
+    data = bytes(data)
+    out = bytearray(len(data) + len(data) // 254 + 1)
+    return bytes(out[:_cobs_encode_into(data, out, 0)])
+
+
+def cobs_decode(enc):
+    """Inverse of cobs_encode; None if malformed (zero byte or a block past the end)."""
+    out = bytearray(len(enc))
+    n = _cobs_decode_into(enc, out)
+    return None if n < 0 else bytes(out[:n])
 
 
 def crc32(data):
@@ -191,6 +209,8 @@ class Deframer:
         self._buf = bytearray()
         self._drop = False        # inside an oversize run: skip to the next 0x00
         self._junk = bytearray()  # recent bytes that were not frames (REPL scan)
+        self._dec = bytearray(MAX_ENCODED)   # decoded frame (a frame is shorter than its COBS)
+        self._dmv = memoryview(self._dec)
         self.crc_errors = 0
         self.malformed = 0
         self.oversize = 0
@@ -218,11 +238,16 @@ class Deframer:
         if len(j) > 40:           # keep a tail so a pattern split across chunks still matches
             self._junk = j[-40:]
 
-    def feed(self, data):
-        out = []
+    def feed(self, data, on_frame=None, arg=None):
+        """-> list of frames (see the class). With on_frame, calls on_frame(frame, arg) for
+        each good frame instead and returns None: the frame is then a memoryview of the
+        Deframer's own decode buffer, valid during the call only (no copy, no allocation
+        per frame: the board's receive path)."""
+        out = None if on_frame is not None else []
         if not data:
             return out
-        data = bytes(data)
+        if not isinstance(data, bytes):
+            data = bytes(data)      # one copy in C: find() needs bytes
         start = 0
         n = len(data)
         while start <= n:
@@ -245,56 +270,75 @@ class Deframer:
                             if self._buf.find(pat, st) >= 0:
                                 self.repl_maybe = True
                 break
-            piece = data[start:z]
-            start = z + 1
+            if self._buf:
+                chunk = bytes(self._buf) + data[start:z]
+                self._buf = bytearray()
+            else:
+                chunk = None
             if self._drop:
                 self._drop = False
                 self.oversize += 1
+                piece = chunk or data[start:z]
                 self._junked(piece)
                 if self.verbose:
                     out.append(("oversize", piece))
+                start = z + 1
                 continue
-            if self._buf:
-                chunk = bytes(self._buf) + piece
-                self._buf = bytearray()
-            else:
-                chunk = piece
             self.repl_maybe = False
-            if not chunk:
-                continue          # back-to-back delimiters
-            if len(chunk) > MAX_ENCODED:
+            if chunk is None:
+                m = z - start
+                if m == 0:
+                    start = z + 1
+                    continue          # back-to-back delimiters
+                # a run of the input, viewed in place: only the bad ones get copied
+                chunk = memoryview(data)[start:z]
+            else:
+                m = len(chunk)
+            start = z + 1
+            if m > MAX_ENCODED:
                 self.oversize += 1
                 self._junked(chunk)
                 if self.verbose:
-                    out.append(("oversize", chunk))
+                    out.append(("oversize", bytes(chunk)))
                 continue
-            fr = cobs_decode(chunk)
-            if fr is None or len(fr) < MIN_FRAME or len(fr) > MAX_FRAME:
+            k = _cobs_decode_into(chunk, self._dec)
+            if k < MIN_FRAME or k > MAX_FRAME:
                 self.malformed += 1
                 self._junked(chunk)
                 if self.verbose:
-                    out.append(("malformed", chunk))
+                    out.append(("malformed", bytes(chunk)))
                 continue
-            if crc32(fr[:-4]) != struct.unpack_from("<I", fr, len(fr) - 4)[0]:
+            fr = self._dmv[:k]
+            if crc32(fr[:k - CRC_LEN]) != struct.unpack_from("<I", fr, k - CRC_LEN)[0]:
                 self.crc_errors += 1
                 self._junked(chunk)
                 if self.verbose:
-                    out.append(("crc", fr))
+                    out.append(("crc", bytes(fr)))
                 continue
             self.frames += 1
             self.repl = False
-            out.append(("frame", fr) if self.verbose else fr)
+            if on_frame is not None:
+                on_frame(fr, arg)
+            else:
+                out.append(("frame", bytes(fr)) if self.verbose else bytes(fr))
         return out
 
 
 # ---- HMAC-SHA256 (MicroPython has no hmac module) ------------------------------------
+# A key's inner and outer padded blocks are built once per key (session keys: once per
+# handshake), by one big-integer XOR each rather than a loop over 64 bytes. MicroPython's
+# hashlib has no copy(), so each tag still hashes the two blocks (C, ~2 compressions).
+_IPAD = int.from_bytes(b"\x36" * 64, "big")
+_OPAD = int.from_bytes(b"\x5c" * 64, "big")
+
+
 def _keypair(key):
     """Precomputed HMAC pads for a key (never printed)."""
     k = bytes(key)
     if len(k) > 64:
         k = hashlib.sha256(k).digest()
-    k = k + bytes(64 - len(k))
-    return (bytes(b ^ 0x36 for b in k), bytes(b ^ 0x5C for b in k))
+    k = int.from_bytes(k + bytes(64 - len(k)), "big")
+    return ((k ^ _IPAD).to_bytes(64, "big"), (k ^ _OPAD).to_bytes(64, "big"))
 
 
 def hmac_sha256(kp, data):
@@ -321,28 +365,58 @@ def ct_equal(a, b):
     return r == 0
 
 
-def hello_keys(key):
-    """-> (h2d, d2h) keypairs authenticating HELLO frames under the device key."""
-    return (_keypair(hmac_key(key, b"ring-link hello h2d")),
-            _keypair(hmac_key(key, b"ring-link hello d2h")))
+def _tag_ok(d, fr, i):
+    """d[:16] == fr[i:i + 16] in constant time, without a loop or an allocation (small ints
+    only): every byte is looked at whatever the first difference."""
+    return (d[0] ^ fr[i] | d[1] ^ fr[i + 1] | d[2] ^ fr[i + 2] | d[3] ^ fr[i + 3]
+            | d[4] ^ fr[i + 4] | d[5] ^ fr[i + 5] | d[6] ^ fr[i + 6] | d[7] ^ fr[i + 7]
+            | d[8] ^ fr[i + 8] | d[9] ^ fr[i + 9] | d[10] ^ fr[i + 10] | d[11] ^ fr[i + 11]
+            | d[12] ^ fr[i + 12] | d[13] ^ fr[i + 13] | d[14] ^ fr[i + 14]
+            | d[15] ^ fr[i + 15]) == 0
 
 
-def session_keys(key, nh, nd):
+def _derive(kp, label):
+    return _keypair(hmac_sha256(kp, label))
+
+
+def hello_keys(key, kp=None):
+    """-> (h2d, d2h) keypairs authenticating HELLO frames under the device key (kp: the
+    key's own keypair, if already built)."""
+    kp = kp or _keypair(key)
+    return (_derive(kp, b"ring-link hello h2d"), _derive(kp, b"ring-link hello d2h"))
+
+
+def session_keys(key, nh, nd, kp=None):
     """-> (h2d, d2h) per-session, per-direction keypairs from both nonces."""
-    return (_keypair(hmac_key(key, b"ring-link h2d" + nh + nd)),
-            _keypair(hmac_key(key, b"ring-link d2h" + nh + nd)))
+    kp = kp or _keypair(key)
+    return (_derive(kp, b"ring-link h2d" + nh + nd), _derive(kp, b"ring-link d2h" + nh + nd))
+
+
+def seal_into(buf, kp, mtype, flags, seq, ack, payload):
+    """Build one decoded frame (header|payload|tag|crc) at the start of buf (room: MAX_FRAME).
+    -> its length."""
+    end = HDR_LEN + len(payload)
+    struct.pack_into(HDR_FMT, buf, 0, mtype, flags, seq, ack)
+    buf[HDR_LEN:end] = payload
+    mv = memoryview(buf)
+    buf[end:end + TAG_LEN] = memoryview(hmac_sha256(kp, mv[:end]))[:TAG_LEN]
+    struct.pack_into("<I", buf, end + TAG_LEN, crc32(mv[:end + TAG_LEN]))
+    return end + TAG_LEN + CRC_LEN
 
 
 def seal(kp, mtype, flags, seq, ack, payload):
     """Build one decoded frame (header|payload|tag|crc)."""
-    body = struct.pack(HDR_FMT, mtype, flags, seq, ack) + bytes(payload)
-    body += hmac_sha256(kp, body)[:TAG_LEN]
-    return body + struct.pack("<I", crc32(body))
+    buf = bytearray(MIN_FRAME + len(payload))
+    seal_into(buf, kp, mtype, flags, seq, ack, payload)
+    return bytes(buf)
 
 
 def encode(frame):
     """Decoded frame -> bytes for the wire: 0x00 | COBS | 0x00 (the lead zero flushes junk)."""
-    return b"\x00" + cobs_encode(frame) + b"\x00"
+    frame = bytes(frame)
+    out = bytearray(len(frame) + len(frame) // 254 + 3)
+    n = _cobs_encode_into(frame, out, 1)
+    return bytes(out[:n + 1])       # out[0] and out[n] are the zeros bytearray() started with
 
 
 def parse_header(fr):
@@ -359,7 +433,7 @@ def verify(kp, fr):
     if kp is None or len(fr) < MIN_FRAME:
         return False
     end = len(fr) - TAG_LEN - CRC_LEN
-    return ct_equal(hmac_sha256(kp, fr[:end])[:TAG_LEN], fr[end:end + TAG_LEN])
+    return _tag_ok(hmac_sha256(kp, memoryview(fr)[:end]), fr, end)
 
 
 # ---- HELLO payloads -------------------------------------------------------------------
@@ -448,8 +522,8 @@ class Session:
             raise ValueError("role must be 'device' or 'host'")
         self.role = role
         self._host = role == ROLE_HOST
-        self._key = bytes(key)
-        h2d, d2h = hello_keys(key)
+        self._kp = _keypair(key)   # the device key's HMAC pads, built once
+        h2d, d2h = hello_keys(key, self._kp)
         self._hello_tx, self._hello_rx = (h2d, d2h) if self._host else (d2h, h2d)
         self.info = info or {}
         if self._host:
@@ -514,6 +588,10 @@ class Session:
         self.peer_info = None
         self.error = None
         self.deframer = Deframer()
+        self._fbuf = bytearray(MAX_FRAME)          # the frame being sent, then its COBS form
+        self._fmv = memoryview(self._fbuf)
+        self._wbuf = bytearray(MAX_ENCODED + 2)
+        self._wmv = memoryview(self._wbuf)
         self.frames_rx = 0
         self.frames_tx = 0
         self.alarms = 0
@@ -702,8 +780,7 @@ class Session:
 
     # ---- line side ---------------------------------------------------------------
     def feed(self, data, now_ms):
-        for fr in self.deframer.feed(data):
-            self._on_frame(fr, now_ms)
+        self.deframer.feed(data, self._on_frame, now_ms)
 
     def _on_frame(self, fr, now):
         mtype, flags, seq, ack, payload = parse_header(fr)
@@ -871,7 +948,7 @@ class Session:
         if self.state != ST_HELLO or self._nh is None or not ct_equal(d["nh"], self._nh):
             self.stale += 1                # late or replayed reply to an old HELLO
             return
-        h2d, d2h = session_keys(self._key, self._nh, d["nd"])
+        h2d, d2h = session_keys(None, self._nh, d["nd"], self._kp)
         self._nh = None
         self._drop_session()
         self._proved(self._hello_sent)    # the reply echoes the Nh we sent then
@@ -905,7 +982,7 @@ class Session:
             return
         # Offer new keys but keep a live session until the host uses them: a replayed
         # HELLO then costs nothing (nobody can confirm its keys) instead of a link drop.
-        h2d, d2h = session_keys(self._key, d["nh"], nd)
+        h2d, d2h = session_keys(None, d["nh"], nd, self._kp)
         self._new_tx, self._new_rx = d2h, h2d
         self._new_peer = (stream, tx_base)
         self._offer = (bytes(d["nh"]), self._reply)
@@ -919,8 +996,14 @@ class Session:
 
     # ---- output ------------------------------------------------------------------
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
+        """Sealed and COBS-encoded in the session's own buffers: one allocation, the result."""
         self.frames_tx += 1
-        return encode(seal(kp, mtype, flags, seq, ack, payload))
+        n = seal_into(self._fbuf, kp, mtype, flags, seq, ack, payload)
+        w = self._wbuf
+        w[0] = 0
+        m = _cobs_encode_into(bytes(self._fmv[:n]), w, 1)
+        w[m] = 0
+        return bytes(self._wmv[:m + 1])
 
     def poll(self, now_ms):
         now = now_ms
