@@ -135,9 +135,15 @@ def _cobs_encode_into(data, out, oi):
     -> index after the last byte written. data: bytes (it needs find)."""
     n = len(data)
     mv = memoryview(data)
+    find = data.find
     i = 0
     while True:
-        z = data.find(b"\x00", i)
+        z = find(b"\x00", i)
+        if z == i:                     # zeros come in runs (small ints): one step each
+            out[oi] = 1
+            oi += 1
+            i += 1
+            continue
         end = n if z < 0 else z
         while end - i >= 254:          # a full block: code 0xFF, no zero implied
             out[oi] = 0xFF
@@ -146,8 +152,10 @@ def _cobs_encode_into(data, out, oi):
             i += 254
         k = end - i
         out[oi] = k + 1
-        out[oi + 1:oi + 1 + k] = mv[i:end]
-        oi += k + 1
+        oi += 1
+        if k:
+            out[oi:oi + k] = mv[i:end]
+            oi += k
         if z < 0:
             return oi
         i = z + 1
@@ -162,15 +170,19 @@ def _cobs_decode_into(enc, out):
     n = len(enc)
     while i < n:
         code = enc[i]
+        i += 1
+        if code == 1:                  # an empty block: just the zero (unless last)
+            if i < n:
+                out[o] = 0
+                o += 1
+            continue
         if code == 0:
             return -1
-        i += 1
         end = i + code - 1
         if end > n:
             return -1
-        k = end - i
-        out[o:o + k] = mv[i:end]
-        o += k
+        out[o:o + code - 1] = mv[i:end]
+        o += code - 1
         i = end
         if code < 0xFF and i < n:
             out[o] = 0
