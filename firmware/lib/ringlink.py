@@ -130,20 +130,41 @@ def _tdiff(a, b):
 # ---- COBS -------------------------------------------------------------------------------
 # By runs between zeros (bytes.find and slice copies, in C), never per byte in Python: on an
 # RP2040 a per-byte loop costs ~40 us a byte, 2-4 ms a frame (issue 18).
+# A frame (< 254 bytes) never holds a full 0xFF block, so in COBS every byte keeps its place
+# shifted by one and each zero becomes a code: one C copy, then one step per zero.
 def _cobs_encode_into(data, out, oi):
     """COBS-encode data into out from index oi (room: len(data) + len(data)//254 + 1).
     -> index after the last byte written. data: bytes (it needs find)."""
     n = len(data)
-    mv = memoryview(data)
+    if n >= 254:
+        return _cobs_encode_long(data, out, oi)
+    out[oi + 1:oi + 1 + n] = data
     find = data.find
+    zeros = data.startswith
+    p = oi                             # where the current block's code goes
     i = 0
     while True:
         z = find(b"\x00", i)
-        if z == i:                     # zeros come in runs (small ints): one step each
-            out[oi] = 1
-            oi += 1
-            i += 1
+        if z == i and zeros(b"\x00\x00\x00", i):    # the high bytes of a small u32
+            out[p:p + 3] = b"\x01\x01\x01"
+            p += 3
+            i += 3
             continue
+        if z < 0:
+            out[p] = oi + 1 + n - p
+            return oi + 1 + n
+        q = oi + 1 + z                 # the zero's place in out: the next block's code
+        out[p] = q - p
+        p = q
+        i = z + 1
+
+
+def _cobs_encode_long(data, out, oi):
+    n = len(data)
+    mv = memoryview(data)
+    i = 0
+    while True:
+        z = data.find(b"\x00", i)
         end = n if z < 0 else z
         while end - i >= 254:          # a full block: code 0xFF, no zero implied
             out[oi] = 0xFF
@@ -152,10 +173,8 @@ def _cobs_encode_into(data, out, oi):
             i += 254
         k = end - i
         out[oi] = k + 1
-        oi += 1
-        if k:
-            out[oi:oi + k] = mv[i:end]
-            oi += k
+        out[oi + 1:oi + 1 + k] = mv[i:end]
+        oi += k + 1
         if z < 0:
             return oi
         i = z + 1
@@ -164,20 +183,33 @@ def _cobs_encode_into(data, out, oi):
 def _cobs_decode_into(enc, out):
     """Decode COBS bytes enc into out (room: len(enc)). -> length, or -1 if malformed (a
     zero code or a block past the end)."""
+    n = len(enc)
+    if n == 0:
+        return 0
+    out[0:n - 1] = memoryview(enc)[1:n]
+    i = 0
+    while True:
+        code = enc[i]
+        if code == 0:
+            return -1
+        if code == 0xFF:
+            return _cobs_decode_long(enc, out)
+        i += code
+        if i >= n:
+            return n - 1 if i == n else -1
+        out[i - 1] = 0                 # the next code stands where the zero was
+
+
+def _cobs_decode_long(enc, out):
     mv = memoryview(enc)
     i = 0
     o = 0
     n = len(enc)
     while i < n:
         code = enc[i]
-        i += 1
-        if code == 1:                  # an empty block: just the zero (unless last)
-            if i < n:
-                out[o] = 0
-                o += 1
-            continue
         if code == 0:
             return -1
+        i += 1
         end = i + code - 1
         if end > n:
             return -1
