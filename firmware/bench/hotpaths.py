@@ -222,7 +222,8 @@ def paths(app, board, dev, host, wire):
         per.append(time.ticks_diff(time.ticks_us(), t))
     r["hello_us"] = _best(per)
     r["hello_bytes"] = len(hello)
-    r["command_to_ack_us"] = command_to_ack(app, board, dev, host, wire)
+    (r["command_to_ack_us"], r["command_frame_bytes"],
+     r["command_answer_bytes"]) = command_to_ack(app, board, dev, host, wire)
     r["asyncio_wake_us"] = asyncio_wake_us()
     return r
 
@@ -245,24 +246,28 @@ def command_to_ack(app, board, dev, host, wire, reps=50):
     board.link_read = read
     board.link_write = out.append
     per = []
+    sizes = [0, 0]      # the command frame's bytes in, the answer's bytes out
     try:
         for i in range(reps):
             _drain(app)
             wire.pump(dev, host, now)
             host.send(ringlink.MT_CMD, M.pack_cmd(M.CMD_DISARM, 100 + i, ""), now)
-            pending.append(bytes(host.poll(now)))
+            pending_frame = bytes(host.poll(now))
+            pending.append(pending_frame)
             del out[:]
             t = time.ticks_us()
             app.link_service()
             per.append(time.ticks_diff(time.ticks_us(), t))
             if not out:
                 raise RuntimeError("no answer frame to the bench command")
+            sizes[0] = len(pending_frame)
+            sizes[1] = sum(len(fr) for fr in out)
             for fr in out:
                 host.feed(bytes(fr), now)
             wire.pump(dev, host, now)
     finally:
         board.link_read, board.link_write = saved
-    return _best(per)
+    return _best(per), sizes[0], sizes[1]
 
 
 def asyncio_wake_us(n=2000):

@@ -152,17 +152,23 @@ class Board:
                                    callback=cb)
 
     def link_read(self, buf):
+        """What the line holds, up to len(buf), never waiting. rp2's stdin readinto() waits
+        until it has filled the buffer it is given, and POLLIN promises one byte: one byte per
+        check is the most a call can take without risking a wait (a frame the host cut short
+        would freeze the loop). The loop is kept to the few steps that cost on the chip."""
         n = 0
         lim = len(buf)
+        ready = self.rx_poll.ipoll
+        into = self.rx.readinto
+        one = self.one
         while n < lim:
-            got = False
-            for _ in self.rx_poll.ipoll(0):
-                got = True
-            if not got:
+            for _ in ready(0):
                 break
-            if not self.rx.readinto(self.one):
-                break
-            buf[n] = self.one[0]
+            else:
+                return n
+            if not into(one):
+                return n
+            buf[n] = one[0]
             n += 1
         return n
 

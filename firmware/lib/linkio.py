@@ -69,26 +69,24 @@ class TxBuffer:
         buf = self.buf
         one = self.one
         write = self.stream.write
-        poller = self.poller
+        ready = self.poller.ipoll
         i = self.start
         end = self.end
         if end - i > self.budget:
             end = i + self.budget
-        while i < end:
-            ready = False
-            for _ in poller.ipoll(0):
-                ready = True
-            if not ready:
-                break
-            one[0] = buf[i]
-            try:
+        try:
+            while i < end:
+                for _ in ready(0):
+                    break
+                else:
+                    break
+                one[0] = buf[i]
                 if not write(one):
                     self.short += 1
                     break
-            except OSError:
-                self.short += 1  # host gone: the link protocol resends
-                break
-            i += 1
+                i += 1
+        except OSError:
+            self.short += 1      # host gone: the link protocol resends
         self.start = i
 
     def _runs(self):

@@ -31,6 +31,16 @@ def test_scaling_is_factor_times_unix_plus_unscaled_waits(hot):
     assert est["burst_breaks_buffered"] >= 150, "a 150-break burst fits the event ring"
 
 
+def test_command_to_ack_is_the_link_pass_plus_both_frames_bytes(hot):
+    est = bench.rp2040_estimates(hot, 200.0)
+    assert hot["command_frame_bytes"] >= 30 + 2 and hot["command_answer_bytes"] >= 30 + 2
+    line = (hot["command_frame_bytes"] * hot["rx_byte_us"]
+            + hot["command_answer_bytes"] * hot["tx_byte_us"])
+    assert est["command_to_ack_cpu_ms"] == round(hot["command_to_ack_us"] * 200 / 1000, 3)
+    assert est["command_to_ack_line_ms"] == round(line * 200 / 1000, 3)
+    assert est["command_to_ack_ms"] == round((hot["command_to_ack_us"] + line) * 200 / 1000, 3)
+
+
 def test_calibration_factor_is_the_geometric_mean():
     # a machine exactly 100x faster on one loop and 400x on the other two -> 252
     refs = {"ref_loop_ms": 4.58, "ref_listcomp_ms": 0.075, "ref_fib_ms": 0.595}
