@@ -297,6 +297,8 @@ class Deframer:
         while start <= n:
             z = data.find(b"\x00", start)
             if z < 0:
+                if start == n:
+                    break             # ended on a delimiter (a whole frame): nothing left
                 piece = data[start:]
                 if self._drop:
                     self._junked(piece)
