@@ -42,10 +42,10 @@ LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop
 FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_BARRED)
 TX_FRAME_ROOM = const(132)    # board tx buffer room one encoded frame needs (129 + delimiters)
 SELFTEST_MS = const(300)
-# collect after this many bytes. The link (ringlink) makes ~1.6 KB of garbage per frame sent
-# and ~2.3 KB per frame received on the 64-bit unix port (about half on the Pico): with
-# heartbeats both ways every 200 ms that is ~20 KB/s at idle, so 8 KB caps the garbage at
-# ~2.5 collections/s (the supervisor adds one every 2 s; hard IRQs run during collections).
+# collect after this many bytes. The link (ringlink) makes ~0.15 KB of garbage per frame sent
+# and ~1.2 KB per frame received on the 64-bit unix port (about half on the Pico): with
+# heartbeats both ways every 200 ms that is ~7 KB/s at idle, so 8 KB caps the garbage at
+# ~1 collection/s (the supervisor adds one every 2 s; hard IRQs run during collections).
 GC_EVERY = const(8192)
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
 
