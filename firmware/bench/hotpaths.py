@@ -224,7 +224,7 @@ def paths(app, board, dev, host, wire):
     r["hello_bytes"] = len(hello)
     (r["command_to_ack_us"], r["command_frame_bytes"],
      r["command_answer_bytes"]) = command_to_ack(app, board, dev, host, wire)
-    r["asyncio_wake_us"] = asyncio_wake_us()
+    r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
 
 
