@@ -278,7 +278,8 @@ def test_session_keys_not_in_repr():
     assert h(KEY) not in text and "\\x00\\x01\\x02" not in text
 
 
-MICROPYTHON_ONLY = ("test_device_send_is_allocation_free",)   # heap_lock exists only there
+MICROPYTHON_ONLY = ("test_device_send_is_allocation_free",   # heap_lock exists only there
+                    "test_tag_compare_is_allocation_free_and_checks_every_byte")
 
 
 def test_device_send_is_allocation_free():
@@ -294,6 +295,57 @@ def test_device_send_is_allocation_free():
     finally:
         micropython.heap_unlock()
     assert list(res[:16]) == list(range(1, 17)) and res[16] == 0xFF and s.unacked == 16
+
+
+def test_tag_compare_is_allocation_free_and_checks_every_byte():
+    """verify()'s tag compare: no allocation (heap locked), and a difference in any one of the
+    16 bytes, or in several, is caught (the frame's tag sits at an offset)."""
+    import micropython               # micropython only
+    d = bytes(range(100, 132))
+    fr = bytearray(b"\xaa" * 7) + d[:16] + b"\xbb" * 4
+    ok = bytearray(18)
+    micropython.heap_lock()
+    try:
+        ok[0] = rl._tag_ok(d, fr, 7)
+        for i in range(16):
+            fr[7 + i] ^= 0x80
+            ok[1 + i] = rl._tag_ok(d, fr, 7)
+            fr[7 + i] ^= 0x80
+        fr[7] ^= 1
+        fr[22] ^= 1
+        ok[17] = rl._tag_ok(d, fr, 7)
+    finally:
+        micropython.heap_unlock()
+    assert ok[0] == 1 and list(ok[1:]) == [0] * 17
+
+
+def test_session_feed_decodes_in_place_and_keeps_nothing_of_the_buffer():
+    """Session.feed hands frames over as views of the Deframer's buffer: what recv() returns
+    must be its own bytes, unchanged by the frames decoded after it."""
+    dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO)
+    host = rl.Session(KEY, rl.ROLE_HOST, {"name": "t"})
+    dev.start(0)
+    host.start(0)
+    for t in range(1, 6):
+        for a, b in ((host, dev), (dev, host), (host, dev), (dev, host)):
+            while True:
+                out = a.poll(t)
+                if out is None:
+                    break
+                b.feed(out, t)
+    assert dev.connected and host.connected
+    for i in range(3):
+        host.send(rl.MT_CMD, bytes([i + 1]) * (10 + i), 10)
+    wire = b""
+    while True:
+        out = host.poll(10)
+        if out is None:
+            break
+        wire += out
+    dev.feed(wire, 10)              # three frames in one feed: one buffer, three views
+    got = [dev.recv() for _ in range(3)]
+    assert [g[1] for g in got] == [bytes([i + 1]) * (10 + i) for i in range(3)]
+    assert all(isinstance(g[1], bytes) for g in got)
 
 
 if __name__ == "__main__":
