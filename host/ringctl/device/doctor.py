@@ -69,8 +69,8 @@ def sensor_lines(pm, fault_mask):
         out.append((FAIL if bad else OK, "beam sector %d" % n,
                     "broken at idle (7.3.1 boundary unguarded)" if bad else "clear",
                     "beam alignment and lens cleanliness of %s; receiver cable, 24 V supply "
-                    "and optocoupler; nothing lying across the ring edge"
-                    % _pin_where(pm, "BEAM%d" % n)))
+                    "and optocoupler, %s (pin map); nothing lying across the ring edge"
+                    % (_pin_where(pm, "BEAM%d" % n), pinmap.wiring_words(pm, "BEAM%d" % n))))
     piezos = [p["name"] for p in pinmap.group(pm, "piezo")]
     for n, name in enumerate(piezos):
         bad = fault_mask & (1 << (8 + n))
@@ -287,8 +287,9 @@ def check_walk(report, link, pm, walk_s, say=print):
     if missing:
         report.add(FAIL, "beam walk test", "no break seen on sector(s) %s in %d s" % (
             ", ".join(map(str, missing)), walk_s),
-            "; ".join("%s: receiver cable and optocoupler, selector on D (dark-ON)"
-                      % _pin_where(pm, "BEAM%d" % n) for n in missing))
+            "; ".join("%s: receiver cable and optocoupler, %s (pin map)"
+                      % (_pin_where(pm, "BEAM%d" % n), pinmap.wiring_words(pm, "BEAM%d" % n))
+                      for n in missing))
     else:
         report.add(OK, "beam walk test", "every sector reported a break")
 

@@ -274,6 +274,26 @@ def pins_sorted(pm):
     return sorted(pm["pins"], key=lambda p: (p["group"], p["index"]))
 
 
+SELECTOR = re.compile(r"selector\s+(\w+)\s*\(([^)]*)\)")
+
+
+def wiring_words(pm, name, _seen=()):
+    """How pin `name`'s sensor must be set, in the pin map's own words: its receiver's
+    operation selector ("selector on L (light-ON)") taken from the pin's "electrical" text,
+    else that text itself. The doctor's advice quotes this, never a word of its own."""
+    for p in pm.get("pins", []):
+        if p.get("name") == name:
+            text = p.get("electrical") or ""
+            same = re.fullmatch(r"as ([A-Z][A-Z0-9_]*)", text.strip())
+            if same and same.group(1) not in _seen:     # "as BEAM0": the same wiring
+                return wiring_words(pm, same.group(1), _seen + (name,))
+            m = SELECTOR.search(text)
+            if m:
+                return "selector on %s (%s)" % m.groups()
+            return text or "as the pin map's 'electrical' field for %s says" % name
+    return "as the pin map says for %s" % name
+
+
 def group(pm, name):
     return [p for p in pins_sorted(pm) if p["group"] == name]
 
