@@ -258,3 +258,17 @@ def test_still_frames_must_be_enough_and_all_agree():
     assert few.result == "unsure" and any("only 2 still frame(s)" in r for r in few.reasons)
     split = Ring().landed().adj.decide([verdict("odds"), verdict("heads"), verdict("odds")], need=3)
     assert split.result == "unsure" and any("disagree" in r for r in split.reasons)
+
+
+def test_7_4_1_lost_coin_after_an_unsure_decision_voids_it_for_good():
+    r = Ring().landed()
+    assert r.adj.decide(verdict("unsure")).result == "unsure"
+    r.adj.coin_out_of_ring(coins=1)
+    assert r.adj.outcome.result == "no-spin" and r.adj.outcome.final
+    assert r.adj.outcome.override["kind"] == "void" and r.adj.outcome.reasons[0].startswith("7.4.1")
+    for actor in ("boxer", "supervisor"):
+        with pytest.raises(AdjudicationError) as exc:
+            r.adj.resolve(actor, "heads", "both heads by eye")
+        assert exc.value.rule == "7.6"
+    with pytest.raises(AdjudicationError):
+        r.adj.coin_out_of_ring(coins=1)          # one procedure per spin

@@ -129,8 +129,23 @@ class SpinAdjudicator:
     def coin_out_of_ring(self, coins=1, actor="boxer", coin_set=None):
         """Start the lost-coin procedure (7.4); its first step is the no-spin call (7.4.1)."""
         _check_actor(actor, "run the lost-coin procedure")
-        if self.outcome is None or self.outcome.result == "no-spin":
-            self._add_call(actor, "7.4.1", "%d coin(s) thrown out of the ring" % coins, source="7.4")
+        if self.lost is not None:
+            raise AdjudicationError("7.4", "the lost-coin procedure for this spin has already "
+                                           "started: go on with its steps")
+        reason = "%d coin(s) thrown out of the ring" % coins
+        self._add_call(actor, "7.4.1", reason, source="7.4")
+        if self.outcome is not None and self.outcome.result != "no-spin":
+            # 7.4.1 then 7.6: the "no spin" call voids the spin for good, whatever was decided
+            # before (an unsure spin is no longer the boxer's to call heads or tails).
+            prev = self.outcome
+            self.outcome = Outcome("no-spin", ["7.4.1 %s (%s): no spin" % (reason, actor),
+                                               "7.6 a called no spin is invalid regardless of how "
+                                               "the coins come to rest"] + prev.reasons,
+                                   actor, final=True, evidence=prev.evidence,
+                                   override={"actor": actor, "kind": "void", "from": prev.result,
+                                             "reason": "7.4.1 " + reason})
+            self.steps.append({"step": "void", "actor": actor, "from": prev.result,
+                               "result": "no-spin", "reason": reason, "rule": "7.4.1"})
         self.lost = LostCoinProcedure(coins, actor, coin_set, self.steps)
         return self.lost
 

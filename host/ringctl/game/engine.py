@@ -414,8 +414,25 @@ class Engine:
                 events += self._close_spent()
         return events
 
+    def spin_refusal(self):
+        """Why a spin op would be refused now -> (rule, reason), or None when the rules accept
+        a spin (the host arms the ring only then: the light must never show a result the rules
+        then refuse)."""
+        try:
+            self._check_spin()
+        except Rejected as exc:
+            return exc.rule, exc.reason
+        return None
+
     def _op_spin(self, op):
         result = op["result"]
+        self._check_spin()
+        self.spins += 1
+        if result == "no-spin":
+            return self._void_spin()
+        return self._valid_spin(result)
+
+    def _check_spin(self):
         game = self.game
         if self.spinning is None:
             raise Rejected("4.2", "no spinner: call in a spinner who declares heads or tails (4.2) "
@@ -428,10 +445,6 @@ class Engine:
                                       "or have the boxer or a dealer spin (6.5)")
             if game.wager is None:
                 raise Rejected("4.2", "the spinner's wager must be placed before the spinner spins (4.2)")
-        self.spins += 1
-        if result == "no-spin":
-            return self._void_spin()
-        return self._valid_spin(result)
 
     def _op_spinner_retires(self, op):
         game = self.game

@@ -270,10 +270,11 @@ class RingHost:
             done.set()
 
     def _ready_to_decide(self, spin):
-        """At rest (or the board restarted) -- or, when no at-rest report comes: a spin already
-        barred or called no spin (certain, 7.3 / 7.6) once the ring has been quiet a while, and
-        any landed spin after rest_timeout_s (the adjudicator then says what is missing)."""
-        if spin.t_rest is not None or spin.board_restarted:
+        """At rest (or the board restarted, or a coin thrown out: 7.4.1 is no spin now) -- or,
+        when no at-rest report comes: a spin already barred or called no spin (certain, 7.3 /
+        7.6) once the ring has been quiet a while, and any landed spin after rest_timeout_s (the
+        adjudicator then says what is missing)."""
+        if spin.t_rest is not None or spin.board_restarted or spin.adj.lost is not None:
             return True
         now = time.monotonic()
         if (spin.barred or spin.adj.calls) and \
@@ -606,6 +607,9 @@ class RingHost:
         if self.engine.betting != "closed":
             raise Refused("6.3", "betting is not closed: call 'no more bets, come in spinner' "
                           "first, i.e. {\"op\": \"bets-closed\"}")
+        refusal = self.engine.spin_refusal()        # the rules engine's own precondition
+        if refusal is not None:
+            raise Refused(refusal[0], "not armed: %s" % refusal[1])
         before = self.spin
         spin = self._new_spin()
         if self.camera is not None and self.ring_model is not None and self.watcher is None:
@@ -680,7 +684,27 @@ class RingHost:
         return C.Reply(True, message, step.get("rule"), {"spin": spin.number, "todo": todo})
 
     def _do_lost(self, cmd):
-        return self._lost_step(cmd, lambda adj: adj.coin_out_of_ring(cmd.n, actor=cmd.role))
+        """7.4.1: the boxer calls no spin; a spin already decided (unsure) is voided for good
+        (7.6) and settled as no spin. A spin already settled keeps its result."""
+        spin = self.spin
+        if spin is not None and spin.finished and spin.outcome.result != "no-spin":
+            raise Refused("7.4.1", "spin %d was already settled as %s before the coin was lost; "
+                          "its result stands (call the game supervisor)"
+                          % (spin.number, spin.outcome.result.upper()))
+        was = spin.outcome if spin is not None else None
+        reply = self._lost_step(cmd, lambda adj: adj.coin_out_of_ring(cmd.n, actor=cmd.role))
+        if was is not None and spin.adj.outcome is not was:
+            out = spin.outcome = spin.adj.outcome
+            records.record_override(self.log, spin.number, cmd.role, "no-spin",
+                                    out.override["reason"], out.as_json(),
+                                    user=cmd.user, role=cmd.role)            # durable first
+            self.link.send_cmd(rm.CMD_LIGHT, str(out.light))                 # then the board
+            self._publish("call", {"spin": spin.number, "actor": cmd.role, "user": cmd.user,
+                                   "role": cmd.role, "result": "no-spin", "rule": "7.4.1",
+                                   "reason": out.override["reason"], "kind": "void"})
+            self._announce_result(spin)
+            self._settle()
+        return reply
 
     def _do_lost_found(self, cmd):
         return self._lost_step(cmd, lambda adj: adj.lost.retrieve(cmd.n))

@@ -1,0 +1,100 @@
+"""A real game day on RingHost (issue 17): the lost coin voids the spin for good, arming only
+what the rules accept, the board's fault as the truth and its clearing, spin numbers per log."""
+import pytest
+
+from ringctl.fw import ringmsg as rm
+from ringctl.game.engine import Engine
+from ringctl.record.log import AuditLog
+from ringctl.runner import commands as C
+from ringctl.runner.host import RingHost
+from test_host import BOXER, FakeLink, land_and_rest, run_until
+
+SUP = {"user": "sue", "role": "supervisor"}
+OPENING = ({"op": "spinner", "calls": "heads"}, {"op": "bets-open"},
+           {"op": "bet", "id": "s1", "on": "spinner", "amount": 10},
+           {"op": "bet", "id": "h1", "on": "heads", "amount": 5}, {"op": "bets-closed"})
+
+
+def manual_host(path, ops=OPENING):
+    """A host with no camera: every landed spin is UNSURE, the boxer's to call."""
+    log = AuditLog(str(path))
+    h = RingHost(FakeLink(log), log, Engine())
+    for op in ops:
+        assert h.submit(C.TableOp(op=op, **BOXER)).ok, op
+    return h
+
+
+@pytest.fixture
+def host(tmp_path):
+    h = manual_host(tmp_path / "audit.db")
+    yield h
+    h.close()
+    h.log.close()
+
+
+def unsure_spin(h):
+    assert h.submit(C.Arm(**BOXER)).ok
+    land_and_rest(h.link)
+    assert run_until(h, lambda: h.spin.outcome is not None)
+    assert h.spin.outcome.result == "unsure"
+
+
+def test_lost_coin_on_an_unsure_spin_voids_it_and_later_calls_are_refused_with_7_6(host):
+    unsure_spin(host)
+    reply = host.submit(C.Lost(n=1, **BOXER))
+    assert reply.ok and reply.rule == "7.4.1"
+    assert host.spin.outcome.result == "no-spin" and host.spin.outcome.final
+    assert host.spin.finished                       # settled as no spin (4.7), nothing paid
+    assert host.link.sent(rm.CMD_LIGHT)[-1] == str(rm.LIGHT_BARRED)
+    for who, result in ((BOXER, "heads"), (SUP, "odds"), (BOXER, "tails")):
+        r = host.submit(C.Call(result=result, reason="looked fine", **who))
+        assert not r.ok and r.rule == "7.6", r
+    ops = [r.data for r in host.log.records(kind="op", with_blobs=False)]
+    spins = [o for o in ops if o["op"]["op"] == "spin"]
+    assert [s["op"]["result"] for s in spins] == ["no-spin"]
+    assert not any(e.get("event") in ("paid", "lost") for s in spins for e in s["events"])
+    assert host.engine.state()["wagers"]                 # wagers still on the layout
+    refused = [r.data["rule"] for r in host.log.records(kind="refused", with_blobs=False)]
+    assert refused == ["7.6", "7.6", "7.6"]
+    void = list(host.log.records(kind="override", with_blobs=False))[-1].data
+    assert void["result"] == "no-spin" and void["outcome"]["override"]["from"] == "unsure"
+
+
+def test_lost_coin_before_the_coins_rest_decides_no_spin_at_once(host):
+    assert host.submit(C.Arm(**BOXER)).ok
+    host.link.push(rm.EV_PHASE, rm.PH_IN_FLIGHT, rm.PH_ARMED)
+    assert host.submit(C.Lost(n=1, **BOXER)).ok
+    assert run_until(host, lambda: host.spin.finished, 2.0)   # no at-rest needed (7.6)
+    assert host.spin.outcome.result == "no-spin" and host.spin.outcome.final
+    assert not host.submit(C.Call(result="heads", reason="x", **SUP)).ok
+
+
+def test_lost_twice_is_refused_and_a_settled_result_stands(host):
+    unsure_spin(host)
+    assert host.submit(C.Call(result="tails", reason="both tails by eye", **BOXER)).ok
+    r = host.submit(C.Lost(n=1, **BOXER))
+    assert not r.ok and r.rule == "7.4.1" and "TAILS" in r.message
+    assert host.spin.outcome.result == "tails"
+
+
+def test_arm_is_refused_with_the_rules_reason_when_the_spin_would_be(tmp_path):
+    """The rules engine's own precondition: arming must not light a spin the rules refuse."""
+    h = manual_host(tmp_path / "a.db", OPENING[:-1] + ({"op": "bets-closed"},))
+    h.engine.game.wager = None                  # the spinner's wager came off the layout
+    r = h.submit(C.Arm(**BOXER))
+    assert not r.ok and r.rule == "4.2" and "spinner's wager" in r.message
+    assert h.link.sent(rm.CMD_ARM) == []
+    assert h.engine.spin_refusal() == ("4.2", "the spinner's wager must be placed before the "
+                                              "spinner spins (4.2)")
+    h.close()
+    h.log.close()
+
+
+def test_arm_is_refused_after_three_opening_no_spins_until_the_spinner_elects(host):
+    for _ in range(3):
+        assert host.submit(C.Arm(**BOXER)).ok
+        assert host.submit(C.NoSpin(reason="not high enough", **BOXER)).ok
+        land_and_rest(host.link)
+        assert run_until(host, lambda: host.spin.finished)
+    r = host.submit(C.Arm(**BOXER))
+    assert not r.ok and r.rule == "6.5"
