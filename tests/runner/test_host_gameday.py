@@ -5,6 +5,7 @@ import pytest
 from ringctl.fw import ringmsg as rm
 from ringctl.game.engine import Engine
 from ringctl.record.log import AuditLog
+from ringctl.record.rebuild import rebuild_engine
 from ringctl.runner import commands as C
 from ringctl.runner.host import RingHost
 from test_host import BOXER, FakeLink, land_and_rest, run_until
@@ -18,7 +19,7 @@ OPENING = ({"op": "spinner", "calls": "heads"}, {"op": "bets-open"},
 def manual_host(path, ops=OPENING):
     """A host with no camera: every landed spin is UNSURE, the boxer's to call."""
     log = AuditLog(str(path))
-    h = RingHost(FakeLink(log), log, Engine())
+    h = RingHost(FakeLink(log), log, rebuild_engine(log))
     for op in ops:
         assert h.submit(C.TableOp(op=op, **BOXER)).ok, op
     return h
@@ -98,3 +99,37 @@ def test_arm_is_refused_after_three_opening_no_spins_until_the_spinner_elects(ho
         assert run_until(host, lambda: host.spin.finished)
     r = host.submit(C.Arm(**BOXER))
     assert not r.ok and r.rule == "6.5"
+
+
+def test_spin_numbers_are_never_reused_across_restarts_on_one_log(tmp_path):
+    path = tmp_path / "audit.db"
+    numbers = []
+    for run in range(2):                         # two `ring run`s on the same log
+        h = manual_host(path, OPENING if run == 0 else ())
+        for _ in range(2 - run):                 # (a third opening no-spin is the last: 6.5)
+            assert h.submit(C.Arm(**BOXER)).ok
+            numbers.append(h.spin.number)
+            assert h.submit(C.NoSpin(reason="not spun", **BOXER)).ok
+            land_and_rest(h.link)
+            assert run_until(h, lambda: h.spin.finished)
+        h.close()
+        h.log.close()
+    assert numbers == [1, 2, 3]
+    log = AuditLog(str(path))
+    arms = [r.data["spin"] for r in log.records(kind="arm", with_blobs=False)]
+    assert arms == [1, 2, 3]
+    log.close()
+
+
+def test_rebuild_on_a_log_with_an_op_the_engine_refuses_is_one_line(tmp_path):
+    from ringctl.errors import UserError
+    from ringctl.record import records
+    log = AuditLog(str(tmp_path / "old.db"))
+    records.record_op(log, {"op": "bets-open"}, [])
+    records.record_op(log, {"op": "bet", "id": "b1", "on": "heads", "amount": 5, "colour": "red"})
+    with pytest.raises(UserError) as exc:
+        rebuild_engine(log)
+    msg = str(exc.value)
+    assert "\n" not in msg and "record 2" in msg and "--log" in msg
+    assert log.count() == 2 and log.verify()["ok"]
+    log.close()

@@ -32,7 +32,7 @@ from ..game.engine import MalformedOp
 from ..link.client import LinkError
 from ..record import records
 from ..record.log import LogWriteError
-from ..record.rebuild import rebuild_engine
+from ..record.rebuild import last_spin_number, rebuild_engine
 from ..record.witness import WitnessFeed
 from . import commands as C
 from .events import EventBus
@@ -105,7 +105,7 @@ class RingHost:
         self.camera_stale_s = camera_stale_s
         self.rest_timeout_s = rest_timeout_s   # landed but no "at rest" this long: decide anyway
         self.spin = None
-        self.spins = 0
+        self.spins = last_spin_number(log)       # numbered once per log, never reused
         self.light = "off"
         self.phase = "idle"
         self.boot_id = None
