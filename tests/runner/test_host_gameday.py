@@ -133,3 +133,78 @@ def test_rebuild_on_a_log_with_an_op_the_engine_refuses_is_one_line(tmp_path):
     assert "\n" not in msg and "record 2" in msg and "--log" in msg
     assert log.count() == 2 and log.verify()["ok"]
     log.close()
+
+
+def beam_fault(link, mask=0x01, text="beam broken at idle for 2000 ms: sectors 0x01 blocked or misaligned"):
+    link.push(rm.EV_PHASE, rm.PH_FAULT, rm.PH_IDLE)
+    link.push(rm.EV_LIGHT, rm.LIGHT_FAULT, -1)
+    link.push(rm.EV_FAULT, mask, 0, text=text)
+
+
+def retest(link, passed):
+    link.push(rm.EV_SELFTEST, 0 if passed else 1, 0 if passed else 0x01,
+              text="pass" if passed else "beams 0x01 broken at idle (blocked/misaligned)")
+    if passed:
+        link.push(rm.EV_PHASE, rm.PH_IDLE, rm.PH_FAULT)
+    else:
+        link.push(rm.EV_FAULT, 0x01, 0, text="beams 0x01 broken at idle (blocked/misaligned)")
+
+
+def test_board_fault_is_the_truth_named_and_cleared_without_a_restart(host):
+    sub = host.subscribe()
+    beam_fault(host.link)
+    host.pump(0.05)
+    snap = host.snapshot()
+    assert snap["phase"] == "fault" and snap["light"] == "fault"
+    fault = snap["fault"]
+    assert "beam sector 0" in fault["what"] and "'clear'" in fault["clear"]
+    assert f"sup ack {fault['alarm']}" in fault["clear"]
+    r = host.submit(C.Arm(**BOXER))                     # never "armed" while the board is not
+    assert not r.ok and "FAULT" in r.message and "beam sector 0" in r.message
+    assert host.link.sent(rm.CMD_ARM) == []
+    # a supervisor cannot wave it through before the re-test
+    assert not host.submit(C.AckAlarm(id=fault["alarm"], **SUP)).ok
+    # the re-test fails while the beam is still blocked: still in fault, one alarm only
+    assert host.submit(C.ClearFault(**BOXER)).ok
+    assert host.link.sent(rm.CMD_SELFTEST) == [""]
+    retest(host.link, passed=False)
+    host.pump(0.05)
+    assert host.snapshot()["phase"] == "fault" and not host.submit(C.Arm(**BOXER)).ok
+    # the beam is cleared, re-tested clean: the board is idle, a supervisor acknowledges
+    assert host.submit(C.ClearFault(**BOXER)).ok
+    retest(host.link, passed=True)
+    host.pump(0.05)
+    assert host.snapshot()["phase"] == "idle"
+    r = host.submit(C.Arm(**BOXER))
+    assert not r.ok and f"sup ack {fault['alarm']}" in r.message
+    assert not host.submit(C.AckAlarm(id=fault["alarm"], **BOXER)).ok   # a supervisor's word
+    assert host.submit(C.AckAlarm(id=fault["alarm"], **SUP)).ok
+    assert host.snapshot()["fault"] is None and host.snapshot()["alarms"] == []
+    assert host.submit(C.Arm(**BOXER)).ok
+    kinds = [e.kind for e in iter(lambda: sub.get(0), None)]
+    assert kinds.count("alarm") == 1
+    assert {"fault", "fault-clearing", "selftest", "fault-cleared"} <= set(kinds)
+    assert [r.data["user"] for r in host.log.records(kind="fault-clear", with_blobs=False)] == \
+        ["ann", "ann"]
+
+
+def test_clear_is_refused_when_there_is_no_fault_and_for_an_integrity_fault(host):
+    host.link.push(rm.EV_PHASE, rm.PH_IDLE, rm.PH_FAULT)
+    host.pump(0.05)
+    r = host.submit(C.ClearFault(**BOXER))
+    assert not r.ok and "not in fault" in r.message
+    beam_fault(host.link, rm.FAULT_INTEGRITY, "locked: integrity lib/app.py")
+    host.pump(0.05)
+    r = host.submit(C.ClearFault(**BOXER))
+    assert not r.ok and "ring device deploy" in r.message
+
+
+def test_an_arm_the_board_refuses_is_not_a_spin_and_its_number_is_not_reused(host):
+    assert host.submit(C.Arm(**BOXER)).ok
+    cmd_id = len(host.link.cmds)                  # FakeLink: command ids count from 1
+    host.link.push(rm.EV_RESULT, cmd_id, rm.R_REFUSED, text="beam broken at sectors 0x01")
+    host.pump(0.05)
+    snap = host.snapshot()
+    assert snap["spin"] is None
+    assert any(a["kind"] == "board-refused" and "0x01" in a["text"] for a in snap["alarms"])
+    assert host.submit(C.Arm(**BOXER)).ok and host.spin.number == 2   # numbers never reused

@@ -7,7 +7,7 @@ Kinds: "event" (board event, deduplicated), "spin" (with "frame" JPEG blobs), "o
 and what it produced), "arm", "call" (a person's no-spin call), "override" (a person's
 confirm/override of an outcome), "lost-coin" (7.4 steps), "refused" (a command refused, and
 why), "security-alarm" (link authentication failures), "alarm" (other faults the boxer must
-see), "alarm-ack".
+see), "alarm-ack", "fault-clear" (a re-test of the board's sensors asked for).
 """
 import base64
 
@@ -110,6 +110,12 @@ def record_alarm(log, kind, text, spin=None):
     """A fault the boxer must see (camera stalled, board restarted mid-spin, board fault,
     link lost). -> seq, which is also the alarm's id for `ack-alarm`."""
     return log.append("alarm", {"alarm": kind, "text": text, "spin": spin})
+
+
+def record_fault_clear(log, fault, user=None, role=None):
+    """Someone asked the board to re-test its sensors to clear its fault (`fault`: what the
+    host knew of it)."""
+    return log.append("fault-clear", dict({"fault": fault}, **_who(user, role)))
 
 
 def record_alarm_ack(log, alarm_id, user, role):

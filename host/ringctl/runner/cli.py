@@ -9,7 +9,10 @@ Keys typed at the terminal (one per line; [reason] is free text kept in the audi
   lost N                  N coin(s) thrown out of the ring: 7.4 procedure (no spin, 7.4.1)
   lost found K | lost check ok|bad | lost offer new|original | lost newset NAME [continue]
                           its steps (7.4.2 - 7.4.5), each recorded
-  ack ID                  acknowledge alarm ID (shown with each alarm)
+  ack ID                  acknowledge alarm ID (shown with each alarm); a ring board fault
+                          is acknowledged by a supervisor (sup ack ID) once it re-tested clean
+  clear                   the board is in FAULT: re-test its sensors (the board's self-test),
+                          after fixing the cause the host names; no restart needed
   s | status              phase, light, link, camera, table state
   q | quit
   {"op": ...}             a table op in the `ring game replay` format (bets, spinner, chips)
@@ -194,8 +197,13 @@ class Console:
         up = snap["link"]["up"]
         camera = {"none": "none (manual calls)", "stalled": "STALLED", "ok": "ok"}[snap["camera"]]
         light = snap["light"] if up else f"{snap['light']} (last known)"
-        self.out(f"  phase {snap['phase']}  light {light}  link "
+        self.out(f"  board phase {snap['phase']}  light {light}  link "
                  f"{'up' if up else 'LOST (the board shows link-lost)'}  camera {camera}")
+        fault = snap.get("fault")
+        if fault is not None:
+            self.out(f"  ! FAULT: {fault['what']}. "
+                     + (f"It re-tested clean: a supervisor types 'sup ack {fault['alarm']}'"
+                        if fault["cleared"] else f"To clear: {fault['clear']}"))
         board = st.get("board_alarms")
         self.out(f"  link counters: alarms {st.get('alarms', 0)} (the board's own "
                  f"{'?' if board is None else board}), retransmits "
@@ -248,9 +256,12 @@ def command_for(line, role="boxer"):
                 "reason": reason or f"{role}'s call at the terminal"}, role
     if key == "ack" and len(words) == 2 and words[1].isdigit():
         return {"cmd": "ack-alarm", "id": int(words[1])}, role
+    if key == "clear" and len(words) == 1:
+        return {"cmd": "clear-fault"}, role
     if key == "lost":
         return _lost(words[1:]), role
-    raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, sup, lost, ack, s, q or a JSON op")
+    raise UserError(f"unknown command {line!r}: a, n, h, t, o, x, sup, lost, ack, clear, s, q "
+                    "or a JSON op")
 
 
 def _lost(args):
@@ -294,7 +305,17 @@ def render(ev):
         step, todo = d["step"], d["todo"]
         return [f"  {step.get('rule', '7.4')} {step.get('what', step.get('reason', ''))} recorded; "
                 + ("still to do: " + "; ".join(todo) if todo else "play may resume")]
+    if kind == "selftest":
+        return [("  ring sensors re-tested: pass" if d["pass"]
+                 else f"  ! ring sensors re-tested: FAIL: {d['what']}")]
+    if kind == "fault-clearing":
+        return ["  re-testing the ring sensors (the board's self-test) ..."]
+    if kind == "fault-cleared":
+        return [f"  the board passed its re-test: a game supervisor acknowledges the fault with "
+                f"'sup ack {d['alarm']}', then play may resume"]
     if kind == "alarm":
+        if d["kind"] == "board-fault" and "sup ack" in d["text"]:
+            return [f"  ! {d['text']} (alarm {d['id']})"]
         return [f"  ! {d['text']} (alarm {d['id']}: 'ack {d['id']}' when dealt with)"]
     if kind == "gap":
         return [f"  ! {d['dropped']} host event(s) not shown (the console fell behind)"]

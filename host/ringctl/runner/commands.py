@@ -15,6 +15,8 @@ and the host records both with what the command did.
     {"cmd": "lost-newset", "name": "B", "continue": false}   7.4.5 a new coin set
     {"cmd": "table", "op": {"op": "bet", ...}}         a rules-engine op (`ring game replay`)
     {"cmd": "ack-alarm", "id": 17}                     acknowledge alarm 17
+    {"cmd": "clear-fault"}                             re-test the board's sensors to clear its
+                                                       fault (a supervisor then acknowledges it)
 """
 from dataclasses import asdict, dataclass, field
 
@@ -91,6 +93,10 @@ class TableOp(Command, name="table"):
 class AckAlarm(Command, name="ack-alarm"):
     """Acknowledge alarm `id` (the seq of its audit record)."""
     id: int = 0
+
+
+class ClearFault(Command, name="clear-fault"):
+    """Re-test the ring sensors (the board's self-test) to clear a board fault, no restart."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,9 @@ PARSERS = {
         continues=_field(o, "continue", bool, "lost-newset", default=False), **w),
     "table": _table,
     "ack-alarm": lambda o, w: AckAlarm(id=_field(o, "id", int, "ack-alarm", required=True), **w),
+    "clear-fault": lambda o, w: ClearFault(**w),
 }
 KEYS = {"arm": set(), "nospin": {"reason"}, "call": {"result", "reason"}, "lost": {"n"},
         "lost-found": {"n"}, "lost-check": {"ok"}, "lost-offer": {"choice"},
-        "lost-newset": {"name", "continue"}, "table": {"op"}, "ack-alarm": {"id"}}
+        "lost-newset": {"name", "continue"}, "table": {"op"}, "ack-alarm": {"id"},
+        "clear-fault": set()}

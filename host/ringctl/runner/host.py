@@ -35,6 +35,7 @@ from ..record.log import LogWriteError
 from ..record.rebuild import last_spin_number, rebuild_engine
 from ..record.witness import WitnessFeed
 from . import commands as C
+from . import faults
 from .events import EventBus
 
 logger = logging.getLogger("ringctl.runner")
@@ -50,6 +51,8 @@ ARM_ROLES = ("boxer", "supervisor")
 TABLE_ROLES = ("boxer", "supervisor")
 ACK_ROLES = ("boxer", "supervisor", "technician", "surveillance")
 LINK_LOST = "LINK LOST: the board shows link-lost; calls are manual"
+FAULT_ACK_ROLES = ("supervisor",)     # a board fault is back in play only on a supervisor's word
+CLEAR_ROLES = ("boxer", "supervisor", "technician")
 RULE_AT_START = re.compile(r"^(\d+(?:\.\d+)*)\s")
 
 
@@ -107,7 +110,8 @@ class RingHost:
         self.spin = None
         self.spins = last_spin_number(log)       # numbered once per log, never reused
         self.light = "off"
-        self.phase = "idle"
+        self.phase = "unknown"                  # the board's phase, as it last reported it
+        self.fault = None                       # the board's fault while it holds one (faults.py)
         self.boot_id = None
         self.watcher = watcher          # several cameras: runner.rigwatch.RigWatcher (issue 13)
         self.camera_fault = False
@@ -160,6 +164,7 @@ class RingHost:
                            "side": eng.game.calls if eng.game else None}
             return {
                 "phase": self.phase, "light": self.light,
+                "fault": None if self.fault is None else dict(self.fault),
                 "link": {"up": bool(self.link_up)},
                 "camera": ("none" if self.camera is None and self.watcher is None else
                            "stalled" if self.camera_fault else "ok"),
@@ -344,8 +349,9 @@ class RingHost:
                 self.phase = rm.PHASE_NAMES[ev.a]
                 self._publish("phase", dict({"phase": self.phase, "light": self.light}, **extra))
             elif ev.code == rm.EV_FAULT:
-                self._alarm("board-fault", "ring board fault 0x%x: %s" % (ev.a, ev.text or "see "
-                                                                        "`ring doctor`"))
+                self._board_fault(ev)
+            elif ev.code == rm.EV_SELFTEST:
+                self._board_selftest(ev)
             elif ev.code == rm.EV_RESULT and ev.a in self._sent:
                 code, spin_no = self._sent.pop(ev.a)
                 if ev.b != rm.R_OK:
@@ -389,6 +395,37 @@ class RingHost:
                 and spin.outcome is None and spin.t_first_impact is None:
             self.spin = None
 
+    def _board_fault(self, ev):
+        """The board holds a fault (fault phase, fault light, arming refused): say what it is
+        and how to clear it. A fault outside the fault phase (e.g. a bad config value at
+        boot) is an alarm only."""
+        mask = ev.a & ~rm.FAULT_HOST
+        what = faults.what(mask, ev.text)
+        if self.phase != "fault":
+            self._alarm("board-fault", "ring board reports: %s" % (ev.text or what))
+            return
+        f = self.fault
+        if f is not None and f["mask"] == mask and f["alarm"] in self.alarms:
+            f["cleared"] = False                  # the same fault again (a failed re-test)
+            self._publish("fault", dict(f))
+            return
+        seq = records.record_alarm(self.log, "board-fault", "ring board FAULT: %s (%s). To clear: "
+                                   "%s" % (what, ev.text or "no detail", faults.how_to_clear(mask)))
+        self.fault = {"mask": mask, "what": what, "text": ev.text, "alarm": seq,
+                      "clear": faults.how_to_clear(mask, seq), "cleared": False}
+        self._show_alarm(seq, "board-fault", "ring board FAULT: %s. To clear: %s"
+                         % (what, self.fault["clear"]))
+        self._publish("fault", dict(self.fault))
+
+    def _board_selftest(self, ev):
+        passed = ev.a == 0
+        self._publish("selftest", {"pass": passed, "mask": ev.b,
+                                   "what": "pass" if passed else faults.what(ev.b, ev.text)})
+        f = self.fault
+        if passed and f is not None and not f["cleared"] and not f["mask"] & rm.FAULT_INTEGRITY:
+            f["cleared"] = True
+            self._publish("fault-cleared", {"alarm": f["alarm"], "what": f["what"]})
+
     def _board_restarted(self, ev):
         spin = self.spin
         if spin is not None and spin.outcome is None and not spin.board_restarted:
@@ -425,6 +462,8 @@ class RingHost:
                                    "image": info.get("image")})
             if lost is not None:
                 self._show_alarm(lost, "link-lost", LINK_LOST)
+            if up and not was:
+                self._tell_board(rm.CMD_STATUS, "")     # the board's phase is the truth: ask it
 
     def _alarm(self, kind, text, spin=None):
         seq = records.record_alarm(self.log, kind, text, spin=spin)        # durable first
@@ -607,6 +646,8 @@ class RingHost:
         if self.engine.betting != "closed":
             raise Refused("6.3", "betting is not closed: call 'no more bets, come in spinner' "
                           "first, i.e. {\"op\": \"bets-closed\"}")
+        if self.phase == "fault" or self.fault is not None:
+            raise Refused(None, "not armed: " + self._fault_line())
         refusal = self.engine.spin_refusal()        # the rules engine's own precondition
         if refusal is not None:
             raise Refused(refusal[0], "not armed: %s" % refusal[1])
@@ -732,10 +773,41 @@ class RingHost:
             return C.Reply(False, refused[0]["reason"], refused[0]["rule"], {"events": events})
         return C.Reply(True, "%s done" % cmd.op.get("op"), None, {"events": events})
 
+    def _fault_line(self):
+        f = self.fault
+        if self.phase == "fault":
+            if f is None:
+                return "the ring board is in FAULT; type 'clear' to re-test its sensors"
+            return "the ring board is in FAULT: %s. To clear: %s" % (f["what"], f["clear"])
+        return ("the ring board passed its re-test; a game supervisor acknowledges fault alarm %d "
+                "first ('sup ack %d')" % (f["alarm"], f["alarm"]))
+
+    def _do_clear_fault(self, cmd):
+        """Re-test the ring sensors (the board's self-test) to clear its fault, without a
+        restart; a supervisor then acknowledges the fault's alarm (faults.py)."""
+        self._need_role(cmd, CLEAR_ROLES, None, "re-test the ring sensors")
+        if self.phase != "fault":
+            raise Refused(None, "the ring board is not in fault (phase %s): nothing to clear"
+                          % self.phase)
+        if self.fault is not None and self.fault["mask"] & rm.FAULT_INTEGRITY:
+            raise Refused(None, self._fault_line())
+        records.record_fault_clear(self.log, self.fault, user=cmd.user, role=cmd.role)
+        self._tell_board(rm.CMD_SELFTEST, "")
+        self._publish("fault-clearing", {"user": cmd.user, "role": cmd.role,
+                                         "fault": None if self.fault is None else dict(self.fault)})
+        return C.Reply(True, "re-testing the ring sensors (the board's self-test): the result "
+                             "follows")
+
     def _do_ack_alarm(self, cmd):
         self._need_role(cmd, ACK_ROLES, None, "acknowledge alarms")
         if cmd.id not in self.alarms:
             raise Refused(None, "no unacknowledged alarm %d (see snapshot()['alarms'])" % cmd.id)
+        if self.fault is not None and cmd.id == self.fault["alarm"]:
+            self._need_role(cmd, FAULT_ACK_ROLES, None, "acknowledge a ring board fault")
+            if self.phase == "fault" or not self.fault["cleared"]:
+                raise Refused(None, "the ring board has not passed its re-test yet: "
+                              + self._fault_line())
+            self.fault = None
         records.record_alarm_ack(self.log, cmd.id, cmd.user, cmd.role)
         del self.alarms[cmd.id]
         self._publish("alarm-acked", {"id": cmd.id, "user": cmd.user, "role": cmd.role})
