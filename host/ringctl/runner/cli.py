@@ -48,6 +48,9 @@ def register(subparsers):
                         "(ring vision calibrate-views) and \"camera\": [A, B, ...]")
     p.add_argument("--key", default=None, help="key file (default: $RING_HOME/keys/<serial>.key)")
     p.add_argument("--log", default=None, help="audit log (default: $RING_HOME/audit.db)")
+    p.add_argument("--link-wait", type=float, default=8.0, metavar="S",
+                   help="seconds to wait at start for the board's link handshake before "
+                        "saying the port is not a ring board (default 8)")
     p.set_defaults(func=run)
     return p
 
@@ -77,6 +80,7 @@ def load_config(path):
 
 def run(args):
     from ..link.client import LinkClient
+    from ..link.portcheck import check_answers, check_path
     from ..link.keys import load_key
     from ..link.ports import resolve_port
     from ..record.log import AuditLog, default_path
@@ -85,6 +89,7 @@ def run(args):
 
     cfg = load_config(args.config)
     port = resolve_port(args.port if args.port != "auto" else cfg.get("port", "auto"), args.serial)
+    check_path(port)            # missing, not a serial port: said now, not as "LINK LOST"
     key_src = args.key or cfg.get("key") or args.serial
     if key_src is None:
         raise UserError("no key: give --key KEYFILE (made by 'ring device provision') or --serial")
@@ -109,6 +114,12 @@ def run(args):
         face_model = FaceModel.load(cfg["model"])
         camera = open_source(cam_spec)
     link = LinkClient(port, key)
+    try:
+        check_answers(link, port, args.link_wait)
+    except UserError:
+        link.close()
+        log.close()
+        raise
     host = RingHost(link, log, engine, camera=camera, ring_model=ring_model,
                     face_model=face_model, quiet_s=float(cfg.get("quiet_s", 1.0)),
                     stills=int(cfg.get("stills", 3)), watcher=watcher)

@@ -1,0 +1,62 @@
+"""Is this port a ring board? Named at start: missing, not a serial port, or silent / not a ring board — each with what to check.
+
+`ring run --port` used to run on with "LINK LOST" against a path that does not exist, the null
+device or a pty master. check_path() looks before opening; check_answers() waits for the link
+handshake and says which of the usual causes it is when none comes.
+"""
+import errno
+import os
+import stat
+import time
+
+from ..errors import UserError
+
+LIST_HINT = "`ring link boards` lists the ring boards plugged in (or use --port auto)"
+
+
+def check_path(port):
+    """UserError (one line, exit 1) unless `port` exists and is a terminal (serial) device."""
+    try:
+        st = os.stat(port)
+    except FileNotFoundError:
+        raise UserError(f"port {port} does not exist: check the USB cable and the board's power; "
+                        f"{LIST_HINT}", code=1) from None
+    except OSError as exc:
+        raise UserError(f"port {port} cannot be looked at ({exc.strerror}); {LIST_HINT}",
+                        code=1) from None
+    if not stat.S_ISCHR(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a file"
+        raise UserError(f"port {port} is {kind}, not a serial device; {LIST_HINT}", code=1)
+    try:
+        fd = os.open(port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as exc:
+        hint = (" (add yourself to the 'dialout' group, then log in again)"
+                if exc.errno == errno.EACCES else "")
+        raise UserError(f"port {port} cannot be opened: {exc.strerror}{hint}", code=1) from None
+    try:
+        tty = os.isatty(fd)
+    finally:
+        os.close(fd)
+    if not tty:
+        raise UserError(f"port {port} is not a serial port (a character device that is not a "
+                        f"terminal, e.g. the null device); {LIST_HINT}", code=1)
+
+
+def check_answers(link, port, timeout_s):
+    """Wait up to `timeout_s` for the link handshake; UserError naming why none came."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if link.link_up:
+            return
+        if getattr(link, "at_repl", False):
+            raise UserError(f"the board on {port} is at the MicroPython REPL, not running the ring "
+                            "controller: reset it, or redeploy with `ring device deploy`", code=1)
+        time.sleep(0.02)
+    st = link.stats() if hasattr(link, "stats") else {}
+    if st.get("alarms"):
+        raise UserError(f"the board on {port} answers but its frames fail authentication: the "
+                        "key does not match this board (--key, or `ring device provision`)",
+                        code=1)
+    raise UserError(f"no ring board answered on {port} within {timeout_s:g} s: it is not a ring "
+                    f"board, or the controller firmware is not running (`ring doctor --port "
+                    f"{port}`); {LIST_HINT}", code=1)

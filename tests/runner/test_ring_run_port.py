@@ -1,0 +1,31 @@
+"""`ring run --port` names a wrong port at start (issue 17): missing, not a serial port, or
+no ring board answering — one line, what to check, non-zero exit, nothing recorded."""
+import os
+import subprocess
+
+import pytest
+
+from test_ring_run import RING
+
+
+@pytest.mark.parametrize("port, words", [
+    ("{tmp}/ttyACM9", "does not exist"),
+    ("/dev/null", "not a serial port"),
+    ("{tmp}", "is a folder"),
+    ("{tmp}/notes.txt", "is a file"),
+    ("/dev/ptmx", "no ring board answered"),          # a pty master: a tty, nobody there
+])
+def test_wrong_port_is_named_at_start(tmp_path, port, words):
+    (tmp_path / "notes.txt").write_text("hello")
+    key = tmp_path / "board.key"
+    key.write_bytes(os.urandom(32))
+    os.chmod(key, 0o600)
+    db = tmp_path / "audit.db"
+    p = subprocess.run([RING, "run", "--port", port.format(tmp=tmp_path), "--key", str(key),
+                        "--log", str(db), "--link-wait", "1"], input="", capture_output=True,
+                       text=True, timeout=30, env=dict(os.environ, RING_HOME=str(tmp_path)))
+    assert p.returncode == 1, p.stderr
+    err = p.stderr.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err, err
+    assert "ring link boards" in err or "ring doctor" in err
+    assert "LINK LOST" not in p.stdout
