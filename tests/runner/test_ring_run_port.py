@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from test_ring_run import RING
+from test_ring_run import RING, board  # noqa: F401  (board is a fixture)
 
 
 @pytest.mark.parametrize("port, words", [
@@ -29,3 +29,17 @@ def test_wrong_port_is_named_at_start(tmp_path, port, words):
     assert words in err and "\n" not in err and "Traceback" not in err, err
     assert "ring link boards" in err or "ring doctor" in err
     assert "LINK LOST" not in p.stdout
+
+
+def test_a_ring_board_with_another_key_is_named(board, tmp_path):  # noqa: F811
+    b, _ = board
+    other = tmp_path / "other.key"
+    other.write_bytes(os.urandom(32))
+    os.chmod(other, 0o600)
+    p = subprocess.run([RING, "run", "--port", b.tty, "--key", str(other), "--log",
+                        str(tmp_path / "a.db"), "--link-wait", "10"], input="",
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, RING_HOME=str(tmp_path)))
+    last = p.stderr.strip().splitlines()[-1]       # (the link's own warning may come first)
+    assert p.returncode == 1 and "does not accept this key" in last and b.tty in last, p.stderr
+    assert "Traceback" not in p.stderr

@@ -7,7 +7,6 @@ handshake and says which of the usual causes it is when none comes.
 import errno
 import os
 import stat
-import time
 
 from ..errors import UserError
 
@@ -43,20 +42,16 @@ def check_path(port):
 
 
 def check_answers(link, port, timeout_s):
-    """Wait up to `timeout_s` for the link handshake; UserError naming why none came."""
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if link.link_up:
-            return
-        if getattr(link, "at_repl", False):
-            raise UserError(f"the board on {port} is at the MicroPython REPL, not running the ring "
-                            "controller: reset it, or redeploy with `ring device deploy`", code=1)
-        time.sleep(0.02)
-    st = link.stats() if hasattr(link, "stats") else {}
-    if st.get("alarms"):
-        raise UserError(f"the board on {port} answers but its frames fail authentication: the "
-                        "key does not match this board (--key, or `ring device provision`)",
-                        code=1)
+    """Wait up to `timeout_s` for the link handshake (LinkClient.wait_up); UserError naming
+    why none came: at the REPL, a key that does not match, or no ring board there."""
+    from .client import KEY_MISMATCH_MSG
+    if link.wait_up(timeout_s):
+        return
+    if link.at_repl:
+        raise UserError(f"the board on {port} is at the MicroPython REPL, not running the ring "
+                        "controller: reset it, or redeploy with `ring device deploy`", code=1)
+    if link.key_mismatch:
+        raise UserError(f"the board on {port} answers, but: {KEY_MISMATCH_MSG}", code=1)
     raise UserError(f"no ring board answered on {port} within {timeout_s:g} s: it is not a ring "
                     f"board, or the controller firmware is not running (`ring doctor --port "
                     f"{port}`); {LIST_HINT}", code=1)
