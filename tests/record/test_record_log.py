@@ -141,7 +141,7 @@ def test_cli_verify_export_show(log, tmp_path, capsys):
     assert lines[0]["header"]["format"] == "ring-audit-v2" and lines[0]["header"]["verified"]
     data = lines[1:]
     assert data[5]["data"]["actor"] == "boxer" and data[1]["blob_base64"]
-    assert main(["log", "show", "--db", log.path, "--kind", "override"]) == 0
+    assert main(["log", "show", "--db", log.path, "--kind", "override", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["data"]["reason"] == "by eye"
     tamper(log.path, "DELETE FROM records WHERE seq=2")
     assert main(["log", "verify", "--db", log.path]) == 1

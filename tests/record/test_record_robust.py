@@ -144,7 +144,7 @@ def test_verify_opens_read_only_and_changes_nothing(tmp_path, capsys):
     os.chmod(ev, 0o555)
     try:
         assert main(["log", "verify", "--db", str(ev / "a.db")]) == 0
-        assert main(["log", "show", "--db", str(ev / "a.db"), "--last", "2"]) == 0
+        assert main(["log", "show", "--db", str(ev / "a.db"), "--last", "2", "--json"]) == 0
     finally:
         os.chmod(ev, 0o755)
     out = capsys.readouterr().out.strip().splitlines()

@@ -33,10 +33,18 @@ def register(subparsers):
     p.add_argument("--allow-failed", action="store_true",
                    help="export even if the log fails verification (the header says so)")
     p.set_defaults(func=_export)
-    p = sub.add_parser("show", help="print records as JSON lines")
+    p = sub.add_parser("show", help="records one readable line each (local time and zone); "
+                                    "--json for machines")
     _db(p)
-    p.add_argument("--kind", help="only records of this kind (op, spin, frame, event, override, ...)")
-    p.add_argument("--last", type=int, default=20, metavar="N", help="only the last N (default 20; 0 = all)")
+    p.add_argument("--kind", help="only records of these kinds, comma-separated (event, spin, op, "
+                                  "arm, call, override, lost-coin, refused, alarm, frame, ...)")
+    p.add_argument("--spin", type=int, metavar="N", help="only spin N's records")
+    p.add_argument("--since", metavar="TIME", help="from this local time ('2026-11-30 12:00', "
+                                                   "'12:00' today, ISO with offset, epoch s)")
+    p.add_argument("--until", metavar="TIME", help="before this time (same forms)")
+    p.add_argument("--last", type=int, default=20, metavar="N",
+                   help="only the last N (default 20; 0 = all; with --spin: all)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line (epoch ts)")
     p.set_defaults(func=_show)
 
 
@@ -143,11 +151,20 @@ def _export(args):
 
 
 def _show(args):
+    from . import show
+    kinds = {k.strip() for k in args.kind.split(",") if k.strip()} if args.kind else None
+    since = show.parse_time(args.since) if args.since else None
+    until = show.parse_time(args.until) if args.until else None
     log = _open(args)
-    recs = log.last(args.last, args.kind) if args.last > 0 else \
-        log.records(kind=args.kind, with_blobs=False)
+    kind = next(iter(kinds)) if kinds and len(kinds) == 1 else None
+    if args.last > 0 and args.spin is None and since is None and until is None and \
+            (kinds is None or kind is not None):
+        recs = log.last(args.last, kind)         # an index walk from the end, not a scan
+    else:
+        recs = list(show.select(log.records(kind=kind, with_blobs=False), spin=args.spin,
+                                kinds=kinds, since=since, until=until))
+        if args.last > 0 and args.spin is None:
+            recs = recs[-args.last:]
     for r in recs:
-        print(json.dumps({"seq": r.seq, "ts": r.ts, "kind": r.kind, "data": r.data,
-                          "event": [r.boot_id, r.event_id] if r.boot_id is not None else None},
-                         ensure_ascii=False))
+        print(json.dumps(show.as_json(r), ensure_ascii=False) if args.json else show.line(r))
     return 0
