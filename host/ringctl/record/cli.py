@@ -46,6 +46,12 @@ def register(subparsers):
                    help="only the last N (default 20; 0 = all; with --spin: all)")
     p.add_argument("--json", action="store_true", help="one JSON object per line (epoch ts)")
     p.set_defaults(func=_show)
+    p = sub.add_parser("frames", help="write one spin's camera frames as JPEG files (annotated "
+                                      "copies too) with the spin's records beside them")
+    _db(p)
+    p.add_argument("--spin", type=int, required=True, metavar="N", help="the spin number")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="a new (or empty) folder")
+    p.set_defaults(func=_frames)
 
 
 def _db(p):
@@ -167,4 +173,13 @@ def _show(args):
             recs = recs[-args.last:]
     for r in recs:
         print(json.dumps(show.as_json(r), ensure_ascii=False) if args.json else show.line(r))
+    return 0
+
+
+def _frames(args):
+    from .frames import export_spin
+    log = _open(args)
+    n = export_spin(log, args.spin, args.output)
+    print("spin %d: %d frame(s), %d annotated, %d record(s) -> %s"
+          % (n["spin"], n["frames"], n["annotated"], n["records"], args.output))
     return 0
