@@ -208,3 +208,13 @@ def test_an_arm_the_board_refuses_is_not_a_spin_and_its_number_is_not_reused(hos
     assert snap["spin"] is None
     assert any(a["kind"] == "board-refused" and "0x01" in a["text"] for a in snap["alarms"])
     assert host.submit(C.Arm(**BOXER)).ok and host.spin.number == 2   # numbers never reused
+
+
+def test_a_barred_spin_whose_coins_never_land_is_decided_without_a_rest(host):
+    host.quiet_s = 0.1
+    assert host.submit(C.Arm(**BOXER)).ok
+    host.link.push(rm.EV_PHASE, rm.PH_IN_FLIGHT, rm.PH_ARMED)
+    host.link.push(rm.EV_BARRED, rm.BAR_BEAM, 1)          # both coins out over the boundary
+    host.link.push(rm.EV_BEAM, 1, 0)
+    assert run_until(host, lambda: host.spin.finished, 4.0)
+    assert host.spin.outcome.result == "no-spin" and host.spin.outcome.final
