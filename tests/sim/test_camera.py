@@ -20,7 +20,7 @@ def test_projection_of_the_ring():
     _, _, s_high = cam.project((0, 0, 2.0))
     assert s_high > cam.px_per_m                     # nearer the camera = bigger
     side = PinholeCamera.for_coin_px(ring, 40).size[0]
-    assert side * 0.45 > (ring.wall_radius_m * 40 / 0.0308)
+    assert side / 2 > (ring.wall_radius_m + ring.wall_thickness_m) * 40 / 0.0308   # it fits
 
 
 def _blobs(img, empty):

@@ -65,6 +65,8 @@ def measure(seeds=20, start=0, ring=None, camera_tosses=2):
         "rest_s_p90": round(float(np.nanpercentile(r, 90)), 2), "rest_s_max": round(float(np.nanmax(r)), 2),
         "no_rest": seeds - len(rests),
         "outcomes": dict(outcomes),
+        "clean_valid_share": round(sum(v for k, v in outcomes.items()
+                                       if k in ("heads", "tails", "odds")) / seeds, 2),
         "note": "one CPU core shared with other work; x_realtime = simulated s per wall s, "
                 "including ground truth and contact bookkeeping; camera_* ms per frame at the demo's "
                 "coin_px 44 (fast path; full_render = render_scene, the reference)",
@@ -78,7 +80,7 @@ def main(argv=None):
     p = OneLineParser(prog="ring bench sim", description=__doc__)
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--start", type=int, default=0)
-    p.add_argument("--ring-diameter", type=float, default=1.2, help="layout diameter, m")
+    p.add_argument("--ring-diameter", type=float, default=1.5, help="layout diameter, m")
     p.add_argument("--camera-tosses", type=int, default=2,
                    help="tosses whose camera frames are timed (0: skip the camera figures)")
     p.add_argument("--json", action="store_true", help="one JSON line (the default output anyway)")

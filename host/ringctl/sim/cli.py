@@ -68,7 +68,7 @@ def _toss_args(p):
                    help="provoke a case: coin out (7.3.1), wall strike (7.3.2), stacked or "
                         "leaning coin (7.3.4), low toss (7.1.2), spinner off the mat (7.3.3)")
     p.add_argument("--angle", type=float, default=None, help="direction of a forced coin, deg")
-    p.add_argument("--ring-diameter", type=float, default=1.2, help="layout diameter, m")
+    p.add_argument("--ring-diameter", type=float, default=1.5, help="layout diameter, m")
 
 
 def _simulate(args):

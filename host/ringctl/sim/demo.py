@@ -9,6 +9,7 @@ Every outcome is compared with the simulator's ground truth.
 """
 import json
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -30,12 +31,14 @@ def register(subparsers):
     p.add_argument("--seed", type=int, default=1, help="seed for the whole game (default 1)")
     p.add_argument("--json", action="store_true", help="every line is one JSON object")
     p.add_argument("--workdir", default=None,
-                   help="keep the audit log, board flash and frames here (default: a temp dir)")
+                   help="keep the audit log, board flash and frames here (default: a temporary "
+                        "folder, removed at the end)")
     p.add_argument("--coin-px", type=float, default=44.0,
                    help="coin diameter in camera pixels (default 44; vision needs >= 40)")
     p.add_argument("--fps", type=float, default=25.0, help="simulated camera frame rate")
-    p.add_argument("--ring-mm", type=float, default=1200.0,
-                   help="ring inner diameter in mm (default 1200; a casino ring is 3000)")
+    p.add_argument("--ring-mm", type=float, default=1500.0,
+                   help="ring inner diameter in mm (default 1500: a clean toss stays inside, as in "
+                        "a casino; a casino ring is 3000)")
     p.add_argument("--cameras", type=int, default=1, choices=(1, 2, 4),
                    help="overhead cameras: 1 over the centre, 2 over the halves, 4 over the quadrants")
     p.set_defaults(func=run)
@@ -51,20 +54,76 @@ def run(args):
     work = args.workdir or tempfile.mkdtemp(prefix="ring-demo-")
     os.makedirs(work, exist_ok=True)
     out = Printer(args.json)
-    with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps,
-                     quiet_s=QUIET_S, say=out.note, ring_mm=args.ring_mm, cameras=args.cameras) as demo:
-        out.note("ring demo: board %s (%s), audit log %s"
-                 % (demo.board_tty, demo.firmware, demo.log_path))
-        out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
-                 % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
-        rng = np.random.default_rng(args.seed)
-        for n in range(args.spins):
-            force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
-            rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
-            out.spin(rec)
-        summary = demo.summary()
+    try:
+        with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps, quiet_s=QUIET_S,
+                         say=out.note, ring_mm=args.ring_mm, cameras=args.cameras) as demo:
+            out.note("ring demo: board %s (%s), audit log %s"
+                     % (demo.board_tty, demo.firmware, demo.log_path))
+            out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
+                     % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
+            rng = np.random.default_rng(args.seed)
+            for n in range(args.spins):
+                force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+                rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
+                out.spin(rec)
+            summary = demo.summary()
+    finally:
+        if not args.workdir:        # nothing of a throw-away demo is left behind
+            shutil.rmtree(work, ignore_errors=True)
+    summary["workdir_kept"] = bool(args.workdir)
     out.summary(summary)
     return 1 if summary["wrong"] else 0
+
+
+def plain_summary(s):
+    """The summary in words a newcomer reads first (the JSON follows it)."""
+    r = s["results"]
+    valid = r["heads"] + r["tails"] + r["odds"]
+    lines = ["%d spin%s: %d valid (%d heads, %d tails, %d odds), %d no spin; the simulator's "
+             "truth had %d no spin." % (s["spins"], "" if s["spins"] == 1 else "s", valid,
+                                       r["heads"], r["tails"], r["odds"], r["no-spin"],
+                                       s["truth"]["no-spin"])]
+    if s["wrong"]:
+        lines.append("WRONG CALLS: %d result(s) differ from the truth and would have been paid."
+                     % s["wrong"])
+    else:
+        lines.append("No wrong call: every result the host announced matched the truth.")
+    extra = []
+    if s["unsure"]:
+        extra.append("%d unsure spin(s) called by the boxer" % s["unsure"])
+    if s["false_no_spin"]:
+        extra.append("%d valid spin(s) voided as no spin (a needless re-spin)" % s["false_no_spin"])
+    if extra:
+        lines.append("; ".join(extra).capitalize() + ".")
+    if s.get("rest_to_result_ms_p50") is not None:
+        lines.append("Result %.0f ms after the coins came to rest (median; p99 %.0f ms); "
+                     "edge to light p99 %s ms." % (s["rest_to_result_ms_p50"],
+                                                   s["rest_to_result_ms_p99"],
+                                                   s["edge_to_light_ms_p99"]))
+    lines.append("Audit log: hash chain %s; %s." % (
+        "verifies" if s["chain_ok"] else "BROKEN",
+        "kept at %s" % s["audit_log"] if s["workdir_kept"] else
+        "removed with the temporary folder (give --workdir DIR to keep it)"))
+    lines += open_lines(s["open"])
+    return lines
+
+
+def open_lines(o):
+    """What is still open when the demo stops, in words (or that nothing is)."""
+    wagers = o["wagers"]
+    game = o["game"]
+    if not wagers and game is None:
+        return ["Nothing is open: every wager is settled."]
+    out = ["Still open when the demo stopped (the game goes on at the next spin):"]
+    if game is not None:
+        out.append("  %s's game, calling %s: %d of 3 so far after %d valid spin(s)%s."
+                   % (game["name"] or "the spinner", game["calls"], game["count"],
+                      game["valid_spins"], ", spinner's wager %s" % game["wager"]
+                      if game["wager"] else ""))
+    for w in wagers:
+        out.append("  wager %s: %s on %s%s" % (w["id"], w["amount"], w["on"],
+                                               " (result pending)" if w["pending"] <= 0 else ""))
+    return out
 
 
 class Printer:
@@ -107,4 +166,6 @@ class Printer:
     def summary(self, summary):
         if not self.as_json:
             print("summary:", flush=True)
+            for line in plain_summary(summary):
+                print("  " + line, flush=True)
         print(json.dumps(summary), flush=True)

@@ -10,8 +10,13 @@ import numpy as np
 
 @dataclass(frozen=True)
 class RingGeometry:
-    """The ring as built. Defaults are the small demo ring (1.2 m layout)."""
-    layout_radius_m: float = 0.6      # layout edge = boundary curtain radius (7.3.1)
+    """The ring as built. Defaults are the small demo ring (1.5 m layout)."""
+    layout_radius_m: float = 0.75     # layout edge = boundary curtain radius (7.3.1)
+    # How far the spinner's toss reaches from the centre: it does not grow with the ring. A
+    # landing coin bounces and rolls up to ~0.6 m, so in a 1.2 m ring a clean toss rolled out
+    # about 1 in 4 times; in 1.5 m it stays inside as in a casino (`ring bench sim`:
+    # clean_valid_share).
+    toss_radius_m: float = 0.6
     gutter_m: float = 0.025           # trough between layout edge and wall: narrower than a
     gutter_depth_m: float = 0.02      # coin, so a coin in it leans on the wall below the layout
     wall_height_m: float = 0.15       # wall above the layout: the strike zone (7.3.2)
@@ -40,7 +45,7 @@ class RingGeometry:
     def spinner(self):
         if self.spinner_xy is not None:
             return np.asarray(self.spinner_xy, float)
-        return np.array([-0.65 * self.layout_radius_m, 0.0])
+        return np.array([-0.65 * self.toss_radius_m, 0.0])
 
     def sector_of(self, x, y):
         ang = np.mod(np.arctan2(y, x), 2 * np.pi)

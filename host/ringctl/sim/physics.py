@@ -124,9 +124,10 @@ def plan_launch(rng, ring, coin, force=None, force_angle_deg=None):
 
     vz = rng.uniform(3.6, 5.0, 2)
     vz[1] = vz[0] + rng.normal(0, 0.1)     # both leave the same kip together
-    centre = rng.uniform(0, 2 * np.pi), 0.35 * R * np.sqrt(rng.uniform())
+    reach = ring.toss_radius_m              # the spinner's toss, whatever the ring's size
+    centre = rng.uniform(0, 2 * np.pi), 0.35 * reach * np.sqrt(rng.uniform())
     c = np.array([np.cos(centre[0]), np.sin(centre[0])]) * centre[1]
-    target = np.array([c + rng.normal(0, 0.06 * R, 2), c + rng.normal(0, 0.06 * R, 2)])
+    target = np.array([c + rng.normal(0, 0.06 * reach, 2), c + rng.normal(0, 0.06 * reach, 2)])
     mat_off_t = None
     ang = np.deg2rad(force_angle_deg) if force_angle_deg is not None else rng.uniform(0, 2 * np.pi)
     radial = np.array([np.cos(ang), np.sin(ang)])

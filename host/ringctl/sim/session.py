@@ -21,7 +21,7 @@ WHO = {"user": "demo", "role": "boxer"}     # the scripted boxer at the table
 
 class DemoSession:
     def __init__(self, work, seed=1, coin_px=44.0, fps=25.0, quiet_s=1.0, say=print,
-                 ring_mm=1200.0, cameras=1):
+                 ring_mm=1500.0, cameras=1):
         self.work = work
         self.ring_mm = float(ring_mm)
         self.cameras = int(cameras)
@@ -256,18 +256,13 @@ class DemoSession:
             if until is not None and until(ev):
                 return seen
 
-    # the rule a forced scenario is meant to show (a forced toss does not always produce it)
-    FORCE_RULE = {"outside": "7.3.1", "wall": "7.3.2", "mat": "7.3.3", "stack": "7.3.4",
-                  "lean": "7.3.4", "low": "7.1.2"}
-
     def _toss_for(self, seed, force, tries=8):
         """A toss showing the forced case: re-rolled (seeded) until its ground truth cites
         the rule, at most `tries` times; otherwise the last one, labelled as not achieved."""
         from .physics import simulate_toss
-        rule = self.FORCE_RULE.get(force)
         for k in range(tries):
             toss = simulate_toss(seed + 7919 * k, ring=self.ring, force=force)
-            if rule is None or any(r.startswith(rule) for r in toss.truth.get("reasons", [])):
+            if shows_forced_case(toss.truth, force):
                 return toss
         toss.truth["force_not_achieved"] = True
         return toss
@@ -303,7 +298,35 @@ class DemoSession:
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
                 "audit_log": self.log_path,
-                "chain_ok": bool(self.log.verify()["ok"])}
+                "chain_ok": bool(self.log.verify()["ok"]),
+                "results": {k: sum(r["outcome"] == k for r in recs)
+                            for k in ("heads", "tails", "odds", "no-spin")},
+                "truth": {k: sum(r["truth"] == k for r in recs)
+                          for k in ("heads", "tails", "odds", "no-spin")},
+                "open": self.open_at_end()}
+
+    def open_at_end(self):
+        """What the game leaves open when the demo stops: the spinner's game and the wagers
+        still on the layout (the engine keeps only open wagers)."""
+        table = self.host.snapshot()["table"]
+        return {"game": table["game"], "spinning": table["spinning"],
+                "betting": table["betting"], "wagers": table["open_wagers"]}
+
+
+# the rule a forced scenario is meant to show (a forced toss does not always produce it)
+FORCE_RULE = {"outside": "7.3.1", "wall": "7.3.2", "mat": "7.3.3", "stack": "7.3.4",
+              "low": "7.1.2"}
+
+
+def shows_forced_case(truth, force):
+    """Does the toss's ground truth show what `force` asked for? A lean: a coin ends leaning
+    (tilted, resting on the ring wall from the gutter: outside the ring, so the rule it
+    breaks is 7.3.1 and it does not lie flat); the others: their rule is among the reasons."""
+    if force is None:
+        return True
+    if force == "lean":
+        return any(c["leaning"] for c in truth["coins"])
+    return any(r.startswith(FORCE_RULE[force]) for r in truth.get("reasons", []))
 
 
 def _last_felt_impact(toss):
