@@ -15,6 +15,7 @@ SUMMARY = {"spins": 12, "agree": 10, "wrong": 0, "unsure": 1, "false_no_spin": 1
            "audit_log": "/x/audit.db", "chain_ok": True,
            "results": {"heads": 4, "tails": 3, "odds": 2, "no-spin": 3},
            "truth": {"heads": 4, "tails": 3, "odds": 3, "no-spin": 2},
+           "mix": {"clean": 8, "clean_valid": 7, "forced": 4},
            "open": {"game": {"calls": "heads", "name": "Ada", "wager": "b1", "valid_spins": 2,
                              "count": 1, "invalid_run": 0, "awaiting_election": False,
                              "frozen": False},
@@ -27,6 +28,7 @@ def test_plain_summary_says_the_mix_the_calls_and_what_is_open():
     text = "\n".join(demo.plain_summary(dict(SUMMARY, workdir_kept=False)))
     assert "12 spins: 9 valid (4 heads, 3 tails, 2 odds), 3 no spin" in text
     assert "truth had 2 no spin" in text and "No wrong call" in text
+    assert "Tosses: 8 clean (7 of them valid spins), 4 forced" in text
     assert "1 valid spin(s) voided as no spin" in text
     assert "removed with the temporary folder" in text
     assert "Ada's game, calling heads: 1 of 3" in text

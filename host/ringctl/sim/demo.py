@@ -83,6 +83,11 @@ def plain_summary(s):
              "truth had %d no spin." % (s["spins"], "" if s["spins"] == 1 else "s", valid,
                                        r["heads"], r["tails"], r["odds"], r["no-spin"],
                                        s["truth"]["no-spin"])]
+    mix = s.get("mix")
+    if mix:
+        lines.append("Tosses: %d clean (%d of them valid spins), %d forced to go wrong (each way "
+                     "rule 7 voids a spin: outside, wall, stack, lean, mat, low)."
+                     % (mix["clean"], mix["clean_valid"], mix["forced"]))
     if s["wrong"]:
         lines.append("WRONG CALLS: %d result(s) differ from the truth and would have been paid."
                      % s["wrong"])

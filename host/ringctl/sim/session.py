@@ -303,7 +303,11 @@ class DemoSession:
                             for k in ("heads", "tails", "odds", "no-spin")},
                 "truth": {k: sum(r["truth"] == k for r in recs)
                           for k in ("heads", "tails", "odds", "no-spin")},
-                "open": self.open_at_end()}
+                "open": self.open_at_end(),
+                "mix": {"clean": sum(r["scenario"] is None for r in recs),
+                        "clean_valid": sum(r["scenario"] is None and r["outcome"] in
+                                           ("heads", "tails", "odds") for r in recs),
+                        "forced": sum(r["scenario"] is not None for r in recs)}}
 
     def open_at_end(self):
         """What the game leaves open when the demo stops: the spinner's game and the wagers
