@@ -53,3 +53,27 @@ def _self_test_items(pm, mask):
     for status, what, detail, fix in doctor.sensor_lines(pm, mask):
         r.add(status, what, detail, fix)
     return r
+
+
+WIRING_WORDS = re.compile(r"MCP6002|LM393|optocoupler|MOSFET|flyback|24 V|\bGND\b|dark-ON|"
+                          r"light-ON|selector|pull-up|E3Z", re.I)
+
+
+def test_every_wiring_word_in_the_doctors_advice_is_the_pin_maps():
+    """With each pin's wiring text replaced, no component or wiring word of the doctor's own
+    is left in any advice it gives: it quotes the map, so it cannot drift from it."""
+    pm = copy.deepcopy(pinmap.load())
+    for p in pm["pins"]:
+        if "electrical" in p and not p["electrical"].startswith("as "):
+            p["electrical"] = "WIRING-OF-%s" % p["name"]
+    fixes = [fix for _, _, _, fix in doctor.sensor_lines(pm, 0xFFFF)]
+    fixes.append(_walk_fix(pm))
+    link = FakeLink(dead_light=M.LIGHT_HEADS)
+    report = doctor.Report()
+    doctor.check_light(report, link, 0, 0.2, pm)
+    fixes += [i["fix"] for i in report.items]
+    for fix in fixes:
+        assert not WIRING_WORDS.search(fix), fix
+    joined = " ".join(fixes)
+    for name in ("BEAM0", "PIEZO0", "BTN_NOSPIN", "BTN_ARM", "WALL_TRIG", "LIGHT_RED"):
+        assert "WIRING-OF-%s" % name in joined, name

@@ -68,25 +68,27 @@ def sensor_lines(pm, fault_mask):
         bad = fault_mask & (1 << n)
         out.append((FAIL if bad else OK, "beam sector %d" % n,
                     "broken at idle (7.3.1 boundary unguarded)" if bad else "clear",
-                    "beam alignment and lens cleanliness of %s; receiver cable, 24 V supply "
-                    "and optocoupler, %s (pin map); nothing lying across the ring edge"
+                    "beam alignment and lens cleanliness of %s; nothing lying across the ring "
+                    "edge; receiver cable and wiring, %s (pin map)"
                     % (_pin_where(pm, "BEAM%d" % n), pinmap.wiring_words(pm, "BEAM%d" % n))))
     piezos = [p["name"] for p in pinmap.group(pm, "piezo")]
     for n, name in enumerate(piezos):
         bad = fault_mask & (1 << (8 + n))
         out.append((FAIL if bad else OK, "piezo %d" % n,
                     "no noise floor: disconnected" if bad else "noise floor present",
-                    "piezo disc lead and envelope board (MCP6002) output on %s; disc still "
-                    "bonded under the layout" % _pin_where(pm, name)))
+                    "piezo disc lead and cable on %s, disc still bonded under the layout; "
+                    "wiring (pin map): %s" % (_pin_where(pm, name), pinmap.wiring(pm, name))))
     for bit, name, label in ((12, "BTN_NOSPIN", "no-spin button"), (13, "BTN_ARM", "arm button")):
         bad = fault_mask & (1 << bit)
         out.append((FAIL if bad else OK, label, "stuck pressed" if bad else "released",
-                    "button contact and cable short to GND on %s" % _pin_where(pm, name)))
+                    "button contact and cable on %s (shorted?); wiring (pin map): %s"
+                    % (_pin_where(pm, name), pinmap.wiring(pm, name))))
     bad = fault_mask & M.FAULT_WALL
     out.append((FAIL if bad else OK, "wall piezo", "silent (7.3.2 strikes unseen)" if bad
                 else "noise floor present",
-                "wall piezo disc, LM393 trimmer and cable on %s / %s" % (
-                    _pin_where(pm, "WALL"), _pin_where(pm, "WALL_TRIG"))))
+                "wall piezo disc and cable on %s / %s; wiring (pin map): %s; %s" % (
+                    _pin_where(pm, "WALL"), _pin_where(pm, "WALL_TRIG"), pinmap.wiring(pm, "WALL"),
+                    pinmap.wiring(pm, "WALL_TRIG"))))
     bad = fault_mask & M.FAULT_INTEGRITY
     out.append((FAIL if bad else OK, "firmware integrity",
                 "files differ from /manifest.json" if bad else "no integrity fault",
@@ -223,7 +225,7 @@ def check_selftest(report, link, pm, timeout):
     return not (ev.a or ev.b)
 
 
-def check_light(report, link, hold_s, timeout):
+def check_light(report, link, hold_s, timeout, pm=None):
     """Every light state in turn. -> True when the board refused them all because it is in
     FAULT (then nothing is reported: the caller self-tests first and retries)."""
     bad = []
@@ -247,12 +249,18 @@ def check_light(report, link, hold_s, timeout):
                    "clear the board's fault first (self-test lines), then re-run")
     elif bad:
         report.add(FAIL, "light test", "not confirmed: " + "; ".join(bad),
-                   "light_type in /config.json, MOSFET gate wiring (LIGHT_* pins), 24 V supply")
+                   "light_type in /config.json; the LIGHT_* pins' wiring (pin map): %s"
+                   % _light_wiring(pm))
     else:
         report.add(OK, "light test", "board confirmed %s; watch the stack light and buzzer "
                    "follow that order" % names,
-                   "a segment that did not light: lamp, MOSFET, flyback diode, 24 V fuse")
+                   "a segment that did not light: its lamp and the wiring (pin map): %s"
+                   % _light_wiring(pm))
     return False
+
+
+def _light_wiring(pm):
+    return pinmap.wiring(pm if pm is not None else pinmap.load(), "LIGHT_RED")
 
 
 def parse_zone(text):
@@ -287,7 +295,7 @@ def check_walk(report, link, pm, walk_s, say=print):
     if missing:
         report.add(FAIL, "beam walk test", "no break seen on sector(s) %s in %d s" % (
             ", ".join(map(str, missing)), walk_s),
-            "; ".join("%s: receiver cable and optocoupler, %s (pin map)"
+            "; ".join("%s: receiver cable and wiring, %s (pin map)"
                       % (_pin_where(pm, "BEAM%d" % n), pinmap.wiring_words(pm, "BEAM%d" % n))
                       for n in missing))
     else:
@@ -400,11 +408,11 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
             # Light first: a failed self-test puts the board in FAULT, which holds the light.
             # A board already in FAULT (e.g. still in its boot self-test) refuses the light:
             # self-test, and retry the light test if that cleared the fault.
-            if check_light(report, link, light_hold, light_timeout):
+            if check_light(report, link, light_hold, light_timeout, pm):
                 passed = check_selftest(report, link, pm, selftest_timeout)
                 report.retrying = True
                 if passed:
-                    check_light(report, link, light_hold, light_timeout)
+                    check_light(report, link, light_hold, light_timeout, pm)
                 else:
                     report.add(FAIL, "light test", "not run: the board holds its FAULT light",
                                "fix the self-test faults above, then re-run `ring doctor`")

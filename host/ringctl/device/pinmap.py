@@ -277,6 +277,20 @@ def pins_sorted(pm):
 SELECTOR = re.compile(r"selector\s+(\w+)\s*\(([^)]*)\)")
 
 
+def wiring(pm, name, _seen=()):
+    """Pin `name`'s "electrical" text from the pin map, following "as BEAM0" to the pin it
+    names: the wiring a technician checks, in the pin map's own words."""
+    for p in pm.get("pins", []):
+        if p.get("name") == name:
+            text = (p.get("electrical") or "").strip()
+            same = re.match(r"as ([A-Z][A-Z0-9_]*)\b", text)
+            if same and same.group(1) not in _seen:
+                rest = text[same.end():].strip()
+                return wiring(pm, same.group(1), _seen + (name,)) + (" " + rest if rest else "")
+            return text or "see the pin map's 'electrical' field for %s" % name
+    return "see the pin map for %s" % name
+
+
 def wiring_words(pm, name, _seen=()):
     """How pin `name`'s sensor must be set, in the pin map's own words: its receiver's
     operation selector ("selector on L (light-ON)") taken from the pin's "electrical" text,
