@@ -218,3 +218,15 @@ def test_a_barred_spin_whose_coins_never_land_is_decided_without_a_rest(host):
     host.link.push(rm.EV_BEAM, 1, 0)
     assert run_until(host, lambda: host.spin.finished, 4.0)
     assert host.spin.outcome.result == "no-spin" and host.spin.outcome.final
+
+
+def test_the_console_says_armed_only_when_the_board_is(host):
+    from ringctl.runner.cli import Console
+    out = []
+    con = Console(host, out=out.append)
+    con.command("a")
+    assert not any("armed, come in spinner" in line for line in out)
+    host.link.push(rm.EV_PHASE, rm.PH_ARMED, rm.PH_IDLE)
+    host.pump(0.05)
+    con.show_events()
+    assert any("spin 1: armed, come in spinner (board phase armed)" in line for line in out)

@@ -298,9 +298,12 @@ def render(ev):
                     "reset it, or redeploy with 'ring device deploy'"]
         return [f"  link up: firmware {d['firmware'] or '?'} image {d['image'] or '?'}"] if d["up"] else []
     if kind == "phase":
+        if d["phase"] == "armed" and d.get("spin") is not None:
+            # said when the board is armed, not when asked: the board's phase is the truth
+            return [f"  spin {d['spin']}: armed, come in spinner (board phase armed)"]
         return [f"  phase {d['phase']}  light {d['light']}"]
     if kind == "spin-started":
-        return [f"  spin {d['spin']}: armed, come in spinner"]
+        return [f"  spin {d['spin']}: no more bets, arming the board ..."]
     if kind == "verdict":
         lines = [f"  spin {d['spin']}: {d['result'].upper()}  " + "; ".join(d["reasons"])]
         if d["unsure"]:

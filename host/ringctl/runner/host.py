@@ -661,7 +661,8 @@ class RingHost:
             self.spin = before                # never armed: its number stays used, on record
             raise Refused(None, "the board could not be told to arm: see the alarm")
         self._publish("spin-started", {"spin": spin.number, "by": cmd.user, "role": cmd.role})
-        return C.Reply(True, "spin %d: armed, come in spinner" % spin.number, "6.3",
+        return C.Reply(True, "spin %d: no more bets, come in spinner (arm sent; the board's "
+                             "phase says when it is armed)" % spin.number, "6.3",
                        {"spin": spin.number})
 
     def _do_nospin(self, cmd):
