@@ -73,3 +73,13 @@ def test_every_field_is_hashed():
 def test_host_chain_is_the_boards():
     d = canonical.body_digest("op", 1, "{}", None, None, None)
     assert canonical.chain("00" * 32, d) == witness.extend(bytes(32), d).hex()
+
+
+def test_numpy_floats_are_written_as_json_numbers():
+    """A camera verdict holds numpy floats (coin centres): the log must stay JSON (issue 17:
+    `ring log show` could not read the demo's frame and spin records)."""
+    import numpy as np
+    from ringctl.record import canonical
+    text = canonical.jcs({"center": [np.float64(1285.9), np.float64(0.5)], "r": np.float64(-2e-7)})
+    assert text == '{"center":[1285.9,0.5],"r":-2e-7}'
+    assert canonical.loads(text) == {"center": [1285.9, 0.5], "r": -2e-7}

@@ -33,8 +33,9 @@ def _number(x):
         raise ValueError("NaN and infinity have no JSON form")
     if x == 0:
         return "0"
-    # ECMAScript Number.prototype.toString over the shortest round-trip digits (= repr's)
-    r = repr(abs(x))
+    # ECMAScript Number.prototype.toString over the shortest round-trip digits (= repr's of a
+    # plain float: a numpy float64 is a float whose repr is "np.float64(...)")
+    r = repr(abs(float(x)))
     mant, _, exp = r.partition("e")
     ip, _, fp = mant.partition(".")
     digits = (ip + fp).lstrip("0")
