@@ -163,14 +163,19 @@ def _show(args):
     until = show.parse_time(args.until) if args.until else None
     log = _open(args)
     kind = next(iter(kinds)) if kinds and len(kinds) == 1 else None
-    if args.last > 0 and args.spin is None and since is None and until is None and \
-            (kinds is None or kind is not None):
-        recs = log.last(args.last, kind)         # an index walk from the end, not a scan
-    else:
-        recs = list(show.select(log.records(kind=kind, with_blobs=False), spin=args.spin,
-                                kinds=kinds, since=since, until=until))
-        if args.last > 0 and args.spin is None:
-            recs = recs[-args.last:]
+    try:
+        if args.last > 0 and args.spin is None and since is None and until is None and \
+                (kinds is None or kind is not None):
+            recs = log.last(args.last, kind)         # an index walk from the end, not a scan
+        else:
+            recs = list(show.select(log.records(kind=kind, with_blobs=False), spin=args.spin,
+                                    kinds=kinds, since=since, until=until))
+            if args.last > 0 and args.spin is None:
+                recs = recs[-args.last:]
+    except ValueError as exc:       # a record's data is not JSON (an older host wrote it so)
+        raise UserError("audit log %s holds a record whose data is not readable JSON (%s); "
+                        "`ring log verify --db %s` checks the chain, `ring log export` keeps "
+                        "the raw text" % (log.path, exc, log.path), code=1) from None
     for r in recs:
         print(json.dumps(show.as_json(r), ensure_ascii=False) if args.json else show.line(r))
     return 0

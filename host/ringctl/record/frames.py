@@ -42,7 +42,11 @@ def _blob(log, seq):
 
 def export_spin(log, spin, out_dir):
     """Write spin `spin`'s frames and records into the new folder `out_dir`. -> counts."""
-    recs = spin_records(log, spin)
+    try:
+        recs = spin_records(log, spin)
+    except ValueError as exc:       # a record's data is not JSON (an older host wrote it so)
+        raise UserError(f"audit log {log.path} holds a record whose data is not readable JSON "
+                        f"({exc}); `ring log export` keeps the raw text", code=1) from None
     if not recs:
         raise UserError(f"no records of spin {spin} in {log.path}: `ring log show --kind arm` "
                         "lists the spins it holds", code=1)
