@@ -230,3 +230,13 @@ def test_the_console_says_armed_only_when_the_board_is(host):
     host.pump(0.05)
     con.show_events()
     assert any("spin 1: armed, come in spinner (board phase armed)" in line for line in out)
+
+
+def test_a_board_already_in_fault_when_the_host_connects_is_named_from_its_status(host):
+    host.link.push(rm.EV_PHASE, rm.PH_FAULT, rm.PH_FAULT)          # the status answer
+    host.link.push(rm.EV_STATS, 500, 1000, text="l99=-1 lmax=0 loop=9 live=1 base=1 lost=0 gl=0 f=8")
+    host.pump(0.05)
+    fault = host.snapshot()["fault"]
+    assert fault is not None and "beam sector 3" in fault["what"]
+    r = host.submit(C.Arm(**BOXER))
+    assert not r.ok and "beam sector 3" in r.message and "'clear'" in r.message

@@ -5,7 +5,11 @@ host never claims otherwise. Clearing, without a restart: fix the cause, `clear`
 CMD_SELFTEST: the board re-tests its beams, piezos and buttons), then a game supervisor
 acknowledges the fault's alarm (`sup ack ID`). Only then does the host arm again.
 """
+import re
+
 from ..fw import ringmsg as rm
+
+STATUS_FAULT = re.compile(r"\bf=([0-9a-fA-F]+)\b")   # EV_STATS text: the fault bits, hex
 
 RETEST = ("type 'clear' to re-test the ring sensors (the board's self-test); when it passes a "
           "game supervisor acknowledges with 'sup ack %s'")

@@ -352,6 +352,8 @@ class RingHost:
                 self._board_fault(ev)
             elif ev.code == rm.EV_SELFTEST:
                 self._board_selftest(ev)
+            elif ev.code == rm.EV_STATS:
+                self._board_status(ev)
             elif ev.code == rm.EV_RESULT and ev.a in self._sent:
                 code, spin_no = self._sent.pop(ev.a)
                 if ev.b != rm.R_OK:
@@ -395,14 +397,23 @@ class RingHost:
                 and spin.outcome is None and spin.t_first_impact is None:
             self.spin = None
 
-    def _board_fault(self, ev):
+    def _board_status(self, ev):
+        """The board's status answer (EV_STATS, "... f=<fault bits hex>"): a board found in its
+        fault phase when the host connects has sent no EV_FAULT to this host; its bits are
+        here, so the fault is named and cleared the same way."""
+        m = faults.STATUS_FAULT.search(ev.text or "")
+        if self.phase == "fault" and self.fault is None and m:
+            self._board_fault(ev, int(m.group(1), 16), "reported by the board's status")
+
+    def _board_fault(self, ev, mask=None, text=None):
         """The board holds a fault (fault phase, fault light, arming refused): say what it is
         and how to clear it. A fault outside the fault phase (e.g. a bad config value at
         boot) is an alarm only."""
-        mask = ev.a & ~rm.FAULT_HOST
-        what = faults.what(mask, ev.text)
+        mask = (ev.a if mask is None else mask) & ~rm.FAULT_HOST
+        text = ev.text if text is None else text
+        what = faults.what(mask, text)
         if self.phase != "fault":
-            self._alarm("board-fault", "ring board reports: %s" % (ev.text or what))
+            self._alarm("board-fault", "ring board reports: %s" % (text or what))
             return
         f = self.fault
         if f is not None and f["mask"] == mask and f["alarm"] in self.alarms:
@@ -410,8 +421,8 @@ class RingHost:
             self._publish("fault", dict(f))
             return
         seq = records.record_alarm(self.log, "board-fault", "ring board FAULT: %s (%s). To clear: "
-                                   "%s" % (what, ev.text or "no detail", faults.how_to_clear(mask)))
-        self.fault = {"mask": mask, "what": what, "text": ev.text, "alarm": seq,
+                                   "%s" % (what, text or "no detail", faults.how_to_clear(mask)))
+        self.fault = {"mask": mask, "what": what, "text": text, "alarm": seq,
                       "clear": faults.how_to_clear(mask, seq), "cleared": False}
         self._show_alarm(seq, "board-fault", "ring board FAULT: %s. To clear: %s"
                          % (what, self.fault["clear"]))
