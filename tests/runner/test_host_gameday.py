@@ -232,6 +232,15 @@ def test_the_console_says_armed_only_when_the_board_is(host):
     assert any("spin 1: armed, come in spinner (board phase armed)" in line for line in out)
 
 
+def test_a_board_still_in_its_boot_self_test_is_no_fault_to_acknowledge(host):
+    host.link.push(rm.EV_PHASE, rm.PH_FAULT, rm.PH_FAULT)          # the status answer
+    host.link.push(rm.EV_STATS, 500, 1000, text="l99=-1 lmax=0 loop=9 lost=0 gl=0 f=0 w=0 rs=0")
+    host.link.push(rm.EV_SELFTEST, 0, 0, text="pass")
+    host.link.push(rm.EV_PHASE, rm.PH_IDLE, rm.PH_FAULT)
+    host.pump(0.05)
+    assert host.snapshot()["fault"] is None and host.submit(C.Arm(**BOXER)).ok
+
+
 def test_a_board_already_in_fault_when_the_host_connects_is_named_from_its_status(host):
     host.link.push(rm.EV_PHASE, rm.PH_FAULT, rm.PH_FAULT)          # the status answer
     host.link.push(rm.EV_STATS, 500, 1000, text="l99=-1 lmax=0 loop=9 live=1 base=1 lost=0 gl=0 f=8")

@@ -49,6 +49,7 @@ class FakeSession:
         self.work = work
         FakeSession.made.append(work)
         self.board_tty, self.firmware, self.log_path = "pty", "mp", os.path.join(work, "audit.db")
+        self.rig = argparse.Namespace(views=[1], report={"coverage": {"text": "whole ring"}})
 
     def __enter__(self):
         open(self.log_path, "w").close()
@@ -68,7 +69,8 @@ class FakeSession:
 def test_the_temporary_folder_is_removed_unless_workdir(monkeypatch, tmp_path, capsys, keep):
     monkeypatch.setattr(session, "DemoSession", FakeSession)
     FakeSession.made.clear()
-    args = argparse.Namespace(spins=1, seed=1, json=False, coin_px=44.0, fps=25.0,
+    args = argparse.Namespace(spins=1, seed=1, json=False, coin_px=44.0, fps=25.0, ring_mm=1500.0,
+                              cameras=1,
                               workdir=str(tmp_path / "w") if keep else None)
     monkeypatch.setattr(demo.Printer, "spin", lambda self, rec: None)
     assert demo.run(args) == 0

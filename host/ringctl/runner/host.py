@@ -402,8 +402,10 @@ class RingHost:
         fault phase when the host connects has sent no EV_FAULT to this host; its bits are
         here, so the fault is named and cleared the same way."""
         m = faults.STATUS_FAULT.search(ev.text or "")
-        if self.phase == "fault" and self.fault is None and m:
-            self._board_fault(ev, int(m.group(1), 16), "reported by the board's status")
+        mask = int(m.group(1), 16) & ~rm.FAULT_HOST if m else 0
+        # no bits: the board is still in its boot self-test (it starts in the fault phase)
+        if self.phase == "fault" and self.fault is None and mask:
+            self._board_fault(ev, mask, "reported by the board's status")
 
     def _board_fault(self, ev, mask=None, text=None):
         """The board holds a fault (fault phase, fault light, arming refused): say what it is
