@@ -1,0 +1,137 @@
+"""The camera as people see it: overlays drawn on a frame, and one shared JPEG feed for all viewers.
+
+One encoder thread runs only while someone watches and at most `max_fps`; every viewer gets
+the same newest JPEG, so three screens cost what one costs and none can hold up the host.
+"""
+import threading
+import time
+
+import cv2
+import numpy as np
+
+GOOD = (60, 200, 60)        # BGR: coin inside and flat
+BAD = (40, 40, 230)         # outside the ring or not flat (7.3)
+UNSURE = (0, 190, 255)      # face unread or low confidence
+RING = (255, 200, 0)
+
+
+def _centre(coin):
+    c = coin.get("centre", coin.get("center"))
+    return (int(round(c[0])), int(round(c[1]))) if c is not None else None
+
+
+def annotate(frame, coins, ring=None, caption=None):
+    """-> a copy of `frame` with the ring boundary, each coin circled and labelled (face, flat,
+    inside, confidence) and an optional caption line."""
+    img = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    scale = max(1.0, img.shape[1] / 900.0)
+    thick = max(1, int(round(2 * scale)))
+    if ring:
+        c = ring.get("center", ring.get("centre"))
+        axes = ring.get("axes") or (ring.get("radius"), ring.get("radius"))
+        if c is not None and axes and axes[0]:
+            cv2.ellipse(img, (int(c[0]), int(c[1])), (int(axes[0]), int(axes[1])),
+                        float(ring.get("angle_deg", 0.0)), 0, 360, RING, thick, cv2.LINE_AA)
+    for coin in coins or ():
+        ctr = _centre(coin)
+        if ctr is None:
+            continue
+        r = int(round(coin.get("radius") or 10))
+        inside, flat = bool(coin.get("inside")), bool(coin.get("flat"))
+        conf = coin.get("confidence")
+        face = coin.get("face")
+        colour = BAD if not (inside and flat) else UNSURE if face is None or (conf or 0) < 0.8 else GOOD
+        cv2.circle(img, ctr, r + thick * 2, colour, thick, cv2.LINE_AA)
+        label = "%s %s %s %s" % ((face or "?").upper(), "flat" if flat else "NOT FLAT",
+                                 "in" if inside else "OUT",
+                                 "%.2f" % conf if isinstance(conf, (int, float)) else "")
+        org = (ctr[0] - r, max(12, ctr[1] - r - 6 * thick))
+        cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, (0, 0, 0), thick + 2,
+                    cv2.LINE_AA)
+        cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, colour, thick, cv2.LINE_AA)
+    if caption:
+        cv2.putText(img, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.7 * scale, (255, 255, 255), thick + 1, cv2.LINE_AA)
+    return img
+
+
+def jpeg(img, quality=80):
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("frame could not be encoded as JPEG")
+    return buf.tobytes()
+
+
+def placeholder(text, size=(640, 360)):
+    img = np.full((size[1], size[0], 3), 40, np.uint8)
+    cv2.putText(img, text, (20, size[1] // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (200, 200, 200), 2)
+    return img
+
+
+class CameraFeed:
+    """The newest annotated camera JPEG, made on demand for however many viewers."""
+
+    def __init__(self, host, ring=None, max_fps=15.0, quality=75):
+        self.host = host
+        self.ring = ring
+        self.period = 1.0 / max_fps
+        self.quality = quality
+        self.cond = threading.Condition()
+        self.latest = None          # (n, jpeg bytes, camera t_s)
+        self.n = 0
+        self.viewers = 0
+        self.encoded = 0
+        self._thread = None
+        self._stop = False
+
+    def attach(self):
+        with self.cond:
+            self.viewers += 1
+            if self._thread is None or not self._thread.is_alive():
+                self._stop = False
+                self._thread = threading.Thread(target=self._run, name="console-camera", daemon=True)
+                self._thread.start()
+
+    def detach(self):
+        with self.cond:
+            self.viewers = max(0, self.viewers - 1)
+
+    def close(self):
+        self._stop = True
+        with self.cond:
+            self.cond.notify_all()
+
+    def frame_after(self, n, timeout=1.0):
+        """Block until a frame newer than n exists (or timeout) -> (n, jpeg, t_s) or None."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not self._stop and (self.latest is None or self.latest[0] <= n):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+            return self.latest
+
+    def snapshot_jpeg(self):
+        frame, t_s, coins = self.host.camera_view()
+        img = placeholder("no camera frame") if frame is None else annotate(frame, coins, self.ring)
+        return jpeg(img, self.quality)
+
+    def _run(self):
+        last_t = None
+        while not self._stop:
+            with self.cond:
+                if self.viewers == 0:
+                    self._thread = None
+                    return
+            t0 = time.monotonic()
+            frame, t_s, coins = self.host.camera_view()
+            if frame is not None and t_s != last_t:
+                last_t = t_s
+                data = jpeg(annotate(frame, coins, self.ring), self.quality)
+                with self.cond:
+                    self.n += 1
+                    self.encoded += 1
+                    self.latest = (self.n, data, t_s)
+                    self.cond.notify_all()
+            time.sleep(max(0.002, self.period - (time.monotonic() - t0)))

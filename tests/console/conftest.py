@@ -1,0 +1,57 @@
+"""Console test fixtures: a fake host over a real audit log, users, and a logged-in client."""
+import dataclasses
+import importlib.util
+import sys
+import types
+
+import pytest
+
+# Until RingHost's command module exists, the console's import of it is served by a minimal
+# in-test parse_command (tests only; the product imports the real one).
+if importlib.util.find_spec("ringctl.runner.commands") is None:
+    from ringctl.errors import UserError
+
+    @dataclasses.dataclass
+    class _Command:
+        name: str
+        args: dict
+        user: str = None
+        role: str = None
+
+    def _parse_command(obj, user=None, role=None):
+        if not isinstance(obj, dict) or obj.get("cmd") not in (
+                "arm", "nospin", "call", "lost", "table", "ack-alarm"):
+            raise UserError("unknown command; send {\"cmd\": \"arm\"|\"call\"|...}")
+        if obj["cmd"] == "call" and obj.get("result") not in ("heads", "tails", "odds", "no-spin"):
+            raise UserError("call: result must be heads, tails, odds or no-spin")
+        return _Command(obj["cmd"], {k: v for k, v in obj.items() if k != "cmd"}, user, role)
+
+    mod = types.ModuleType("ringctl.runner.commands")
+    mod.parse_command = _parse_command
+    sys.modules["ringctl.runner.commands"] = mod
+
+from fakehost import FakeHost  # noqa: E402
+from ringctl.console import users as users_mod  # noqa: E402
+
+PASSWORDS = {"bea": ("boxer", "boxer-pass-1"), "sam": ("supervisor", "super-pass-1"),
+             "sue": ("surveillance", "watch-pass-1")}
+
+
+@pytest.fixture(autouse=True)
+def fast_scrypt(monkeypatch):
+    # the real cost (n=2**14) is exercised in test_users; elsewhere keep logins quick
+    monkeypatch.setattr(users_mod, "SCRYPT", {"n": 1 << 10, "r": 8, "p": 1})
+
+
+@pytest.fixture
+def users_path(tmp_path):
+    path = tmp_path / "users.json"
+    u = users_mod.Users(path)
+    for name, (role, pw) in PASSWORDS.items():
+        u.add(name, role, pw)
+    return str(path)
+
+
+@pytest.fixture
+def fake(tmp_path):
+    return FakeHost(str(tmp_path / "audit.db"))
