@@ -32,7 +32,7 @@ def annotate(frame, coins, ring=None, caption=None):
         if c is not None and axes and axes[0]:
             cv2.ellipse(img, (int(c[0]), int(c[1])), (int(axes[0]), int(axes[1])),
                         float(ring.get("angle_deg", 0.0)), 0, 360, RING, thick, cv2.LINE_AA)
-    for coin in coins or ():
+    for i, coin in enumerate(coins or ()):
         ctr = _centre(coin)
         if ctr is None:
             continue
@@ -45,7 +45,9 @@ def annotate(frame, coins, ring=None, caption=None):
         label = "%s %s %s %s" % ((face or "?").upper(), "flat" if flat else "NOT FLAT",
                                  "in" if inside else "OUT",
                                  "%.2f" % conf if isinstance(conf, (int, float)) else "")
-        org = (ctr[0] - r, max(12, ctr[1] - r - 6 * thick))
+        # labels alternate above and below their coin so two coins side by side stay legible
+        below = i % 2 == 1
+        org = (ctr[0] - r, ctr[1] + r + int(18 * scale) if below else max(12, ctr[1] - r - 6 * thick))
         cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, (0, 0, 0), thick + 2,
                     cv2.LINE_AA)
         cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, colour, thick, cv2.LINE_AA)
