@@ -13,7 +13,12 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "-
          "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio")
 
 
-def start_chromium(width=1400, height=1000, downloads=None):
+# several windows that each keep rendering (the bench's camera viewers are not background tabs)
+NO_THROTTLE = ("--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+               "--disable-backgrounding-occluded-windows")
+
+
+def start_chromium(width=1400, height=1000, downloads=None, extra=()):
     """-> a Selenium WebDriver on a fresh profile; .quit() removes the profile too."""
     for path, pkg in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not os.path.exists(path):
@@ -24,7 +29,7 @@ def start_chromium(width=1400, height=1000, downloads=None):
     profile = tempfile.mkdtemp(prefix="ring-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for flag in FLAGS + ("--user-data-dir=" + profile, "--window-size=%d,%d" % (width, height)):
+    for flag in FLAGS + tuple(extra) + ("--user-data-dir=" + profile, "--window-size=%d,%d" % (width, height)):
         opts.add_argument(flag)
     if downloads:
         opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),

@@ -1,0 +1,105 @@
+"""`ring bench console`: what the console costs and how fast it shows a result.
+
+A simulated game (the demo's session) runs with the console served beside it. First some
+spins with nobody watching; then Debian's chromium opens the players' board and three
+logged-in boxer screens, each showing the live camera, for the same number of spins.
+Prints: result-to-board latency measured in the browser (host event time to the frame after
+the board shows it), camera frames/s in each of the three viewers, and the adjudication time
+(coins at rest to result) without and with the viewers.
+"""
+import argparse
+import json
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from ..cliutil import OneLineParser
+
+TARGETS = {"board_latency_p99_ms": 200.0, "camera_fps_min": 10.0, "adjudication_slowdown_pct": 10.0}
+
+
+def _pct(values, q):
+    return round(float(np.percentile(values, q)), 1) if values else None
+
+
+def main(argv):
+    ap = OneLineParser(prog="ring bench console", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--spins", type=int, default=6, help="spins in each half (default 6)")
+    ap.add_argument("--viewers", type=int, default=3, help="camera viewers (default 3)")
+    ap.add_argument("--seed", type=int, default=5)
+    args = ap.parse_args(argv)
+    out = run(args.spins, args.viewers, args.seed)
+    print(json.dumps(out) if args.json else json.dumps(out, indent=1))
+    return 0 if all(out["met"].values()) else 1
+
+
+def run(spins, viewers, seed):
+    from ..sim.demo import QUIET_S
+    from ..sim.session import DemoSession
+    from .browser import NO_THROTTLE, start_chromium
+    from .server import ConsoleServer, demo_logins
+
+    work = tempfile.mkdtemp(prefix="ring-bench-console-")
+    rng = np.random.default_rng(seed)
+    with DemoSession(work, seed=seed, quiet_s=QUIET_S, say=lambda *a: None) as demo:
+        users = os.path.join(work, "console-users.json")
+        logins = demo_logins(users)
+        server = ConsoleServer(demo.host, demo.log_path, users, bind="127.0.0.1:0").start()
+        try:
+            alone = [demo.play_spin(seed=int(rng.integers(1 << 30)))["rest_to_result_ms"]
+                     for _ in range(spins)]
+            driver = start_chromium(width=1280, height=900, extra=NO_THROTTLE)
+            try:
+                driver.get(server.url + "/login")
+                driver.find_element("id", "user").send_keys("boxer")
+                driver.find_element("id", "password").send_keys(logins["boxer"])
+                driver.find_element("id", "login").click()
+                board = driver.current_window_handle
+                driver.get(server.url + "/board")
+                cams = []
+                for _ in range(viewers):
+                    driver.switch_to.new_window("window")
+                    driver.get(server.url + "/")
+                    cams.append(driver.current_window_handle)
+                time.sleep(1.5)                      # sockets open, first frames in
+
+                def frames():
+                    got = []
+                    for h in cams:
+                        driver.switch_to.window(h)
+                        got.append(driver.execute_script("return window.__camFrames || 0"))
+                    return got
+                f0, t0 = frames(), time.monotonic()
+                watched = [demo.play_spin(seed=int(rng.integers(1 << 30)))["rest_to_result_ms"]
+                           for _ in range(spins)]
+                f1, t1 = frames(), time.monotonic()
+                driver.switch_to.window(board)
+                lat = [1000.0 * x for x in driver.execute_script("return window.__boardLatencies")]
+            finally:
+                driver.quit()
+            size = list(getattr(demo.camera, "size", (None, None)))
+        finally:
+            server.stop()
+    fps = [round((b - a) / (t1 - t0), 1) for a, b in zip(f0, f1)]
+    alone = [x for x in alone if x is not None]
+    watched = [x for x in watched if x is not None]
+    p50a, p50w = _pct(alone, 50), _pct(watched, 50)
+    slowdown = round(100.0 * (p50w - p50a) / p50a, 1) if p50a and p50w is not None else None
+    out = {"board_latency_ms": {"p50": _pct(lat, 50), "p99": _pct(lat, 99), "n": len(lat),
+                                "measured": "in chromium: host result event time to the frame "
+                                            "after the board shows it"},
+           "camera": {"viewers": viewers, "fps_per_viewer": fps, "fps_min": min(fps) if fps else 0.0,
+                      "frame_size": size, "seconds": round(t1 - t0, 1)},
+           "adjudication_ms": {"without_viewers": {"p50": p50a, "p99": _pct(alone, 99), "n": len(alone)},
+                               "with_viewers": {"p50": p50w, "p99": _pct(watched, 99), "n": len(watched)},
+                               "slowdown_pct": slowdown,
+                               "measured": "coins' true rest (or quiet time) to the result, as the demo reports it"},
+           "targets": TARGETS}
+    out["met"] = {"board_latency": out["board_latency_ms"]["p99"] is not None
+                  and out["board_latency_ms"]["p99"] <= TARGETS["board_latency_p99_ms"],
+                  "camera_fps": out["camera"]["fps_min"] >= TARGETS["camera_fps_min"],
+                  "adjudication": slowdown is not None and slowdown <= TARGETS["adjudication_slowdown_pct"]}
+    return out
