@@ -1,37 +1,8 @@
 """Console test fixtures: a fake host over a real audit log, users, and a logged-in client."""
-import dataclasses
-import importlib.util
-import sys
-import types
-
 import pytest
 
-# Until RingHost's command module exists, the console's import of it is served by a minimal
-# in-test parse_command (tests only; the product imports the real one).
-if importlib.util.find_spec("ringctl.runner.commands") is None:
-    from ringctl.errors import UserError
-
-    @dataclasses.dataclass
-    class _Command:
-        name: str
-        args: dict
-        user: str = None
-        role: str = None
-
-    def _parse_command(obj, user=None, role=None):
-        if not isinstance(obj, dict) or obj.get("cmd") not in (
-                "arm", "nospin", "call", "lost", "table", "ack-alarm"):
-            raise UserError("unknown command; send {\"cmd\": \"arm\"|\"call\"|...}")
-        if obj["cmd"] == "call" and obj.get("result") not in ("heads", "tails", "odds", "no-spin"):
-            raise UserError("call: result must be heads, tails, odds or no-spin")
-        return _Command(obj["cmd"], {k: v for k, v in obj.items() if k != "cmd"}, user, role)
-
-    mod = types.ModuleType("ringctl.runner.commands")
-    mod.parse_command = _parse_command
-    sys.modules["ringctl.runner.commands"] = mod
-
-from fakehost import FakeHost  # noqa: E402
-from ringctl.console import users as users_mod  # noqa: E402
+from fakehost import FakeHost, parse_command
+from ringctl.console import users as users_mod
 
 PASSWORDS = {"bea": ("boxer", "boxer-pass-1"), "sam": ("supervisor", "super-pass-1"),
              "sue": ("surveillance", "watch-pass-1")}
@@ -95,6 +66,6 @@ def ring(tmp_path_factory):
     for name, (role, pw) in PASSWORDS.items():
         u.add(name, role, pw)
     host = FakeHost(str(d / "audit.db"))
-    server = ConsoleServer(host, host.log_path, str(users), bind="127.0.0.1:0").start()
+    server = ConsoleServer(host, host.log_path, str(users), parse_command, bind="127.0.0.1:0").start()
     yield FakeRing(host, server.url)
     server.stop()

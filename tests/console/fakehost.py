@@ -9,6 +9,7 @@ import time
 import cv2
 import numpy as np
 
+from ringctl.errors import UserError
 from ringctl.fw import ringmsg as rm
 from ringctl.game.engine import Engine
 from ringctl.record.log import AuditLog
@@ -28,6 +29,24 @@ class HostEvent:
     t: float
     kind: str
     data: dict
+
+
+@dataclasses.dataclass
+class Command:
+    name: str
+    args: dict
+    user: str = None
+    role: str = None
+
+
+def parse_command(obj, user=None, role=None):
+    """A minimal stand-in for runner.commands.parse_command (same signature)."""
+    if not isinstance(obj, dict) or obj.get("cmd") not in (
+            "arm", "nospin", "call", "lost", "table", "ack-alarm"):
+        raise UserError("unknown command; send {\"cmd\": \"arm\"|\"call\"|...}")
+    if obj["cmd"] == "call" and obj.get("result") not in ("heads", "tails", "odds", "no-spin"):
+        raise UserError("call: result must be heads, tails, odds or no-spin")
+    return Command(obj["cmd"], {k: v for k, v in obj.items() if k != "cmd"}, user, role)
 
 
 class Subscription:

@@ -11,6 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import PASSWORDS
+from fakehost import parse_command
 from ringctl.console import sessions as sessions_mod
 from ringctl.console.app import create_app
 from ringctl.record.log import AuditLog
@@ -18,7 +19,7 @@ from ringctl.record.log import AuditLog
 
 @pytest.fixture
 def app(fake, users_path):
-    return create_app(fake, fake.log_path, users_path)
+    return create_app(fake, fake.log_path, users_path, parse_command)
 
 
 @pytest.fixture
@@ -286,7 +287,6 @@ def play_some(fake):
 
 
 def fake_cmd(name, **kw):
-    from ringctl.runner.commands import parse_command
     user, role = kw.pop("user"), kw.pop("role")
     return parse_command(dict(cmd=name, **kw), user=user, role=role)
 

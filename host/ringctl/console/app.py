@@ -4,6 +4,7 @@ Pages: /board (public), / (boxer), /supervisor, /spins and /spins/<n> (superviso
 surveillance), /login. JSON: /api/state, /api/spins, /api/spins/<n>, POST /api/commands.
 WebSockets: /ws (host events), /ws/camera (annotated JPEG frames). Every state change needs
 a session and a single-use CSRF token; the host records each command with its user.
+The console imports no runner or sim module: the host and its command parser are handed in.
 """
 import contextlib
 import json
@@ -22,7 +23,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import UserError
 from ..record.access import record_login, record_logout
 from ..record.log import AuditLog
-from ..runner.commands import parse_command
 from .camera import CameraFeed
 from .live import Client, LiveHub, board_view, public_state
 from .sessions import COOKIE, LoginThrottle, SessionStore
@@ -97,7 +97,10 @@ def _addr(request):
     return request.client.host if request.client else "?"
 
 
-def create_app(host, log_path, users_path, ring=None, secure_cookies=False):
+def create_app(host, log_path, users_path, parse_command, ring=None, secure_cookies=False):
+    """`host`: RingHost's API (submit, subscribe, snapshot, camera_view); `parse_command`:
+    its command parser (runner.commands.parse_command), handed in by whoever serves the
+    console so that the console depends on the API, not on the runner package."""
     c = Console(host, log_path, users_path, ring=ring, secure_cookies=secure_cookies)
 
     # ---- guards ----------------------------------------------------------------------------

@@ -27,10 +27,10 @@ def parse_bind(spec):
 class ConsoleServer:
     """The console app under uvicorn in a daemon thread; `url` once started."""
 
-    def __init__(self, host, log_path, users_path, bind="127.0.0.1:8080", ring=None,
+    def __init__(self, host, log_path, users_path, parse_command, bind="127.0.0.1:8080", ring=None,
                  ssl_certfile=None, ssl_keyfile=None):
         self.bind_host, self.port = parse_bind(bind)
-        self.app = create_app(host, log_path, users_path, ring=ring,
+        self.app = create_app(host, log_path, users_path, parse_command, ring=ring,
                               secure_cookies=bool(ssl_certfile))
         self.config = uvicorn.Config(self.app, host=self.bind_host, port=self.port, log_level="warning",
                                      ws="websockets", lifespan="on", access_log=False,
@@ -88,7 +88,7 @@ def demo_logins(users_path):
     return logins
 
 
-def serve_beside(host, log_path, args, ring=None, say=print, demo_dir=None):
+def serve_beside(host, log_path, args, parse_command, ring=None, say=print, demo_dir=None):
     """Start the console for a running host when --console was given -> ConsoleServer or None.
     A demo gets its own user file with one-time logins, printed with the URL."""
     if not getattr(args, "console", None):
@@ -98,7 +98,7 @@ def serve_beside(host, log_path, args, ring=None, say=print, demo_dir=None):
                                         else default_path())
     logins = demo_logins(users_path) if demo_dir and not args.console_users else None
     cert, key = args.console_tls or (None, None)
-    server = ConsoleServer(host, log_path, users_path, bind=args.console, ring=ring,
+    server = ConsoleServer(host, log_path, users_path, parse_command, bind=args.console, ring=ring,
                            ssl_certfile=cert, ssl_keyfile=key).start()
     say("console: %s  (players' board: %s/board)" % (server.url, server.url))
     if logins:

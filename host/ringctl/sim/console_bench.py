@@ -1,4 +1,5 @@
-"""`ring bench console`: what the console costs and how fast it shows a result.
+"""`ring bench console`: what the console costs and how fast it shows a result (it lives
+with the stand-ins because it plays a simulated game).
 
 A simulated game (the demo's session) runs with the console served beside it. First some
 spins with nobody watching; then Debian's chromium opens the players' board and three
@@ -7,7 +8,6 @@ Prints: result-to-board latency measured in the browser (host event time to the 
 the board shows it), camera frames/s in each of the three viewers, and the adjudication time
 (coins at rest to result) without and with the viewers.
 """
-import argparse
 import json
 import os
 import tempfile
@@ -37,17 +37,19 @@ def main(argv):
 
 
 def run(spins, viewers, seed):
-    from ..sim.demo import QUIET_S
-    from ..sim.session import DemoSession
-    from .browser import NO_THROTTLE, start_chromium
-    from .server import ConsoleServer, demo_logins
+    from ..console.browser import NO_THROTTLE, start_chromium
+    from ..console.server import ConsoleServer, demo_logins
+    from ..runner.commands import parse_command
+    from .demo import QUIET_S
+    from .session import DemoSession
 
     work = tempfile.mkdtemp(prefix="ring-bench-console-")
     rng = np.random.default_rng(seed)
     with DemoSession(work, seed=seed, quiet_s=QUIET_S, say=lambda *a: None) as demo:
         users = os.path.join(work, "console-users.json")
         logins = demo_logins(users)
-        server = ConsoleServer(demo.host, demo.log_path, users, bind="127.0.0.1:0").start()
+        server = ConsoleServer(demo.host, demo.log_path, users, parse_command,
+                               bind="127.0.0.1:0").start()
         try:
             alone = [demo.play_spin(seed=int(rng.integers(1 << 30)))["rest_to_result_ms"]
                      for _ in range(spins)]
