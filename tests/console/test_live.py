@@ -1,0 +1,49 @@
+"""Host events to browsers: the board's view, and a slow client that never holds anyone up."""
+import asyncio
+import json
+import time
+
+from fakehost import FakeHost
+from ringctl.console.live import Client, LiveHub, board_view
+
+
+def test_board_view_progress_odds_and_state():
+    snap = {"phase": "idle", "light": "odds", "results": ["heads", {"spin": 2, "result": "odds"}],
+            "table": {"betting": "open", "odds_run": 1, "spinning": "player",
+                      "game": {"name": "Ada", "calls": "tails", "count": 2}}}
+    v = board_view(snap)
+    assert v["spinner"] == {"name": "Ada", "calls": "tails", "by": "player"}
+    assert v["progress"] == "TAILS 2 of 3" and v["odds"] == "ODDS 1 of 5"
+    assert v["state"] == "PLACE YOUR BETS" and v["last"] == "odds"
+    assert [r["result"] for r in v["results"]] == ["heads", "odds"]
+    snap["phase"], snap["spin"] = "in-flight", {"number": 3}
+    assert board_view(snap)["state"] == "SPINNING"
+    snap["results"] = ["heads"] * 40
+    assert len(board_view(snap)["results"]) == 30
+
+
+def test_slow_client_loses_its_own_oldest_messages_with_a_gap():
+    loop = asyncio.new_event_loop()
+    c = Client(loop, public=False, maxlen=4)
+    for i in range(10):
+        c.offer(json.dumps({"seq": i}))
+    got = [json.loads(c.queue.get_nowait()) for _ in range(c.queue.qsize())]
+    assert any(m.get("kind") == "gap" for m in got)
+    assert got[-1] == {"seq": 9} and c.dropped == 6
+    loop.close()
+
+
+def test_hub_never_makes_the_host_wait(tmp_path):
+    host = FakeHost(str(tmp_path / "a.db"))
+    hub = LiveHub(host)
+    hub.start()
+    loop = asyncio.new_event_loop()                      # a client whose loop never runs
+    hub.add(Client(loop, public=True, maxlen=8))
+    for i in range(2000):
+        host.publish("light", {"light": "armed"})
+    deadline = time.monotonic() + 5
+    while hub.published < 2000 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    hub.stop()
+    loop.close()
+    assert hub.published >= 1000          # the hub kept reading although the client never did
