@@ -37,8 +37,15 @@ def wait(browser, cond, timeout=20, what="the page"):
 
 
 def shot(browser, name):
+    """The whole page (up to 2400 px tall) as docs/console/NAME.png."""
     os.makedirs(SHOTS, exist_ok=True)
-    browser.save_screenshot(os.path.join(SHOTS, name + ".png"))
+    size = browser.get_window_size()
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(size["width"], min(2400, max(size["height"], height + 20)))
+    try:
+        browser.save_screenshot(os.path.join(SHOTS, name + ".png"))
+    finally:
+        browser.set_window_size(size["width"], size["height"])
 
 
 def log_in(browser, url, name):

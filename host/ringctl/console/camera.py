@@ -52,8 +52,9 @@ def annotate(frame, coins, ring=None, caption=None):
                     cv2.LINE_AA)
         cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, colour, thick, cv2.LINE_AA)
     if caption:
-        cv2.putText(img, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.7 * scale, (255, 255, 255), thick + 1, cv2.LINE_AA)
+        cs = max(0.35, img.shape[1] / 1400.0)           # the caption fits small stills too
+        cv2.putText(img, caption, (int(8 * cs) + 4, int(30 * cs) + 6), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.8 * cs, (255, 255, 255), max(1, int(2 * cs)), cv2.LINE_AA)
     return img
 
 
