@@ -362,3 +362,19 @@ def test_chain_verify_endpoint(app, fake):
     with AuditLog(fake.log_path) as log:
         assert body["ok"] and body["head"]["hash"] == log.head()[1]
     assert body["head"]["hash"] in sup.get("/supervisor").text
+
+
+def test_socket_from_another_origin_is_refused(app):
+    from starlette.websockets import WebSocketDisconnect
+    boxer = logged_in(app, "bea")
+    with pytest.raises(WebSocketDisconnect):
+        with boxer.websocket_connect("/ws", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_text()
+    with boxer.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+        assert json.loads(ws.receive_text())["kind"] == "hello"
+
+
+def test_logged_in_camera_socket_sends_jpeg(app):
+    boxer = logged_in(app, "bea")
+    with boxer.websocket_connect("/ws/camera") as ws:
+        assert ws.receive_bytes()[:2] == b"\xff\xd8"
