@@ -42,7 +42,8 @@ class Command:
 def parse_command(obj, user=None, role=None):
     """A minimal stand-in for runner.commands.parse_command (same signature)."""
     if not isinstance(obj, dict) or obj.get("cmd") not in (
-            "arm", "nospin", "call", "lost", "table", "ack-alarm"):
+            "arm", "nospin", "call", "lost", "lost-found", "lost-check", "lost-offer",
+            "lost-newset", "table", "ack-alarm"):
         raise UserError("unknown command; send {\"cmd\": \"arm\"|\"call\"|...}")
     if obj["cmd"] == "call" and obj.get("result") not in ("heads", "tails", "odds", "no-spin"):
         raise UserError("call: result must be heads, tails, odds or no-spin")
@@ -181,6 +182,9 @@ class FakeHost:
                 self.publish("alarm", dict(a))
                 return Reply(True, "alarm %s acknowledged" % a["id"])
         return Reply(False, "no alarm %r" % cmd.args["id"])
+
+    def _cmd_lost_found(self, cmd):
+        return self._cmd_lost(cmd)
 
     def _cmd_lost(self, cmd):
         return Reply(True, "7.4 step recorded", "7.4", {"todo": ["check the found coins (7.4.3)"]})

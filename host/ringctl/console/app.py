@@ -32,8 +32,9 @@ from .users import ROLES, Users
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOME = {"boxer": "/", "supervisor": "/supervisor", "surveillance": "/spins"}
 # who may send which command (the host checks the rules; this is who may touch the ring)
-COMMAND_ROLES = {"boxer": ("arm", "nospin", "call", "lost", "table"),
-                 "supervisor": ("arm", "nospin", "call", "lost", "table", "ack-alarm"),
+LOST = ("lost", "lost-found", "lost-check", "lost-offer", "lost-newset")
+COMMAND_ROLES = {"boxer": ("arm", "nospin", "call", "table") + LOST,
+                 "supervisor": ("arm", "nospin", "call", "table", "ack-alarm") + LOST,
                  "surveillance": ()}
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",

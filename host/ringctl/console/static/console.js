@@ -180,12 +180,12 @@ const Ring = (() => {
   function lost(step) {
     const steps = {
       "start": () => ({cmd: "lost", n: +$("lost-n").value}),
-      "found": () => ({cmd: "lost", step: "found", found: +$("lost-found").value}),
-      "check-ok": () => ({cmd: "lost", step: "check", ok: true}),
-      "check-bad": () => ({cmd: "lost", step: "check", ok: false}),
-      "offer-original": () => ({cmd: "lost", step: "offer", choice: "original"}),
-      "offer-new": () => ({cmd: "lost", step: "offer", choice: "new"}),
-      "newset": () => ({cmd: "lost", step: "newset", name: $("lost-set").value, continue: $("lost-continue").checked}),
+      "found": () => ({cmd: "lost-found", n: +$("lost-found").value}),
+      "check-ok": () => ({cmd: "lost-check", ok: true}),
+      "check-bad": () => ({cmd: "lost-check", ok: false}),
+      "offer-original": () => ({cmd: "lost-offer", choice: "original"}),
+      "offer-new": () => ({cmd: "lost-offer", choice: "new"}),
+      "newset": () => ({cmd: "lost-newset", name: $("lost-set").value, continue: $("lost-continue").checked}),
     };
     command(steps[step]()).then((r) => {
       const todo = r.data && r.data.todo;
