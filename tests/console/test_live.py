@@ -39,11 +39,11 @@ def test_hub_never_makes_the_host_wait(tmp_path):
     hub.start()
     loop = asyncio.new_event_loop()                      # a client whose loop never runs
     hub.add(Client(loop, public=True, maxlen=8))
-    for i in range(2000):
+    for i in range(500):
         host.publish("light", {"light": "armed"})
     deadline = time.monotonic() + 5
-    while hub.published < 2000 and time.monotonic() < deadline:
+    while hub.published < 500 and time.monotonic() < deadline:
         time.sleep(0.01)
     hub.stop()
     loop.close()
-    assert hub.published >= 1000          # the hub kept reading although the client never did
+    assert hub.published == 500           # the hub kept reading although the client never did

@@ -34,6 +34,7 @@ class ConsoleServer:
                               secure_cookies=bool(ssl_certfile))
         self.config = uvicorn.Config(self.app, host=self.bind_host, port=self.port, log_level="warning",
                                      ws="websockets", lifespan="on", access_log=False,
+                                     timeout_graceful_shutdown=1,
                                      ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
         self.server = uvicorn.Server(self.config)
         self.thread = None
