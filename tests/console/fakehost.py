@@ -125,8 +125,17 @@ class FakeHost:
     def snapshot(self):
         with self.lock:
             return {"phase": self.phase, "light": self.light, "spinner": self.engine.spinning,
-                    "results": [dict(r) for r in self.results], "spin": dict(self.spin or {}),
-                    "table": self.engine.state(), "alarms": [dict(a) for a in self.alarms]}
+                    "results": [dict(r) for r in self.results], "spin": self._spin_view(),
+                    "table": self.engine.state(),
+                    "alarms": [dict(a) for a in self.alarms if not a["acked"]]}
+
+    def _spin_view(self):
+        s = self.spin
+        if s is None:
+            return None
+        state = "settled" if s["finished"] else "unsure" if s["result"] == "unsure" else \
+            "decided" if s["result"] else "armed"
+        return {"number": s["number"], "state": state, "result": s["result"]}
 
     def camera_view(self):
         return self.frame, time.time(), self.coins
@@ -179,7 +188,7 @@ class FakeHost:
             if a["id"] == cmd.args["id"]:
                 a["acked"] = True
                 a["acked_by"] = cmd.user
-                self.publish("alarm", dict(a))
+                self.publish("alarm-acked", {"id": a["id"], "user": cmd.user, "role": cmd.role})
                 return Reply(True, "alarm %s acknowledged" % a["id"])
         return Reply(False, "no alarm %r" % cmd.args["id"])
 
@@ -192,7 +201,7 @@ class FakeHost:
     # ---- what the test makes happen ----------------------------------------------------------
     def raise_alarm(self, kind, message):
         with self.lock:
-            a = {"id": len(self.alarms) + 1, "kind": kind, "message": message, "t": time.time(),
+            a = {"id": len(self.alarms) + 1, "kind": kind, "text": message, "t": time.time(),
                  "acked": False}
             self.alarms.append(a)
         self.publish("alarm", dict(a))
@@ -226,7 +235,8 @@ class FakeHost:
                                               "decided_by": "camera", "override": None}})
             self.spin.update(result=verdict, reasons=reasons)
             self.phase, self.light = "at-rest", verdict
-            self.publish("verdict", {"spin": n, "result": verdict, "reasons": reasons})
+            self.publish("verdict", {"spin": n, "result": verdict, "reasons": reasons,
+                                     "unsure": unsure})
             if not unsure:
                 self._finish(verdict)
         return n

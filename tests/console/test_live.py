@@ -47,3 +47,15 @@ def test_hub_never_makes_the_host_wait(tmp_path):
     hub.stop()
     loop.close()
     assert hub.published == 500           # the hub kept reading although the client never did
+
+
+def test_public_gets_only_the_view_of_private_events():
+    from ringctl.console.live import event_message
+    from fakehost import HostEvent
+    view = {"state": "RESULT: HEADS"}
+    settle = HostEvent(5, 1.0, "settlement", {"spin": 1, "events": [{"bet": "b1", "pays": 5}]})
+    msg = json.loads(event_message(settle, view, public=True))
+    assert msg == {"seq": 5, "t": 1.0, "kind": "board", "board": view}
+    assert event_message(HostEvent(6, 1.0, "alarm", {"text": "x"}), None, public=True) is None
+    full = json.loads(event_message(settle, view))
+    assert full["data"]["events"][0]["pays"] == 5

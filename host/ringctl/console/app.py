@@ -104,6 +104,15 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
     console so that the console depends on the API, not on the runner package."""
     c = Console(host, log_path, users_path, ring=ring, secure_cookies=secure_cookies)
 
+    def full_state(snap):
+        """A logged-in screen's state: the snapshot, the board's view and the current spin's
+        verdict (reasons, rules, camera readings) as the host last announced it."""
+        snap = dict(snap, board=board_view(snap))
+        v = c.hub.verdict
+        if v and snap.get("spin") and v.get("spin") == snap["spin"].get("number"):
+            snap["verdict"] = v
+        return snap
+
     # ---- guards ----------------------------------------------------------------------------
     def need_page(request, roles):
         """-> (session, None) or (None, response) for a page."""
@@ -280,8 +289,7 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         s = c.session(request)
         if s is None or s.role is None:
             return JSONResponse(public_state(snap))
-        snap = dict(snap)
-        snap["board"] = board_view(snap)
+        snap = full_state(snap)
         snap["user"] = {"name": s.user, "role": s.role}
         return JSONResponse(json.loads(json.dumps(snap, default=str)))
 
@@ -374,7 +382,7 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         c.hub.add(client)
         try:
             snap = await run_in_threadpool(host.snapshot)
-            first = public_state(snap) if public else dict(snap, board=board_view(snap))
+            first = public_state(snap) if public else full_state(snap)
             await ws.send_text(json.dumps({"kind": "hello", "data": first}, default=str))
             while True:
                 await ws.send_text(await client.queue.get())

@@ -10,6 +10,8 @@ import threading
 
 # What the public board may see; everything else (wagers, alarms, who called) needs a login.
 BOARD_KINDS = ("phase", "light", "spin-started", "result", "table", "gap")
+# events after which the board's view may have changed (the public gets the view only)
+VIEW_KINDS = BOARD_KINDS + ("verdict", "settlement", "call")
 ODDS_LIMIT = 5
 WINS_AT = 3
 SPINNING_PHASES = ("armed", "in-flight", "landed", "at-rest")
@@ -65,6 +67,12 @@ def public_state(snap):
 
 
 def event_message(ev, view=None, public=False):
+    """One WebSocket message. The public gets the board's kinds (a result with its spin and
+    result only) and, for any other event that changed the board, just the view."""
+    if public and ev.kind not in BOARD_KINDS:
+        if view is None:
+            return None
+        return json.dumps({"seq": ev.seq, "t": ev.t, "kind": "board", "board": view}, default=str)
     msg = {"seq": ev.seq, "t": ev.t, "kind": ev.kind}
     if not public:
         msg["data"] = ev.data
@@ -104,6 +112,7 @@ class LiveHub:
         self.thread = None
         self.running = False
         self.published = 0
+        self.verdict = None       # the newest verdict/result data: reasons and rules for screens
 
     def start(self):
         if self.running:
@@ -133,18 +142,20 @@ class LiveHub:
             ev = self.sub.get(timeout=0.2)
             if ev is None:
                 continue
+            if ev.kind in ("verdict", "result") and isinstance(ev.data, dict):
+                self.verdict = dict(ev.data, kind=ev.kind)
             with self.lock:
                 clients = list(self.clients)
             if not clients:
                 continue
             view = None
-            if ev.kind in BOARD_KINDS or ev.kind in ("verdict", "settlement"):
+            if ev.kind in VIEW_KINDS:
                 try:
                     view = board_view(self.host.snapshot())
                 except Exception:       # a snapshot must never stop the feed
                     view = None
             full = event_message(ev, view)
-            pub = event_message(ev, view, public=True) if ev.kind in BOARD_KINDS else None
+            pub = event_message(ev, view, public=True)
             for c in clients:
                 text = pub if c.public else full
                 if text is None:

@@ -71,12 +71,12 @@ const Ring = (() => {
   }
   function command(obj) { return post("/api/commands", obj).then((r) => { say(r); return r; }); }
 
-  function spinInfo(spin) {
-    spin = spin || {};
-    const out = spin.outcome || spin.verdict || {};
-    return {n: spin.number != null ? spin.number : (spin.spin != null ? spin.spin : spin.n),
-            result: spin.result || out.result || null, reasons: spin.reasons || out.reasons || [],
-            finished: !!spin.finished};
+  // snapshot.spin is {number, state, result}; the reasons come with the host's verdict
+  function spinInfo(snap) {
+    const spin = snap.spin || {};
+    const v = snap.verdict && snap.verdict.spin === spin.number ? snap.verdict : {};
+    return {n: spin.number, result: spin.result || v.result || null, reasons: v.reasons || [],
+            rules: v.rules || [], finished: spin.state === "settled"};
   }
 
   function render(snap) {
@@ -84,12 +84,13 @@ const Ring = (() => {
     text("light-name", snap.light);
     const light = $("light");
     if (light) light.dataset.light = snap.light || "off";
-    const sp = spinInfo(snap.spin);
+    const sp = spinInfo(snap);
     text("spin-no", sp.n);
     if ($("verdict")) {
       $("verdict").textContent = sp.result ? sp.result.toUpperCase() : "—";
       $("verdict").className = "big result-" + (sp.result || "none");
-      $("reasons").innerHTML = sp.reasons.map((r) => "<li>" + esc(r) + "</li>").join("");
+      $("reasons").innerHTML = sp.reasons.map((r) => "<li>" + esc(r) + "</li>").join("") +
+        (sp.rules.length ? "<li>rules: " + esc(sp.rules.join(", ")) + "</li>" : "");
     }
     const table = snap.table || {};
     if ($("table-state")) {
@@ -100,7 +101,7 @@ const Ring = (() => {
     }
     if ($("spinner-now")) $("spinner-now").textContent = table.spinning ? (table.spinning + " " + ((table.game || {}).name || "")) : "no spinner";
     if ($("wagers")) {
-      $("wagers").innerHTML = (table.wagers || []).filter((w) => w.status === "open").map((w) =>
+      $("wagers").innerHTML = (table.open_wagers || table.wagers || []).filter((w) => w.status === "open").map((w) =>
         "<tr><td>" + esc(w.id) + "</td><td>" + esc(w.on) + "</td><td>" + esc(w.amount) + "</td><td>" + esc(w.status) + "</td></tr>").join("");
     }
     if ($("alarms")) renderAlarms(snap.alarms || []);
@@ -123,7 +124,7 @@ const Ring = (() => {
   }
 
   function renderAlarms(alarms) {
-    const rows = alarms.filter((a) => !a.acked && !a.acknowledged).map((a) =>
+    const rows = alarms.map((a) =>
       "<tr><td>" + esc(a.t ? new Date(a.t * 1000).toLocaleTimeString() : "") + "</td><td>" + esc(a.kind) + "</td><td>" +
       esc(a.message || a.text || "") + '</td><td><button class="ack" data-id="' + esc(a.id) + '">Acknowledge</button></td></tr>');
     $("alarms").innerHTML = rows.join("") || '<tr><td colspan="4">none</td></tr>';
