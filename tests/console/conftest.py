@@ -1,7 +1,8 @@
 """Console test fixtures: a fake host over a real audit log, users, and a logged-in client."""
 import pytest
 
-from fakehost import FakeHost, parse_command
+from fakehost import FakeHost
+from ringctl.runner.commands import parse_command
 from ringctl.console import users as users_mod
 
 PASSWORDS = {"bea": ("boxer", "boxer-pass-1"), "sam": ("supervisor", "super-pass-1"),

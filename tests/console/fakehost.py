@@ -1,5 +1,5 @@
 """An in-test stand-in for RingHost's command/event API (submit, subscribe, snapshot,
-camera_view): enough to drive the console's pages and refusals without a board. It writes
+camera_view) taking the real commands (runner.commands): enough to drive the console's pages and refusals without a board. It writes
 real audit records (arm, events, frames, spin, commands) so the spin pages read a real log."""
 import collections
 import dataclasses
@@ -9,7 +9,6 @@ import time
 import cv2
 import numpy as np
 
-from ringctl.errors import UserError
 from ringctl.fw import ringmsg as rm
 from ringctl.game.engine import Engine
 from ringctl.record.log import AuditLog
@@ -29,25 +28,6 @@ class HostEvent:
     t: float
     kind: str
     data: dict
-
-
-@dataclasses.dataclass
-class Command:
-    name: str
-    args: dict
-    user: str = None
-    role: str = None
-
-
-def parse_command(obj, user=None, role=None):
-    """A minimal stand-in for runner.commands.parse_command (same signature)."""
-    if not isinstance(obj, dict) or obj.get("cmd") not in (
-            "arm", "nospin", "call", "lost", "lost-found", "lost-check", "lost-offer",
-            "lost-newset", "table", "ack-alarm"):
-        raise UserError("unknown command; send {\"cmd\": \"arm\"|\"call\"|...}")
-    if obj["cmd"] == "call" and obj.get("result") not in ("heads", "tails", "odds", "no-spin"):
-        raise UserError("call: result must be heads, tails, odds or no-spin")
-    return Command(obj["cmd"], {k: v for k, v in obj.items() if k != "cmd"}, user, role)
 
 
 class Subscription:
@@ -143,15 +123,14 @@ class FakeHost:
     def submit(self, cmd):
         with self.lock:
             self.submitted.append(cmd)
-            self._append("command", {"cmd": cmd.name, "args": cmd.args, "user": cmd.user,
-                                     "role": cmd.role, "spin": (self.spin or {}).get("number")})
+            self._append("command", dict(cmd.as_json(), spin=(self.spin or {}).get("number")))
             return getattr(self, "_cmd_" + cmd.name.replace("-", "_"))(cmd)
 
     # ---- commands ----------------------------------------------------------------------------
     def _cmd_table(self, cmd):
-        events = self.engine.apply(cmd.args["op"])
-        self._append("op", {"op": cmd.args["op"], "events": events, "user": cmd.user})
-        self.publish("table", {"op": cmd.args["op"], "events": events})
+        events = self.engine.apply(cmd.op)
+        self._append("op", {"op": cmd.op, "events": events, "user": cmd.user})
+        self.publish("table", {"op": cmd.op, "events": events})
         bad = [e for e in events if e["event"] == "rejected"]
         if bad:
             return Reply(False, bad[0]["reason"], bad[0]["rule"], {"events": events})
@@ -161,13 +140,13 @@ class FakeHost:
         spin = self.spin
         if spin is None or spin.get("finished"):
             return Reply(False, "nothing to call: no decided spin", "6.9")
-        result = cmd.args["result"]
+        result = cmd.result
         self._append("override", {"spin": spin["number"], "actor": cmd.role, "user": cmd.user,
-                                  "result": result, "reason": cmd.args.get("reason", ""),
-                                  "outcome": {"result": result, "reasons": [cmd.args.get("reason", "")],
+                                  "result": result, "reason": cmd.reason,
+                                  "outcome": {"result": result, "reasons": [cmd.reason],
                                               "decided_by": cmd.role,
                                               "override": {"actor": cmd.role, "from": spin["result"],
-                                                           "reason": cmd.args.get("reason", "")}}})
+                                                           "reason": cmd.reason}}})
         self.publish("call", {"spin": spin["number"], "result": result, "user": cmd.user})
         self._finish(result)
         return Reply(True, "spin %d: %s (%s's call)" % (spin["number"], result.upper(), cmd.role))
@@ -175,7 +154,7 @@ class FakeHost:
     def _cmd_nospin(self, cmd):
         if self.spin is None or self.spin.get("finished"):
             return Reply(False, "no spin in progress", "7.2")
-        self.spin["nospin"] = cmd.args.get("reason")
+        self.spin["nospin"] = cmd.reason
         return Reply(True, "no spin called (7.2; final, 7.6)")
 
     def _cmd_arm(self, cmd):
@@ -185,12 +164,12 @@ class FakeHost:
 
     def _cmd_ack_alarm(self, cmd):
         for a in self.alarms:
-            if a["id"] == cmd.args["id"]:
+            if a["id"] == cmd.id:
                 a["acked"] = True
                 a["acked_by"] = cmd.user
                 self.publish("alarm-acked", {"id": a["id"], "user": cmd.user, "role": cmd.role})
                 return Reply(True, "alarm %s acknowledged" % a["id"])
-        return Reply(False, "no alarm %r" % cmd.args["id"])
+        return Reply(False, "no alarm %r" % cmd.id)
 
     def _cmd_lost_found(self, cmd):
         return self._cmd_lost(cmd)

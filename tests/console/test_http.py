@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import PASSWORDS
-from fakehost import parse_command
+from ringctl.runner.commands import parse_command
 from ringctl.console import sessions as sessions_mod
 from ringctl.console.app import create_app
 from ringctl.record.log import AuditLog
