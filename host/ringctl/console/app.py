@@ -21,7 +21,7 @@ from starlette.templating import Jinja2Templates
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import UserError
-from ..record.access import record_login, record_logout
+from ..record.records import record_login, record_logout
 from ..record.log import AuditLog
 from .camera import CameraFeed
 from .live import Client, LiveHub, board_view, public_state

@@ -49,7 +49,7 @@ def _password(args):
 
 
 def _record(args, action, name, role=None):
-    from ..record.access import record_user_change
+    from ..record.records import record_user_change
     from ..record.log import AuditLog, default_path as log_path
     import getpass as gp
     with AuditLog(args.log or log_path()) as log:

@@ -25,6 +25,7 @@ import select
 import sys
 import time
 
+from ..console.options import add_console_option, serve_beside
 from ..errors import UserError
 from .commands import parse_command
 
@@ -45,6 +46,7 @@ def register(subparsers):
                         "(ring vision calibrate-views) and \"camera\": [A, B, ...]")
     p.add_argument("--key", default=None, help="key file (default: $RING_HOME/keys/<serial>.key)")
     p.add_argument("--log", default=None, help="audit log (default: $RING_HOME/audit.db)")
+    add_console_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -112,9 +114,14 @@ def run(args):
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
+    web = None
     try:
+        web = serve_beside(host, log_path, args, parse_command,
+                           ring=ring_model.to_dict() if ring_model is not None else None)
         return console.loop()
     finally:
+        if web is not None:
+            web.stop()
         host.close()
         link.close()
         log.close()

@@ -38,7 +38,8 @@ def main(argv):
 
 def run(spins, viewers, seed):
     from ..console.browser import NO_THROTTLE, start_chromium
-    from ..console.server import ConsoleServer, demo_logins
+    from ..console.options import demo_logins
+    from ..console.server import ConsoleServer
     from ..runner.commands import parse_command
     from .demo import QUIET_S
     from .session import DemoSession
