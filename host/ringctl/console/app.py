@@ -385,7 +385,11 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
             first = public_state(snap) if public else full_state(snap)
             await ws.send_text(json.dumps({"kind": "hello", "data": first}, default=str))
             while True:
-                await ws.send_text(await client.queue.get())
+                text = await client.queue.get()
+                if text is None:                       # the server is stopping
+                    await ws.close(code=1001)
+                    break
+                await ws.send_text(text)
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -400,12 +404,13 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         c.camera.attach()
         n = 0
         try:
-            while True:
+            while not c.camera.closed:
                 got = await run_in_threadpool(c.camera.frame_after, n, 1.0)
                 if got is None:
                     continue
                 n, data, _t = got
                 await ws.send_bytes(data)
+            await ws.close(code=1001)
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:

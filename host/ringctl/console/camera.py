@@ -24,7 +24,7 @@ def annotate(frame, coins, ring=None, caption=None):
     """-> a copy of `frame` with the ring boundary, each coin circled and labelled (face, flat,
     inside, confidence) and an optional caption line."""
     img = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-    scale = max(1.0, img.shape[1] / 900.0)
+    scale = max(1.0, img.shape[1] / 640.0)     # labels stay legible when the page shrinks the frame
     thick = max(1, int(round(2 * scale)))
     if ring:
         c = ring.get("center", ring.get("centre"))
@@ -98,6 +98,10 @@ class CameraFeed:
     def detach(self):
         with self.cond:
             self.viewers = max(0, self.viewers - 1)
+
+    @property
+    def closed(self):
+        return self._stop
 
     def close(self):
         self._stop = True

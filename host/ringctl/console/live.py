@@ -133,6 +133,16 @@ class LiveHub:
         with self.lock:
             self.clients.add(client)
 
+    def close_clients(self):
+        """Tell every socket to finish (the server is stopping)."""
+        with self.lock:
+            clients = list(self.clients)
+        for c in clients:
+            try:
+                c.loop.call_soon_threadsafe(c.queue.put_nowait, None)
+            except RuntimeError:
+                pass
+
     def remove(self, client):
         with self.lock:
             self.clients.discard(client)

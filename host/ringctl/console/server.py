@@ -33,7 +33,7 @@ class ConsoleServer:
         self.app = create_app(host, log_path, users_path, parse_command, ring=ring,
                               secure_cookies=bool(ssl_certfile))
         self.config = uvicorn.Config(self.app, host=self.bind_host, port=self.port, log_level="warning",
-                                     ws="websockets", lifespan="on", access_log=False,
+                                     ws="websockets-sansio", lifespan="on", access_log=False,
                                      timeout_graceful_shutdown=1,
                                      ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
         self.server = uvicorn.Server(self.config)
@@ -60,6 +60,9 @@ class ConsoleServer:
         return f"{self.scheme}://{h}:{self.port}"
 
     def stop(self):
+        console = self.app.state.console
+        console.hub.close_clients()         # open sockets finish instead of being cancelled
+        console.camera.close()
         self.server.should_exit = True
         if self.thread is not None:
             self.thread.join(5.0)

@@ -10,11 +10,15 @@ Every outcome is compared with the simulator's ground truth.
 import json
 import os
 import tempfile
+import time
 
 import numpy as np
 
+from ..console.options import add_console_option, serve_beside
 from ..errors import UserError
 from ..vision.rest import BOARD_QUIET_S
+from ..fw import pins
+from ..runner.commands import parse_command
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
 SCENARIOS = [None] * 9 + ["outside", "wall", "stack", "lean", "mat", "low"]
@@ -38,6 +42,7 @@ def register(subparsers):
                    help="ring inner diameter in mm (default 1200; a casino ring is 3000)")
     p.add_argument("--cameras", type=int, default=1, choices=(1, 2, 4),
                    help="overhead cameras: 1 over the centre, 2 over the halves, 4 over the quadrants")
+    add_console_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -64,7 +69,31 @@ def run(args):
             out.spin(rec)
         summary = demo.summary()
     out.summary(summary)
+        web = serve_beside(demo.host, demo.log_path, args, parse_command,
+                           ring=demo.host.ring_model.to_dict(), say=out.note, demo_dir=work)
+        try:
+            rng = np.random.default_rng(args.seed)
+            for n in range(args.spins):
+                force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+                rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
+                out.spin(rec)
+            summary = demo.summary()
+            out.summary(summary)
+            if web is not None:
+                out.note("console: still serving at %s with the game's record; Ctrl-C to stop"
+                         % web.url)
+                _serve_until_interrupted()
+        finally:
+                web.stop()
     return 1 if summary["wrong"] else 0
+
+
+def _serve_until_interrupted():
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
 
 
 class Printer:

@@ -35,7 +35,13 @@ const Ring = (() => {
 
   function camera(img, info) {
     window.__camFrames = 0;
-    let url = null, t0 = performance.now();
+    let url = null, t0 = performance.now(), last = performance.now();
+    // a camera that stops sending is shown as stalled, never as a live picture
+    setInterval(() => {
+      const age = (performance.now() - last) / 1000;
+      img.classList.toggle("stale", age > 1.5);
+      if (age > 1.5 && info) { info.textContent = "CAMERA STALLED: no new frame for " + age.toFixed(0) + " s"; info.className = "small stale-note"; }
+    }, 500);
     function open() {
       const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/camera");
       ws.binaryType = "blob";
@@ -43,7 +49,8 @@ const Ring = (() => {
         const next = URL.createObjectURL(e.data);
         img.onload = () => {
           if (url) URL.revokeObjectURL(url);
-          url = next; window.__camFrames++;
+          url = next; window.__camFrames++; last = performance.now();
+          if (info) info.className = "small";
           const s = (performance.now() - t0) / 1000;
           if (info && window.__camFrames % 10 === 0) info.textContent = "live · " + (window.__camFrames / s).toFixed(1) + " frames/s";
         };
