@@ -57,6 +57,7 @@ class Console:
         self.index = SpinIndex(log_path)
         self.hub = LiveHub(host)
         self.camera = CameraFeed(host, ring=ring)
+        self.hub.observers.append(self.camera.on_event)
         self.ring = ring
         self.secure_cookies = secure_cookies
         self.chain = None           # last audit-chain verification

@@ -1,8 +1,12 @@
 """The camera as people see it: overlays drawn on a frame, and one shared JPEG feed for all viewers.
 
 One encoder thread runs only while someone watches and at most `max_fps`; every viewer gets
-the same newest JPEG, so three screens cost what one costs and none can hold up the host.
+the same newest JPEG, so three screens cost what one costs. The thread runs at a lower OS
+priority than the host, frames are scaled to the screen's width before drawing, and it
+spends at most `duty` of one core. From the coins' landing to the verdict (when the host
+judges its still frames) it slows to `quiet_fps`: viewers cannot hold up a spin's result.
 """
+import os
 import threading
 import time
 
@@ -71,14 +75,36 @@ def placeholder(text, size=(640, 360)):
     return img
 
 
+def fit(frame, coins, ring, max_width):
+    """Scale a frame (and the coin and ring geometry drawn on it) to at most max_width."""
+    w = frame.shape[1]
+    if not max_width or w <= max_width:
+        return frame, coins, ring
+    k = max_width / float(w)
+    small = cv2.resize(frame, (max_width, int(round(frame.shape[0] * k))), interpolation=cv2.INTER_AREA)
+    coins = [dict(c, centre=[v * k for v in (c.get("centre") or c.get("center"))],
+                  radius=(c.get("radius") or 10) * k) for c in coins or () if _centre(c)]
+    if ring:
+        c = ring.get("center", ring.get("centre"))
+        ring = dict(ring, center=[v * k for v in c] if c else c,
+                    axes=[v * k for v in (ring.get("axes") or ())] or None,
+                    radius=(ring.get("radius") or 0) * k)
+    return small, coins, ring
+
+
 class CameraFeed:
     """The newest annotated camera JPEG, made on demand for however many viewers."""
 
-    def __init__(self, host, ring=None, max_fps=15.0, quality=75):
+    def __init__(self, host, ring=None, max_fps=15.0, quality=75, max_width=1280, duty=0.3,
+                 quiet_fps=2.0):
         self.host = host
         self.ring = ring
         self.period = 1.0 / max_fps
+        self.quiet_period = 1.0 / quiet_fps
+        self.judging = False        # between landing and verdict: the host needs the CPU
         self.quality = quality
+        self.max_width = max_width
+        self.duty = duty
         self.cond = threading.Condition()
         self.latest = None          # (n, jpeg bytes, camera t_s)
         self.n = 0
@@ -98,6 +124,13 @@ class CameraFeed:
     def detach(self):
         with self.cond:
             self.viewers = max(0, self.viewers - 1)
+
+    def on_event(self, ev):
+        """Host events (from the console's LiveHub): when the host is judging a spin."""
+        if ev.kind == "phase":
+            self.judging = ev.data.get("phase") in ("landed", "at-rest")
+        elif ev.kind in ("verdict", "result", "spin-started"):
+            self.judging = False
 
     @property
     def closed(self):
@@ -121,10 +154,15 @@ class CameraFeed:
 
     def snapshot_jpeg(self):
         frame, t_s, coins = self.host.camera_view()
-        img = placeholder("no camera frame") if frame is None else annotate(frame, coins, self.ring)
-        return jpeg(img, self.quality)
+        if frame is None:
+            return jpeg(placeholder("no camera frame"), self.quality)
+        return jpeg(annotate(*fit(frame, coins, self.ring, self.max_width)), self.quality)
 
     def _run(self):
+        try:     # Linux: a thread's own nice value; the host's threads come first
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except (AttributeError, OSError):
+            pass
         last_t = None
         while not self._stop:
             with self.cond:
@@ -135,10 +173,13 @@ class CameraFeed:
             frame, t_s, coins = self.host.camera_view()
             if frame is not None and t_s != last_t:
                 last_t = t_s
-                data = jpeg(annotate(frame, coins, self.ring), self.quality)
+                data = jpeg(annotate(*fit(frame, coins, self.ring, self.max_width)), self.quality)
                 with self.cond:
                     self.n += 1
                     self.encoded += 1
                     self.latest = (self.n, data, t_s)
                     self.cond.notify_all()
-            time.sleep(max(0.002, self.period - (time.monotonic() - t0)))
+            spent = time.monotonic() - t0
+            # at most max_fps, and never more than `duty` of a core on drawing and encoding
+            period = self.quiet_period if self.judging else self.period
+            time.sleep(max(0.002, period - spent, spent / self.duty - spent))

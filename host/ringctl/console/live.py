@@ -59,6 +59,19 @@ def board_view(snap):
             "state": state, "last": last, "results": results}
 
 
+def with_result(view, data):
+    """The board's view with a just-announced result added, without asking the host (which
+    is busy settling that very result): the road, the last result and the table state."""
+    if view is None or not isinstance(data, dict) or "result" not in data:
+        return view
+    view = dict(view)
+    view["results"] = (list(view.get("results") or []) + [
+        {"result": data["result"], "spin": data.get("spin")}])[-30:]
+    view["last"] = data["result"]
+    view["state"] = "RESULT: %s" % str(data["result"]).upper()
+    return view
+
+
 def public_state(snap):
     """/api/state without a login: the board's fields only."""
     view = board_view(snap)
@@ -113,6 +126,8 @@ class LiveHub:
         self.running = False
         self.published = 0
         self.verdict = None       # the newest verdict/result data: reasons and rules for screens
+        self.view = None          # the board's newest view
+        self.observers = []       # f(HostEvent) for other parts of the console (the camera)
 
     def start(self):
         if self.running:
@@ -154,14 +169,18 @@ class LiveHub:
                 continue
             if ev.kind in ("verdict", "result") and isinstance(ev.data, dict):
                 self.verdict = dict(ev.data, kind=ev.kind)
+            for f in self.observers:
+                f(ev)
             with self.lock:
                 clients = list(self.clients)
             if not clients:
                 continue
             view = None
-            if ev.kind in VIEW_KINDS:
+            if ev.kind == "result" and self.view is not None:
+                view = self.view = with_result(self.view, ev.data)     # at once, no host lock
+            elif ev.kind in VIEW_KINDS:
                 try:
-                    view = board_view(self.host.snapshot())
+                    view = self.view = board_view(self.host.snapshot())
                 except Exception:       # a snapshot must never stop the feed
                     view = None
             full = event_message(ev, view)
