@@ -59,3 +59,29 @@ def test_public_gets_only_the_view_of_private_events():
     assert event_message(HostEvent(6, 1.0, "alarm", {"text": "x"}), None, public=True) is None
     full = json.loads(event_message(settle, view))
     assert full["data"]["events"][0]["pays"] == 5
+
+
+def test_result_patches_the_board_at_once():
+    from ringctl.console.live import with_result
+    view = {"state": "SPINNING", "last": None, "results": [{"result": "odds", "spin": 1}] * 30}
+    v = with_result(view, {"spin": 2, "result": "heads"})
+    assert v["state"] == "RESULT: HEADS" and v["last"] == "heads"
+    assert len(v["results"]) == 30 and v["results"][-1] == {"result": "heads", "spin": 2}
+    assert view["state"] == "SPINNING"                       # the cached view is not changed
+
+
+def test_camera_view_is_scaled_with_its_overlays():
+    import numpy as np
+    from ringctl.console.camera import annotate, fit
+    frame = np.zeros((2000, 2000, 3), np.uint8)
+    coins = [{"center": [1000, 500], "radius": 40, "face": "tails", "flat": True, "inside": True,
+              "confidence": 0.99}]
+    small, c2, ring = fit(frame, coins, {"center": [1000, 1000], "axes": [900, 900],
+                                         "angle_deg": 0}, 1000)
+    assert small.shape[:2] == (1000, 1000)
+    assert c2[0]["centre"] == [500, 250] and c2[0]["radius"] == 20
+    assert ring["center"] == [500, 500] and ring["axes"] == [450, 450]
+    img = annotate(small, c2, ring)
+    assert img[250, 500 + 20 + 3].any()                      # the coin's circle is drawn
+    assert img[500, 500 + 450].any()                         # and the ring boundary
+    assert not frame.any()                                   # on a copy

@@ -81,7 +81,7 @@ def fit(frame, coins, ring, max_width):
     if not max_width or w <= max_width:
         return frame, coins, ring
     k = max_width / float(w)
-    small = cv2.resize(frame, (max_width, int(round(frame.shape[0] * k))), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(frame, (max_width, int(round(frame.shape[0] * k))), interpolation=cv2.INTER_LINEAR)
     coins = [dict(c, centre=[v * k for v in (c.get("centre") or c.get("center"))],
                   radius=(c.get("radius") or 10) * k) for c in coins or () if _centre(c)]
     if ring:
