@@ -251,7 +251,12 @@ def test_bad_command_gets_one_line_error(app, fake):
     assert r.status_code == 400 and "\n" not in r.json()["error"]
     r = boxer.post("/api/commands", content=b"{not json", headers={"X-CSRF-Token": r.headers["X-CSRF-Token"],
                                                                     "content-type": "application/json"})
-    assert r.status_code == 400 and "not JSON" in r.json()["error"]
+    assert r.status_code == 400 and "not one JSON command" in r.json()["error"]
+    for body in (b'{"cmd": "arm", "cmd": "call"}', b'{"cmd": "table", "op": {"op": "bet", "amount": NaN}}',
+                 b"[" * 5000, b"\xff\xfe"):
+        r = boxer.post("/api/commands", content=body, headers={
+            "X-CSRF-Token": r.headers["X-CSRF-Token"], "content-type": "application/json"})
+        assert r.status_code == 400 and "\n" not in r.json()["error"], body[:40]
     assert not fake.submitted
 
 

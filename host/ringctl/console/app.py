@@ -21,6 +21,7 @@ from starlette.templating import Jinja2Templates
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import UserError
+from ..game.script import decode_json_line
 from ..record.records import record_login, record_logout
 from ..record.log import AuditLog
 from .camera import CameraFeed
@@ -330,11 +331,14 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         if bad:
             return bad
         try:
-            obj = await request.json()
-        except ValueError:
+            # the same decoder as a typed line at ring run and a replay script: too long, too
+            # deep, NaN or a duplicate key is a one-line refusal
+            obj = decode_json_line((await request.body()).decode("utf-8"))
+        except (UnicodeDecodeError, UserError) as exc:
+            why = str(exc) if isinstance(exc, UserError) else "body is not UTF-8"
             return with_next_token(JSONResponse(
-                {"ok": False, "error": "body is not JSON: send one object like {\"cmd\": \"arm\"}"},
-                400), s)
+                {"ok": False, "error": "body is not one JSON command (%s); send e.g. "
+                 "{\"cmd\": \"arm\"}" % why}, 400), s)
         name = obj.get("cmd") if isinstance(obj, dict) else None
         if name not in COMMAND_ROLES[s.role]:
             return with_next_token(JSONResponse(
