@@ -199,13 +199,11 @@ def test_supervisor_acknowledges_an_alarm(browser, ring):
     log_in(browser, ring.url, "sam")
     alarm = ring.alarm()[0]
     sel = '#alarms button.ack[data-id="%s"]' % alarm["id"]
-    button = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, sel),
-                  what="the alarm")
+    present = "return !!document.querySelector(arguments[0])"
+    wait(browser, lambda d: d.execute_script(present, sel), what="the alarm")
     shot(browser, "supervisor")
-    button[0].click()
-    wait(browser, lambda d: str(alarm["id"]) not in [
-        b.get_attribute("data-id") for b in d.find_elements(By.CSS_SELECTOR, "#alarms button.ack")],
-        what="the alarm to be acknowledged")
+    browser.find_element(By.CSS_SELECTOR, sel).click()
+    wait(browser, lambda d: not d.execute_script(present, sel), what="the alarm to be acknowledged")
     assert ring.acked_by(alarm["id"]) == "sam"
 
 

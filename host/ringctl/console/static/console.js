@@ -134,7 +134,8 @@ const Ring = (() => {
     const rows = alarms.map((a) =>
       "<tr><td>" + esc(a.t ? new Date(a.t * 1000).toLocaleTimeString() : "") + "</td><td>" + esc(a.kind) + "</td><td>" +
       esc(a.message || a.text || "") + '</td><td><button class="ack" data-id="' + esc(a.id) + '">Acknowledge</button></td></tr>');
-    $("alarms").innerHTML = rows.join("") || '<tr><td colspan="4">none</td></tr>';
+    const html = rows.join("") || '<tr><td colspan="4">none</td></tr>';
+    if ($("alarms").innerHTML !== html) $("alarms").innerHTML = html;     // no flicker, no lost clicks
   }
 
   let refreshTimer = null;
