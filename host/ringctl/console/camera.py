@@ -110,6 +110,7 @@ class CameraFeed:
         self.n = 0
         self.viewers = 0
         self.encoded = 0
+        self.cpu_s = 0.0            # CPU seconds the encoder thread has used (the bench reads it)
         self._thread = None
         self._stop = False
 
@@ -169,7 +170,7 @@ class CameraFeed:
                 if self.viewers == 0:
                     self._thread = None
                     return
-            t0 = time.monotonic()
+            t0, c0 = time.monotonic(), time.thread_time()
             frame, t_s, coins = self.host.camera_view()
             if frame is not None and t_s != last_t:
                 last_t = t_s
@@ -180,6 +181,7 @@ class CameraFeed:
                     self.latest = (self.n, data, t_s)
                     self.cond.notify_all()
             spent = time.monotonic() - t0
+            self.cpu_s += time.thread_time() - c0
             # at most max_fps, and never more than `duty` of a core on drawing and encoding
             period = self.quiet_period if self.judging else self.period
             time.sleep(max(0.002, period - spent, spent / self.duty - spent))

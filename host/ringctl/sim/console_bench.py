@@ -48,6 +48,14 @@ def run(spins, viewers, seed):
     work = tempfile.mkdtemp(prefix="ring-bench-console-")
     rng = np.random.default_rng(seed)
     alone, watched, counts = [], [], []
+    cpu = {"alone": [0.0, 0.0], "watched": [0.0, 0.0]}     # process CPU s, wall s
+
+    def timed(key, fn):
+        c0, w0 = time.process_time(), time.monotonic()
+        out = fn()
+        cpu[key][0] += time.process_time() - c0
+        cpu[key][1] += time.monotonic() - w0
+        return out
     with DemoSession(work, seed=seed, quiet_s=QUIET_S, say=lambda *a: None) as demo:
         users = os.path.join(work, "console-users.json")
         logins = demo_logins(users)
@@ -83,16 +91,19 @@ def run(spins, viewers, seed):
             # loads the machine weighs on both halves alike
             for _ in range(spins):
                 show("about:blank")
-                alone.append(demo.play_spin(seed=int(rng.integers(1 << 30)))["rest_to_result_ms"])
+                seed_a = int(rng.integers(1 << 30))
+                alone.append(timed("alone", lambda: demo.play_spin(seed=seed_a))["rest_to_result_ms"])
                 show(server.url + "/")
                 time.sleep(1.0)                       # sockets open, first frames in
                 f0, t0 = frames(), time.monotonic()
-                watched.append(demo.play_spin(seed=int(rng.integers(1 << 30)))["rest_to_result_ms"])
+                seed_w = int(rng.integers(1 << 30))
+                watched.append(timed("watched", lambda: demo.play_spin(seed=seed_w))["rest_to_result_ms"])
                 f1, t1 = frames(), time.monotonic()
                 counts.append([(b - a, t1 - t0) for a, b in zip(f0, f1)])
             driver.switch_to.window(board)
             lat = [1000.0 * x for x in driver.execute_script("return window.__boardLatencies")]
-            encoded = server.app.state.console.camera.encoded
+            feed = server.app.state.console.camera
+            encoded, encoder_cpu = feed.encoded, feed.cpu_s
         finally:
             driver.quit()
             server.stop()
@@ -110,12 +121,14 @@ def run(spins, viewers, seed):
            "camera": {"viewers": viewers, "fps_per_viewer": fps, "fps_min": min(fps) if fps else 0.0,
                       "camera_frame_size": size, "view_width_max": 1280, "frames_encoded": encoded,
                       "seconds_watched": round(t1 - t0, 1),
+                      "encoder_cpu_share": round(encoder_cpu / max(1e-9, t1 - t0), 3),
                       "browsers": "one chromium, a window per viewer, at nice 19 on this machine "
                                   "(standing in for the screens' own devices)"},
            "adjudication_ms": {"without_viewers": {"p50": p50a, "p99": _pct(alone, 99), "n": len(alone)},
                                "with_viewers": {"p50": p50w, "p99": _pct(watched, 99), "n": len(watched)},
                                "slowdown_pct": slowdown,
                                "measured": "coins' true rest (or quiet time) to the result, as the demo reports it"},
+           "host_process_cpu_per_s": {k: round(v[0] / max(1e-9, v[1]), 3) for k, v in cpu.items()},
            "load_avg_1min": [round(x, 2) for x in (load0, os.getloadavg()[0])],
            "targets": TARGETS}
     out["met"] = {"board_latency": out["board_latency_ms"]["p99"] is not None
