@@ -383,3 +383,11 @@ def test_logged_in_camera_socket_sends_jpeg(app):
     boxer = logged_in(app, "bea")
     with boxer.websocket_connect("/ws/camera") as ws:
         assert ws.receive_bytes()[:2] == b"\xff\xd8"
+
+
+def test_logins_are_not_people_of_a_spin(app, fake):
+    fake.play_spin("heads")
+    logged_in(app, "bea")                         # a login while spin 1 is the newest
+    sup = logged_in(app, "sam")
+    assert sup.get("/api/spins").json()["spins"][0]["actors"] == []
+    assert all(h["kind"] != "console-login" for h in sup.get("/api/spins/1").json()["human"])

@@ -10,6 +10,7 @@ import time
 from ..record.log import AuditLog
 
 VALID = ("heads", "tails", "odds", "no-spin", "unsure")
+ACCESS_KINDS = ("console-login", "console-logout", "console-user")
 
 
 def _spin_of(data):
@@ -67,6 +68,8 @@ class SpinIndex:
         elif isinstance(data.get("outcome"), dict):          # an override or a later call
             self._outcome(s, data["outcome"])
         who = data.get("user") or data.get("actor")
+        if r.kind in ACCESS_KINDS:
+            return                # a login is not something done to the spin
         if isinstance(who, str) and who not in s["actors"]:
             s["actors"].append(who)
 
@@ -142,7 +145,7 @@ class SpinIndex:
                 for ev in data.get("events") or ():
                     if ev.get("event") in ("settled", "spin", "void", "game-over", "rejected"):
                         settlements.append(ev)
-            if r.kind != "event" and (data.get("user") or data.get("actor") or r.kind in (
+            if r.kind not in ("event",) + ACCESS_KINDS and (data.get("user") or data.get("actor") or r.kind in (
                     "override", "override-refused", "lost-coin", "command", "arm")):
                 human.append({"seq": r.seq, "t": r.ts, "kind": r.kind,
                               "who": data.get("user") or data.get("actor") or data.get("by"),
