@@ -317,6 +317,8 @@ def test_spin_detail_has_frames_timeline_people_hashes(app, fake):
     assert any(h["who"] == "bea" for h in d["human"])
     page = sup.get("/spins/2")
     assert page.status_code == 200 and "<svg" in page.text and "/frames/" in page.text
+    crop = sup.get("/frames/%d.jpg?crop=1" % d["frames"][0]["seq"])
+    assert crop.content[:2] == b"\xff\xd8"
     assert "evidence.zip" in page.text
     assert sup.get("/spins/99").status_code == 404 and "no spin 99" in sup.get("/spins/99").text
     assert sup.get("/api/spins/99").status_code == 404

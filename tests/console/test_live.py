@@ -85,3 +85,15 @@ def test_camera_view_is_scaled_with_its_overlays():
     assert img[250, 500 + 20 + 3].any()                      # the coin's circle is drawn
     assert img[500, 500 + 450].any()                         # and the ring boundary
     assert not frame.any()                                   # on a copy
+
+
+def test_still_cropped_around_the_coins():
+    import numpy as np
+    from ringctl.console.camera import crop_to_coins
+    frame = np.zeros((2000, 2000, 3), np.uint8)
+    coins = [{"center": [1500, 300], "radius": 20}, {"center": [1560, 320], "radius": 20}]
+    img, moved, ring = crop_to_coins(frame, coins, {"center": [1000, 1000]})
+    assert img.shape[0] >= 240 and img.shape[1] >= 240 and img.shape[1] < 600
+    x0, y0 = 1500 - moved[0]["centre"][0], 300 - moved[0]["centre"][1]
+    assert moved[1]["centre"] == [1560 - x0, 320 - y0]
+    assert ring["center"] == [1000 - x0, 1000 - y0]

@@ -266,7 +266,7 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         if refuse:
             return refuse
         from .evidence import _decode
-        from .camera import annotate, jpeg
+        from .camera import annotate, crop_to_coins, jpeg
         r = await run_in_threadpool(c.index.record, request.path_params["seq"])
         if r is None or r.kind != "frame" or r.blob is None:
             return Response("no frame record %d" % request.path_params["seq"], 404)
@@ -274,7 +274,10 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         img = _decode(r.blob)
         if request.query_params.get("raw") or img is None:
             return Response(bytes(r.blob), media_type="image/jpeg")
-        body = jpeg(annotate(img, meta.get("coins"), c.ring, caption="seq %d: %s %s" % (
+        view = (img, meta.get("coins"), c.ring)
+        if request.query_params.get("crop"):
+            view = crop_to_coins(*view)
+        body = jpeg(annotate(*view, caption="seq %d: %s %s" % (
             r.seq, str(meta.get("result", "")).upper(), "; ".join(meta.get("reasons") or ()))), 88)
         return Response(body, media_type="image/jpeg")
 

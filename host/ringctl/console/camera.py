@@ -92,6 +92,29 @@ def fit(frame, coins, ring, max_width):
     return small, coins, ring
 
 
+def crop_to_coins(frame, coins, ring, pad=6.0, min_side=240):
+    """The part of a frame around its coins (pad coin radii each side), with the coin and ring
+    geometry moved along: the still that a person reads the faces from."""
+    pts = [(_centre(c), c.get("radius") or 10) for c in coins or () if _centre(c)]
+    if not pts:
+        return frame, coins, ring
+    h, w = frame.shape[:2]
+    r = max(p[1] for p in pts)
+    x0 = max(0, int(min(p[0][0] for p in pts) - pad * r))
+    x1 = min(w, int(max(p[0][0] for p in pts) + pad * r))
+    y0 = max(0, int(min(p[0][1] for p in pts) - pad * r))
+    y1 = min(h, int(max(p[0][1] for p in pts) + pad * r))
+    if x1 - x0 < min_side:
+        x0, x1 = max(0, (x0 + x1 - min_side) // 2), min(w, (x0 + x1 + min_side) // 2)
+    if y1 - y0 < min_side:
+        y0, y1 = max(0, (y0 + y1 - min_side) // 2), min(h, (y0 + y1 + min_side) // 2)
+    moved = [dict(c, centre=[_centre(c)[0] - x0, _centre(c)[1] - y0]) for c in coins if _centre(c)]
+    if ring:
+        c = ring.get("center", ring.get("centre"))
+        ring = dict(ring, center=[c[0] - x0, c[1] - y0]) if c else ring
+    return frame[y0:y1, x0:x1], moved, ring
+
+
 class CameraFeed:
     """The newest annotated camera JPEG, made on demand for however many viewers."""
 

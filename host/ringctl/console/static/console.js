@@ -124,7 +124,8 @@ const Ring = (() => {
     if (unsure && shownStills !== sp.n) {
       shownStills = sp.n;
       fetch("/api/spins/" + sp.n + "/frames", {credentials: "same-origin"}).then((r) => r.json()).then((d) => {
-        $("stills").innerHTML = (d.frames || []).map((f) => '<img src="/frames/' + f.seq + '.jpg" alt="still frame ' + f.seq + '">').join("") ||
+        $("stills").innerHTML = (d.frames || []).map((f) => '<a href="/frames/' + f.seq + '.jpg" target="_blank"><img src="/frames/' +
+          f.seq + '.jpg?crop=1" alt="still frame ' + f.seq + ' around the coins"></a>').join("") ||
           "<p>no still frame (camera stalled or none): look at the coins</p>";
       });
     }
