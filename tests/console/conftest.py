@@ -2,7 +2,6 @@
 import pytest
 
 from fakehost import FakeHost
-from ringctl.runner.commands import parse_command
 from ringctl.console import users as users_mod
 
 PASSWORDS = {"bea": ("boxer", "boxer-pass-1"), "sam": ("supervisor", "super-pass-1"),

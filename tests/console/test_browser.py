@@ -2,7 +2,6 @@
 demo's session (the firmware under micropython, the simulated ring and camera, RingHost) with
 the console served beside it. One browser and one session for all scenarios; each scenario
 also leaves a screenshot of its page in docs/console/."""
-import json
 import os
 import subprocess
 import sys

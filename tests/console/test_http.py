@@ -1,7 +1,6 @@
 """Every console endpoint over the ASGI test client: roles, refusals, CSRF, lockout, audit."""
 import io
 import json
-import os
 import re
 import subprocess
 import sys

@@ -1,6 +1,5 @@
 """Console users: scrypt hashes, roles, the user file, `ring console user …`, sessions, throttle."""
 import io
-import json
 import os
 import stat
 import sys

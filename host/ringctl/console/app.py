@@ -6,6 +6,7 @@ WebSockets: /ws (host events), /ws/camera (annotated JPEG frames). Every state c
 a session and a single-use CSRF token; the host records each command with its user.
 The console imports no runner or sim module: the host and its command parser are handed in.
 """
+import asyncio
 import contextlib
 import json
 import os
@@ -14,7 +15,7 @@ from datetime import datetime, timezone
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -22,9 +23,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import UserError
 from ..game.script import decode_json_line
-from ..record.records import record_login, record_logout
 from ..record.log import AuditLog
-from .camera import CameraFeed
+from ..record.records import record_login, record_logout
+from .camera import CameraFeed, annotate, crop_to_coins, jpeg
+from .evidence import build_pack, decode_jpeg
 from .live import Client, LiveHub, board_view, public_state
 from .sessions import COOKIE, LoginThrottle, SessionStore
 from .spins import VALID, SpinIndex
@@ -253,7 +255,6 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         s, refuse = need_page(request, ("supervisor", "surveillance"))
         if refuse:
             return refuse
-        from .evidence import build_pack
         n = request.path_params["n"]
         data = await run_in_threadpool(build_pack, c.index, n, c.ring)
         if data is None:
@@ -265,13 +266,11 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         s, refuse = need_page(request, ("boxer", "supervisor", "surveillance"))
         if refuse:
             return refuse
-        from .evidence import _decode
-        from .camera import annotate, crop_to_coins, jpeg
         r = await run_in_threadpool(c.index.record, request.path_params["seq"])
         if r is None or r.kind != "frame" or r.blob is None:
             return Response("no frame record %d" % request.path_params["seq"], 404)
         meta = r.data.get("meta") or {}
-        img = _decode(r.blob)
+        img = decode_jpeg(r.blob)
         if request.query_params.get("raw") or img is None:
             return Response(bytes(r.blob), media_type="image/jpeg")
         view = (img, meta.get("coins"), c.ring)
@@ -379,7 +378,6 @@ def create_app(host, log_path, users_path, parse_command, ring=None, secure_cook
         return origin is None or origin.split("://", 1)[-1] == ws.headers.get("host")
 
     async def ws_events(ws: WebSocket):
-        import asyncio
         s = c.session(ws)
         if not ws_origin_ok(ws):
             await ws.close(code=1008)

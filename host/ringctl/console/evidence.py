@@ -90,7 +90,7 @@ def build_pack(index, n, ring=None):
                 rec["blob_file"] = "frames/seq-%d.jpg" % seq
                 z.writestr(rec["blob_file"], bytes(blob))
                 meta = (json.loads(data).get("meta") or {}) if kind == "frame" else {}
-                img = _decode(blob)
+                img = decode_jpeg(blob)
                 if img is not None:
                     z.writestr("annotated/seq-%d.jpg" % seq, jpeg(annotate(
                         img, meta.get("coins"), ring, caption="spin %d seq %d: %s" % (
@@ -115,7 +115,7 @@ def build_pack(index, n, ring=None):
     return buf.getvalue()
 
 
-def _decode(blob):
+def decode_jpeg(blob):
     import cv2
     import numpy as np
     return cv2.imdecode(np.frombuffer(bytes(blob), np.uint8), cv2.IMREAD_COLOR)

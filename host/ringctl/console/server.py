@@ -1,6 +1,5 @@
 """Serve the console beside a running host: uvicorn on its own thread, bound to 127.0.0.1
 unless another address is named."""
-import os
 import threading
 import time
 
