@@ -47,7 +47,7 @@ def run(spins, viewers, seed):
     load0 = os.getloadavg()[0]             # other work on the machine weighs on every figure
     work = tempfile.mkdtemp(prefix="ring-bench-console-")
     rng = np.random.default_rng(seed)
-    alone, watched, counts = [], [], []
+    alone, watched, counts, sent = [], [], [], []
     cpu = {"alone": [0.0, 0.0], "watched": [0.0, 0.0]}     # process CPU s, wall s
 
     def timed(key, fn):
@@ -95,11 +95,12 @@ def run(spins, viewers, seed):
                 alone.append(timed("alone", lambda: demo.play_spin(seed=seed_a))["rest_to_result_ms"])
                 show(server.url + "/")
                 time.sleep(1.0)                       # sockets open, first frames in
-                f0, t0 = frames(), time.monotonic()
+                f0, t0, e0 = frames(), time.monotonic(), server.app.state.console.camera.encoded
                 seed_w = int(rng.integers(1 << 30))
                 watched.append(timed("watched", lambda: demo.play_spin(seed=seed_w))["rest_to_result_ms"])
-                f1, t1 = frames(), time.monotonic()
+                f1, t1, e1 = frames(), time.monotonic(), server.app.state.console.camera.encoded
                 counts.append([(b - a, t1 - t0) for a, b in zip(f0, f1)])
+                sent.append(e1 - e0)
             driver.switch_to.window(board)
             lat = [1000.0 * x for x in driver.execute_script("return window.__boardLatencies")]
             feed = server.app.state.console.camera
@@ -122,6 +123,7 @@ def run(spins, viewers, seed):
                       "camera_frame_size": size, "view_width_max": 1280, "frames_encoded": encoded,
                       "seconds_watched": round(t1 - t0, 1),
                       "encoder_cpu_share": round(encoder_cpu / max(1e-9, t1 - t0), 3),
+                      "server_fps": round(sum(sent) / max(1e-9, t1 - t0), 1),
                       "browsers": "one chromium, a window per viewer, at nice 19 on this machine "
                                   "(standing in for the screens' own devices)"},
            "adjudication_ms": {"without_viewers": {"p50": p50a, "p99": _pct(alone, 99), "n": len(alone)},
