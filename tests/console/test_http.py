@@ -1,5 +1,6 @@
 """Every console endpoint over the ASGI test client: roles, refusals, CSRF, lockout, audit."""
 import io
+import ast
 import json
 import re
 import subprocess
@@ -330,11 +331,15 @@ def test_evidence_pack_verifies_offline_and_catches_tampering(app, fake, tmp_pat
     assert r.headers["content-type"] == "application/zip"
     z = zipfile.ZipFile(io.BytesIO(r.content))
     names = z.namelist()
-    assert "verify.py" in names and "records.json" in names
+    assert {"verify.py", "canonical.py", "records.json"} <= set(names)
     assert any(n.startswith("frames/") for n in names) and any(n.startswith("annotated/") for n in names)
-    src = z.read("verify.py").decode()
-    imports = set(re.findall(r"^import (\w+)", src, re.M)) | set(re.findall(r"^from (\w+)", src, re.M))
-    assert imports <= {"hashlib", "json", "os", "sys"}
+    for name, allowed in (("verify.py", {"hashlib", "json", "os", "sys", "canonical"}),
+                          ("canonical.py", {"hashlib", "json", "math", "csv", "base64", "sys"})):
+        tree = ast.parse(z.read(name).decode())
+        imports = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                   for a in n.names} | {n.module.split(".")[0] for n in ast.walk(tree)
+                                        if isinstance(n, ast.ImportFrom) and n.module}
+        assert imports <= allowed, (name, imports)          # the standard library only
     out = tmp_path / "pack"
     z.extractall(out)
     ok = subprocess.run([sys.executable, "-I", str(out / "verify.py")], capture_output=True, text=True)
@@ -348,6 +353,7 @@ def test_evidence_pack_verifies_offline_and_catches_tampering(app, fake, tmp_pat
     for x in pack["records"]:
         if x["kind"] == "spin":
             x["data"] = x["data"].replace('"tails"', '"heads"').replace('"unsure"', '"heads"')
+            assert "heads" in x["data"]
     (out / "records.json").write_text(json.dumps(pack))
     bad = subprocess.run([sys.executable, "-I", str(out / "verify.py")], capture_output=True, text=True)
     assert bad.returncode == 1 and "FAIL" in bad.stdout
@@ -392,3 +398,11 @@ def test_logins_are_not_people_of_a_spin(app, fake):
     sup = logged_in(app, "sam")
     assert sup.get("/api/spins").json()["spins"][0]["actors"] == []
     assert all(h["kind"] != "console-login" for h in sup.get("/api/spins/1").json()["human"])
+
+
+def test_pages_work_before_anything_is_recorded(app, fake):
+    import os
+    assert not os.path.exists(fake.log_path)
+    sup = logged_in(app, "sue")                 # the login itself is the first record
+    assert sup.get("/api/spins").json()["spins"] == []
+    assert sup.get("/spins").status_code == 200

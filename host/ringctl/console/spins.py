@@ -4,6 +4,7 @@ Read-only: its own SQLite connection per thread (WAL lets it read while the host
 A spin's records are the chain segment from its first record (the arm) to the record before
 the next spin's first one, so the settlement that follows a result belongs to its spin.
 """
+import os
 import threading
 import time
 
@@ -34,10 +35,12 @@ class SpinIndex:
     def log(self):
         log = getattr(self.local, "log", None)
         if log is None:
-            log = self.local.log = AuditLog(self.log_path, create=False)
+            log = self.local.log = AuditLog(self.log_path, readonly=True)
         return log
 
     def refresh(self):
+        if not os.path.exists(self.log_path):
+            return                      # nothing recorded yet: no spins
         with self.lock:
             for r in self.log().records(since=self.last_seq, with_blobs=False):
                 self._take(r)
@@ -107,13 +110,6 @@ class SpinIndex:
         self.refresh()
         s = self.spins.get(n)
         return (s["first_seq"], s["last_seq"]) if s else None
-
-    def rows(self, first, last):
-        """The stored rows as the chain hashes them: (seq, ts, kind, data text, blob, blob_sha,
-        prev, hash)."""
-        return self.log().db.execute(
-            "SELECT seq, ts, kind, data, blob, blob_sha, prev, hash FROM records "
-            "WHERE seq BETWEEN ? AND ? ORDER BY seq", (first, last)).fetchall()
 
     def record(self, seq):
         for r in self.log().records(since=seq - 1):
