@@ -73,3 +73,13 @@ def test_every_field_is_hashed():
 def test_host_chain_is_the_boards():
     d = canonical.body_digest("op", 1, "{}", None, None, None)
     assert canonical.chain("00" * 32, d) == witness.extend(bytes(32), d).hex()
+
+
+def test_numpy_floats_are_plain_json_numbers():
+    """The camera's verdicts carry numpy float64 coordinates: they must encode as numbers
+    (numpy 2's repr is "np.float64(1.5)", which is not JSON)."""
+    import numpy as np
+    from ringctl.record import canonical
+    text = canonical.jcs({"center": [np.float64(562.5), np.float64(1011.7)]})
+    assert text == '{"center":[562.5,1011.7]}'
+    assert canonical.jcs(canonical.loads(text)) == text
