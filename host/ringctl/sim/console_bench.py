@@ -24,6 +24,38 @@ def _pct(values, q):
     return round(float(np.percentile(values, q)), 1) if values else None
 
 
+class ViewRate:
+    """How many new frames the host's camera_view() offers per second (the most any console
+    can show): polled every 10 ms on a thread."""
+
+    def __init__(self, host):
+        import threading
+        self.host, self.seen, self.last, self.run = host, 0, None, True
+        self.t0 = time.monotonic()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self):
+        while self.run:
+            t_s = self.host.camera_view()[1]
+            if t_s is not None and t_s != self.last:
+                self.last, self.seen = t_s, self.seen + 1
+            time.sleep(0.01)
+
+    def stop(self):
+        self.run = False
+        self.thread.join(1.0)
+        return self.seen / max(1e-9, time.monotonic() - self.t0)
+
+
+def _slow(spin_s):
+    a = [x for x in spin_s["alone"] if x is not None]
+    w = [x for x in spin_s["watched"] if x is not None]
+    if not a or not w:
+        return None
+    return round(100.0 * (np.median(w) - np.median(a)) / np.median(a), 1)
+
+
 def main(argv):
     ap = OneLineParser(prog="ring bench console", description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -47,7 +79,8 @@ def run(spins, viewers, seed):
     load0 = os.getloadavg()[0]             # other work on the machine weighs on every figure
     work = tempfile.mkdtemp(prefix="ring-bench-console-")
     rng = np.random.default_rng(seed)
-    alone, watched, counts, sent = [], [], [], []
+    alone, watched, counts, sent, view_rates = [], [], [], [], []
+    spin_s = {"alone": [], "watched": []}          # release to result: the spin as players wait
     cpu = {"alone": [0.0, 0.0], "watched": [0.0, 0.0]}     # process CPU s, wall s
 
     def timed(key, fn):
@@ -92,12 +125,18 @@ def run(spins, viewers, seed):
             for _ in range(spins):
                 show("about:blank")
                 seed_a = int(rng.integers(1 << 30))
-                alone.append(timed("alone", lambda: demo.play_spin(seed=seed_a))["rest_to_result_ms"])
+                rec = timed("alone", lambda: demo.play_spin(seed=seed_a))
+                alone.append(rec["rest_to_result_ms"])
+                spin_s["alone"].append(rec["timings_s"].get("result"))
                 show(server.url + "/")
                 time.sleep(1.0)                       # sockets open, first frames in
                 f0, t0, e0 = frames(), time.monotonic(), server.app.state.console.camera.encoded
                 seed_w = int(rng.integers(1 << 30))
-                watched.append(timed("watched", lambda: demo.play_spin(seed=seed_w))["rest_to_result_ms"])
+                views = ViewRate(demo.host)
+                rec = timed("watched", lambda: demo.play_spin(seed=seed_w))
+                view_rates.append(views.stop())
+                watched.append(rec["rest_to_result_ms"])
+                spin_s["watched"].append(rec["timings_s"].get("result"))
                 f1, t1, e1 = frames(), time.monotonic(), server.app.state.console.camera.encoded
                 counts.append([(b - a, t1 - t0) for a, b in zip(f0, f1)])
                 sent.append(e1 - e0)
@@ -124,11 +163,15 @@ def run(spins, viewers, seed):
                       "seconds_watched": round(t1 - t0, 1),
                       "encoder_cpu_share": round(encoder_cpu / max(1e-9, t1 - t0), 3),
                       "server_fps": round(sum(sent) / max(1e-9, t1 - t0), 1),
+                      "host_view_fps": round(float(np.mean(view_rates)), 1) if view_rates else None,
                       "browsers": "one chromium, a window per viewer, at nice 19 on this machine "
                                   "(standing in for the screens' own devices)"},
            "adjudication_ms": {"without_viewers": {"p50": p50a, "p99": _pct(alone, 99), "n": len(alone)},
                                "with_viewers": {"p50": p50w, "p99": _pct(watched, 99), "n": len(watched)},
                                "slowdown_pct": slowdown,
+                               "release_to_result_s": {k: _pct([x for x in v if x is not None], 50)
+                                                       for k, v in spin_s.items()},
+                               "release_to_result_slowdown_pct": _slow(spin_s),
                                "measured": "coins' true rest (or quiet time) to the result, as the demo reports it"},
            "host_process_cpu_per_s": {k: round(v[0] / max(1e-9, v[1]), 3) for k, v in cpu.items()},
            "load_avg_1min": [round(x, 2) for x in (load0, os.getloadavg()[0])],
@@ -136,5 +179,8 @@ def run(spins, viewers, seed):
     out["met"] = {"board_latency": out["board_latency_ms"]["p99"] is not None
                   and out["board_latency_ms"]["p99"] <= TARGETS["board_latency_p99_ms"],
                   "camera_fps": out["camera"]["fps_min"] >= TARGETS["camera_fps_min"],
-                  "adjudication": slowdown is not None and slowdown <= TARGETS["adjudication_slowdown_pct"]}
+                  "adjudication": slowdown is not None and slowdown <= TARGETS["adjudication_slowdown_pct"],
+                  "spin_result": out["adjudication_ms"]["release_to_result_slowdown_pct"] is not None
+                  and out["adjudication_ms"]["release_to_result_slowdown_pct"]
+                  <= TARGETS["adjudication_slowdown_pct"]}
     return out
