@@ -53,7 +53,7 @@ def _slow(spin_s):
     w = [x for x in spin_s["watched"] if x is not None]
     if not a or not w:
         return None
-    return round(100.0 * (np.median(w) - np.median(a)) / np.median(a), 1)
+    return round(float(100.0 * (np.median(w) - np.median(a)) / np.median(a)), 1)
 
 
 def main(argv):
@@ -176,11 +176,12 @@ def run(spins, viewers, seed):
            "host_process_cpu_per_s": {k: round(v[0] / max(1e-9, v[1]), 3) for k, v in cpu.items()},
            "load_avg_1min": [round(x, 2) for x in (load0, os.getloadavg()[0])],
            "targets": TARGETS}
-    out["met"] = {"board_latency": out["board_latency_ms"]["p99"] is not None
+    out["met"] = met = {"board_latency": out["board_latency_ms"]["p99"] is not None
                   and out["board_latency_ms"]["p99"] <= TARGETS["board_latency_p99_ms"],
                   "camera_fps": out["camera"]["fps_min"] >= TARGETS["camera_fps_min"],
                   "adjudication": slowdown is not None and slowdown <= TARGETS["adjudication_slowdown_pct"],
                   "spin_result": out["adjudication_ms"]["release_to_result_slowdown_pct"] is not None
                   and out["adjudication_ms"]["release_to_result_slowdown_pct"]
                   <= TARGETS["adjudication_slowdown_pct"]}
+    out["met"] = {k: bool(v) for k, v in met.items()}
     return out
