@@ -204,7 +204,10 @@ class CameraFeed:
                     self.latest = (self.n, data, t_s)
                     self.cond.notify_all()
             spent = time.monotonic() - t0
-            self.cpu_s += time.thread_time() - c0
+            cpu = time.thread_time() - c0
+            self.cpu_s += cpu
             # at most max_fps, and never more than `duty` of a core on drawing and encoding
             period = self.quiet_period if self.judging else self.period
-            time.sleep(max(0.002, period - spent, spent / self.duty - spent))
+            # the duty is counted in this thread's CPU time: waiting for a busy machine is not
+            # spending, and must not slow the feed further
+            time.sleep(max(0.002, period - spent, cpu / self.duty - cpu))
