@@ -16,6 +16,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import PASSWORDS
 from ringctl.console import users as users_mod
 from ringctl.console.browser import start_chromium
+from ringctl.console.options import ring_outline
 from ringctl.console.server import ConsoleServer
 from ringctl.record.log import AuditLog
 from ringctl.runner.commands import parse_command
@@ -36,7 +37,7 @@ class DemoRing:
             users.add(name, role, pw)
         self.server = ConsoleServer(self.demo.host, self.demo.log_path, users.path, parse_command,
                                     bind="127.0.0.1:0",
-                                    ring=self.demo.host.ring_model.to_dict()).start()
+                                    ring=ring_outline(self.demo.host.ring_model)).start()
         self.url, self.log_path = self.server.url, self.demo.log_path
         self.thread = self.failure = None
 

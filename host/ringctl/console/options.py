@@ -17,6 +17,11 @@ def add_console_option(parser):
                         help="serve the console over HTTPS with this certificate and key")
 
 
+def ring_outline(ring_model):
+    """The ring boundary the camera overlays draw (a vision RingModel), or None without one."""
+    return ring_model.to_dict() if ring_model is not None else None
+
+
 def demo_logins(users_path):
     """One-time logins for a demo run (random passwords, in the demo's own user file)."""
     users = Users(users_path)

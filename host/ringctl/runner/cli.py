@@ -25,7 +25,7 @@ import select
 import sys
 import time
 
-from ..console.options import add_console_option, serve_beside
+from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
 from .commands import parse_command
 
@@ -117,7 +117,7 @@ def run(args):
     web = None
     try:
         web = serve_beside(host, log_path, args, parse_command,
-                           ring=ring_model.to_dict() if ring_model is not None else None)
+                           ring=ring_outline(ring_model))
         return console.loop()
     finally:
         if web is not None:

@@ -70,7 +70,7 @@ def main(argv):
 
 def run(spins, viewers, seed):
     from ..console.browser import NO_THROTTLE, renice_browser, start_chromium
-    from ..console.options import demo_logins
+    from ..console.options import demo_logins, ring_outline
     from ..console.server import ConsoleServer
     from ..runner.commands import parse_command
     from .demo import QUIET_S
@@ -93,7 +93,7 @@ def run(spins, viewers, seed):
         users = os.path.join(work, "console-users.json")
         logins = demo_logins(users)
         server = ConsoleServer(demo.host, demo.log_path, users, parse_command, bind="127.0.0.1:0",
-                               ring=demo.host.ring_model.to_dict()).start()
+                               ring=ring_outline(demo.host.ring_model)).start()
         driver = start_chromium(width=1280, height=900, extra=NO_THROTTLE)
         try:
             driver.get(server.url + "/login")

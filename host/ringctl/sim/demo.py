@@ -14,11 +14,10 @@ import time
 
 import numpy as np
 
-from ..console.options import add_console_option, serve_beside
+from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
-from ..vision.rest import BOARD_QUIET_S
-from ..fw import pins
 from ..runner.commands import parse_command
+from ..vision.rest import BOARD_QUIET_S
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
 SCENARIOS = [None] * 9 + ["outside", "wall", "stack", "lean", "mat", "low"]
@@ -62,15 +61,8 @@ def run(args):
                  % (demo.board_tty, demo.firmware, demo.log_path))
         out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
                  % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
-        rng = np.random.default_rng(args.seed)
-        for n in range(args.spins):
-            force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
-            rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
-            out.spin(rec)
-        summary = demo.summary()
-    out.summary(summary)
         web = serve_beside(demo.host, demo.log_path, args, parse_command,
-                           ring=demo.host.ring_model.to_dict(), say=out.note, demo_dir=work)
+                           ring=ring_outline(demo.host.ring_model), say=out.note, demo_dir=work)
         try:
             rng = np.random.default_rng(args.seed)
             for n in range(args.spins):
@@ -84,6 +76,7 @@ def run(args):
                          % web.url)
                 _serve_until_interrupted()
         finally:
+            if web is not None:
                 web.stop()
     return 1 if summary["wrong"] else 0
 
