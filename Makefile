@@ -5,7 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv test demo firmware deploy bench soak clean
+# The console's browser tests drive Debian's chromium through chromium-driver (Selenium).
+CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
+
+.PHONY: all venv browser test demo firmware deploy bench soak clean
 
 all: test
 
@@ -17,11 +22,19 @@ $(STAMP): pyproject.toml setup.py
 
 venv: $(STAMP)
 
-test: $(STAMP)
+browser:
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x $(CHROMEDRIVER) ]; then \
+	  echo "make: installing Debian's chromium and chromium-driver (console browser tests)"; \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	      chromium chromium-driver >/dev/null ) || \
+	  { echo "make: cannot install chromium: install the Debian packages 'chromium' and 'chromium-driver' (apt-get install chromium chromium-driver), then run make test again"; exit 1; }; \
+	fi
+
+test: $(STAMP) browser
 	$(BIN)/pytest
 
 demo: $(STAMP)
-	$(BIN)/ring demo
+	$(BIN)/ring demo --console 8080
 
 firmware: $(STAMP)
 	$(BIN)/ring device build
@@ -37,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/ring bench rules --json
 	$(BIN)/ring bench log --json
 	$(BIN)/ring sim rest-bench --ring-mm 3000 --cameras 2 --tosses 20 --json
+	$(BIN)/ring bench console --json
 
 soak: $(STAMP)
 	$(BIN)/pytest -m slow

@@ -11,6 +11,7 @@ AREAS = {
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
     "rules": ("ringctl.game.bench", "rules engine ops/s at 10k/100k/1M ops; worst chip rounding"),
     "log": ("ringctl.record.bench", "audit log: durable appends/s, verify s and peak MB per million"),
+    "console": ("ringctl.sim.console_bench", "board latency in a browser, camera frames/s, viewer cost"),
 }
 
 

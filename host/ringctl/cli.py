@@ -22,6 +22,7 @@ GROUPS = {
     "sim": ("ringctl.sim.cli", "simulated board and ring"),
     "run": ("ringctl.runner.cli", "run the host against a real board and camera"),
     "demo": ("ringctl.sim.demo", "play a simulated game end to end"),
+    "console": ("ringctl.console.cli", "web console: users (serve it with run/demo --console)"),
     "bench": ("ringctl.bench", "benchmarks that print figures as JSON"),
 }
 

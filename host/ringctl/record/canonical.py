@@ -29,6 +29,7 @@ def _number(x):
         if abs(x) > MAX_SAFE:
             raise ValueError("integer %d is outside +-2**53 (RFC 8785/I-JSON): store it as a string" % x)
         return str(x)
+    x = float(x)        # a float subclass (numpy's float64) has its own repr: "np.float64(1.5)"
     if math.isnan(x) or math.isinf(x):
         raise ValueError("NaN and infinity have no JSON form")
     if x == 0:

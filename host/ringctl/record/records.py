@@ -7,7 +7,8 @@ Kinds: "event" (board event, deduplicated), "spin" (with "frame" JPEG blobs), "o
 and what it produced), "arm", "call" (a person's no-spin call), "override" (a person's
 confirm/override of an outcome), "lost-coin" (7.4 steps), "refused" (a command refused, and
 why), "security-alarm" (link authentication failures), "alarm" (other faults the boxer must
-see), "alarm-ack", "fault-clear" (a re-test of the board's sensors asked for).
+see), "alarm-ack", "fault-clear" (a re-test of the board's sensors asked for); and access
+to the people's screens: "console-login", "console-logout", "console-user".
 """
 import base64
 
@@ -121,3 +122,24 @@ def record_fault_clear(log, fault, user=None, role=None):
 def record_alarm_ack(log, alarm_id, user, role):
     """Someone acknowledged alarm `alarm_id` (the seq of its record)."""
     return log.append("alarm-ack", dict({"id": alarm_id}, **_who(user, role)))
+
+
+# ---- access to the people's screens (written by the web console, outside the spin) -------------
+def record_login(log, user, ok, addr, role=None, why=None):
+    """A console login: accepted (with the role) or refused (why: wrong password, locked,
+    rate limit)."""
+    data = {"user": user, "ok": bool(ok), "addr": addr}
+    if role:
+        data["role"] = role
+    if why:
+        data["why"] = why
+    return log.append("console-login", data)
+
+
+def record_logout(log, user, role, addr):
+    return log.append("console-logout", dict({"addr": addr}, **_who(user, role)))
+
+
+def record_user_change(log, action, name, role=None, by=None):
+    """`ring console user add|remove`: action add | replace | remove, by the OS user."""
+    return log.append("console-user", {"action": action, "name": name, "role": role, "by": by})

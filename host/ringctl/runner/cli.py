@@ -28,6 +28,7 @@ import select
 import sys
 import time
 
+from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
 from .commands import parse_command
 
@@ -51,6 +52,7 @@ def register(subparsers):
     p.add_argument("--link-wait", type=float, default=8.0, metavar="S",
                    help="seconds to wait at start for the board's link handshake before "
                         "saying the port is not a ring board (default 8)")
+    add_console_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -126,9 +128,14 @@ def run(args):
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
+    web = None
     try:
+        web = serve_beside(host, log_path, args, parse_command,
+                           ring=ring_outline(ring_model))
         return console.loop()
     finally:
+        if web is not None:
+            web.stop()
         host.close()
         link.close()
         log.close()

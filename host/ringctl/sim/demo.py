@@ -11,10 +11,13 @@ import json
 import os
 import shutil
 import tempfile
+import time
 
 import numpy as np
 
+from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
+from ..runner.commands import parse_command
 from ..vision.rest import BOARD_QUIET_S
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
@@ -41,6 +44,7 @@ def register(subparsers):
                         "a casino; a casino ring is 3000)")
     p.add_argument("--cameras", type=int, default=1, choices=(1, 2, 4),
                    help="overhead cameras: 1 over the centre, 2 over the halves, 4 over the quadrants")
+    add_console_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -61,18 +65,36 @@ def run(args):
                      % (demo.board_tty, demo.firmware, demo.log_path))
             out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
                      % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
-            rng = np.random.default_rng(args.seed)
-            for n in range(args.spins):
-                force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
-                rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
-                out.spin(rec)
-            summary = demo.summary()
+            web = serve_beside(demo.host, demo.log_path, args, parse_command,
+                               ring=ring_outline(demo.host.ring_model), say=out.note, demo_dir=work)
+            try:
+                rng = np.random.default_rng(args.seed)
+                for n in range(args.spins):
+                    force = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+                    rec = demo.play_spin(seed=int(rng.integers(1 << 30)), force=force)
+                    out.spin(rec)
+                summary = demo.summary()
+                summary["workdir_kept"] = bool(args.workdir)
+                out.summary(summary)
+                if web is not None:
+                    out.note("console: still serving at %s with the game's record; Ctrl-C to stop"
+                             % web.url)
+                    _serve_until_interrupted()
+            finally:
+                if web is not None:
+                    web.stop()
     finally:
         if not args.workdir:        # nothing of a throw-away demo is left behind
             shutil.rmtree(work, ignore_errors=True)
-    summary["workdir_kept"] = bool(args.workdir)
-    out.summary(summary)
     return 1 if summary["wrong"] else 0
+
+
+def _serve_until_interrupted():
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
 
 
 def plain_summary(s):

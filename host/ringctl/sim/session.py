@@ -124,9 +124,11 @@ class DemoSession:
                     pass
 
     # ---- one spin ----------------------------------------------------------------------------
-    def play_spin(self, seed, force=None, during=None):
+    def play_spin(self, seed, force=None, during=None, boxer_calls=True, call_wait_s=120.0):
         """One spin end to end. `during(toss)`, if given, runs on a thread once the coins
-        are released (fault drills: kill the board, stall the camera)."""
+        are released (fault drills: kill the board, stall the camera). With
+        `boxer_calls=False` an unsure spin waits up to `call_wait_s` for someone else's call
+        (the boxer at the web console)."""
         host = self.host
         table_lines = []
         while True:                                   # bets and calls until the spin is on
@@ -157,14 +159,15 @@ class DemoSession:
         verdict = seen[-1].data
         truth = toss.truth["outcome"]
         check = _check(verdict["result"], truth)
-        if verdict["unsure"]:
+        if verdict["unsure"] and boxer_calls:
             # The boxer looks at the coins and calls it (recorded with the reason).
             reply = host.submit(Call(result=truth, reason="boxer read the coins on the layout",
                                      **WHO))
             if not reply.ok:
                 raise UserError("the boxer's call was refused (%s): %s" % (reply.rule,
                                                                          reply.message), code=1)
-        seen += self._read_events(10.0, _for(number, "settlement"), "spin %d's settlement" % number)
+        seen += self._read_events(call_wait_s if verdict["unsure"] and not boxer_calls else 10.0,
+                                  _for(number, "settlement"), "spin %d's settlement" % number)
         result = [e.data for e in seen if _for(number, "result")(e)][-1]
         settled = [_table_line({"op": "spin"}, ev) for ev in seen[-1].data["events"]]
         self.simring.wait(2.0)
