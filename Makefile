@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 CHROMEDRIVER := /usr/bin/chromedriver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 
-.PHONY: all venv browser test demo firmware deploy bench soak clean
+.PHONY: all venv browser test screenshots demo firmware deploy bench soak clean
 
 all: test
 
@@ -32,6 +32,9 @@ browser:
 
 test: $(STAMP) browser
 	$(BIN)/pytest
+
+screenshots: $(STAMP) browser
+	RING_SCREENSHOTS=1 $(BIN)/pytest tests/console/test_browser.py
 
 demo: $(STAMP)
 	$(BIN)/ring demo --console 8080

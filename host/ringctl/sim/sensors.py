@@ -277,19 +277,22 @@ class SensorFeeder:
     def send(self, event):
         self.send_line(encode(event))
 
-    def play(self, tl, t0=None, speed=1.0):
+    def play(self, tl, t0=None, speed=1.0, stop=None):
         """Send each event at t0 + t/speed (time.monotonic clock); ones already due go at
-        once. Returns {"sent", "late_ms_max"} (lateness of the due ones)."""
+        once. Returns {"sent", "late_ms_max"} (lateness of the due ones). `stop`: this
+        play's own stop flag (each start() makes one, so a play that outlived its stop()
+        under load can never resume and mix an old toss into the next one)."""
+        stop = self._stop if stop is None else stop
         t0 = time.monotonic() if t0 is None else t0
         late = []
         for t, line in wire_lines(tl):
-            if self._stop.is_set():
+            if stop.is_set():
                 break
             due = t0 + t / speed
             now = time.monotonic()
             if due > now:
-                self._stop.wait(due - now)
-                if self._stop.is_set():
+                stop.wait(due - now)
+                if stop.is_set():
                     break
             if t >= 0:
                 late.append((time.monotonic() - due) * 1000)
@@ -299,8 +302,9 @@ class SensorFeeder:
     def start(self, tl, t0=None, speed=1.0):
         """play() on a background thread; join with wait()."""
         self.stop()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self.play, args=(tl, t0, speed), daemon=True)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.play, args=(tl, t0, speed, self._stop),
+                                        daemon=True)
         self._thread.start()
         return self._thread
 
