@@ -50,6 +50,7 @@ class FakeSession:
         FakeSession.made.append(work)
         self.board_tty, self.firmware, self.log_path = "pty", "mp", os.path.join(work, "audit.db")
         self.rig = argparse.Namespace(views=[1], report={"coverage": {"text": "whole ring"}})
+        self.host = argparse.Namespace(ring_model=None)
 
     def __enter__(self):
         open(self.log_path, "w").close()
@@ -70,7 +71,7 @@ def test_the_temporary_folder_is_removed_unless_workdir(monkeypatch, tmp_path, c
     monkeypatch.setattr(session, "DemoSession", FakeSession)
     FakeSession.made.clear()
     args = argparse.Namespace(spins=1, seed=1, json=False, coin_px=44.0, fps=25.0, ring_mm=1500.0,
-                              cameras=1,
+                              cameras=1, console=None,
                               workdir=str(tmp_path / "w") if keep else None)
     monkeypatch.setattr(demo.Printer, "spin", lambda self, rec: None)
     assert demo.run(args) == 0
