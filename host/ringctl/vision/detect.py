@@ -71,7 +71,7 @@ def _blurred_background(ring):
     return bg
 
 
-def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19):
+def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, measure_max_coins=3.0):
     """Foreground objects in a frame of `ring` (RingModel), largest first, measured at full res.
 
     With `skip_chroma` (the coin's normalised colour), objects outside the ring whose colour is
@@ -112,7 +112,7 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19):
         blobs.append(b)
     blobs.sort(key=lambda b: -b.area_coins)
     for b in blobs:
-        if b.area_coins < 3.0 and not b.extra.get("unmeasured"):
+        if b.area_coins < measure_max_coins and not b.extra.get("unmeasured"):
             measure(img, ring, b, thr)
     return blobs
 
