@@ -94,7 +94,8 @@ def _site(rng, cfg, seed):
     coin_d = float(rng.uniform(*cfg["coin_px"]))
     ring_r = float(rng.uniform(0.38, 0.45) * min(w, h))
     ring_r = min(ring_r, coin_d / 2 * 40)   # a real ring is ~100 coins across: never beyond 40 radii here
-    name = list(LAYOUTS)[int(rng.integers(len(LAYOUTS)))]
+    names = cfg.get("layouts") or list(LAYOUTS)
+    name = names[int(rng.integers(len(names)))]
     col = np.clip(np.array(LAYOUTS[name]) * rng.uniform(0.8, 1.2, 3), 0, 255).round().tolist()
     spec = {"size": [w, h],
             "ring": {"radius": ring_r, "center": [w / 2 + rng.uniform(-0.02, 0.02) * w,
