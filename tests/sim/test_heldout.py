@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 
 from ringctl.sim import heldout
-from ringctl.vision import render, scenes
+from ringctl.sim import render, scenes
 
 
 def _specs(name, n=60):

@@ -52,8 +52,8 @@ def test_annotate_marks_bad_coins_red_and_survives_missing_keys():
 def test_classify_annotate_writes_a_picture_per_image(tmp_path, capsys):
     from ringctl.cli import main
     out = tmp_path / "s"
-    assert main(["vision", "synth", "-o", str(out), "-n", "2", "--seed", "4"]) == 0
-    from ringctl.vision import scenes
+    assert main(["sim", "scenes", "-o", str(out), "-n", "2", "--seed", "4"]) == 0
+    from ringctl.sim import scenes
     mm = scenes.ring_mm(scenes.base_spec(4))
     assert main(["vision", "calibrate", str(out / "empty.png"), "--ring-mm", f"{mm:.1f}",
                  "-o", str(out / "ring.json")]) == 0

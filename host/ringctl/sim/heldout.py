@@ -25,7 +25,7 @@ import tempfile
 import cv2
 import numpy as np
 
-from ..vision import render, scenes
+from . import render, scenes
 
 COIN_MM = scenes.COIN_MM
 SEALED_ENTROPY = 0x12_5EA1ED

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..vision import faceid, judge, motion, ring as ringmod
-from . import render, scenes
+from . import heldout, render, scenes
 from ..cliutil import OneLineParser
 
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
@@ -127,7 +127,6 @@ def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
 
 def heldout_model(cfg, n=10):
     """A set's face model, trained from its own site's photos of one coin lying flat."""
-    from ..sim import heldout
     imgs = {}
     for face in ("heads", "tails"):
         site_spec, imgs[face] = heldout.training_frames(cfg, face, n)
@@ -137,7 +136,6 @@ def heldout_model(cfg, n=10):
 
 def heldout_scenes(cfg, n):
     """(seed, kind, expected, RingModel or None, frame) for `n` scenes of a heldout set."""
-    from ..sim import heldout
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, None, cfg)
         try:
@@ -151,7 +149,6 @@ def evaluate_set(name, n):
     """Tally of `n` scenes of a named set (DEFAULT_SETS)."""
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
-    from ..sim import heldout
     if name not in heldout.SETS:
         raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS)}")
     cfg = heldout.SETS[name]
@@ -183,7 +180,6 @@ def _timed(fn, n):
 def _timing(cfg, n, n_scenes=4):
     """ms per frame for classify (still-frame adjudication) and MotionCheck.update, over
     `n_scenes` valid spins with chips around from a heldout set at that resolution."""
-    from ..sim import heldout
     model = heldout_model(cfg, n=6)
     aw, ac, mw, mcpu = [], [], [], []
     for seed in heldout.set_seeds(dict(cfg, stream=[7] + list(cfg["stream"])), n_scenes):
@@ -227,7 +223,6 @@ def main(argv=None):
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
-    from ..sim import heldout
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "timing": {}, "sets": {}}
     for name in ("tune-1080p", "tune-4k"):
         cfg = heldout.SETS[name]
