@@ -217,7 +217,7 @@ def main(argv=None):
     p = OneLineParser(prog="ring bench vision", description=__doc__)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--sets", default=",".join(DEFAULT_SETS),
-                   help=f"comma-separated scene sets (default {','.join(DEFAULT_SETS)})")
+                   help=f"comma-separated scene sets, NAME or NAME:SCENES (default {','.join(DEFAULT_SETS)})")
     p.add_argument("--scenes", type=int, default=100, help="scenes per set (default 100)")
     p.add_argument("--repeat", type=int, default=40, help="timed runs per resolution (over 4 scenes)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
@@ -229,9 +229,14 @@ def main(argv=None):
         out["timing"]["x".join(map(str, cfg["size"]))] = _timing(cfg, args.repeat)
     out["two_4k_views"] = __import__("ringctl.sim.multiview_bench", fromlist=["timing"]).timing()  # issue 13
     ok = True
-    for name in [s for s in args.sets.split(",") if s]:
+    for item in [s for s in args.sets.split(",") if s]:
+        name, _, n = item.partition(":")
+        try:
+            n = int(n) if n else args.scenes
+        except ValueError:
+            raise UserError(f"--sets {item!r}: give NAME or NAME:SCENES, e.g. tune-4k:40")
         t0 = time.perf_counter()
-        tally = evaluate_set(name, args.scenes)
+        tally = evaluate_set(name, n)
         res = tally.summary()
         res["seconds"] = round(time.perf_counter() - t0, 1)
         if args.misses:

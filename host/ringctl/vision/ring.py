@@ -56,6 +56,13 @@ class RingModel:
     @property
     def to_plane(self):
         """2x3 affine image px -> ring plane px, in which the ring is a circle of radius axes[0]."""
+        key = (self.center, self.axes, self.angle_deg)
+        cached = getattr(self, "_to_plane", None)
+        if cached is None or cached[0] != key:   # judged per object per frame: computed once
+            cached = self._to_plane = (key, self._plane_affine())
+        return cached[1]
+
+    def _plane_affine(self):
         t = math.radians(self.angle_deg)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         lin = rot @ np.diag([1.0, self.axes[0] / self.axes[1]]) @ rot.T
