@@ -13,6 +13,7 @@ import numpy as np
 N_RAYS = 72
 ROI_MARGIN_COINS = 8.0
 ROI_MARGIN_RING = 0.3
+CHROMA_IN_RING = 28.0
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -102,15 +103,31 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     _blurred_background(ring)
     ox, oy, x1, y1 = detection_roi(ring)
     small = ring.small(img)[oy:y1, ox:x1]
-    d = diff_feats(colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats)
+    fa, fb = colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats
+    chroma = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
+    d = chroma + 45 * cv2.absdiff(fa[1], fb[1])     # = diff_feats(fa, fb)
     thr = max(45.0, 4.0 * float(np.median(d[::4, ::4])))
-    mask = (d > thr).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, lbl, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    # inside the ring, a colour change alone counts at a lower level: a chip of nearly the
+    # layout's colour (blue on blue) differs by ~35 there, and a shadow never changes colour
+    thr_in = max(CHROMA_IN_RING, 4.0 * float(np.median(chroma[::4, ::4])))
+    in_ring = ring_mask(ring)[oy:y1, ox:x1]
+    k2 = np.ones((2, 2), np.uint8)
+    mask = cv2.morphologyEx((d > thr).astype(np.uint8), cv2.MORPH_OPEN, k2)
+    extra = cv2.morphologyEx(((chroma > thr_in) & (in_ring > 0) & (mask == 0)).astype(np.uint8), cv2.MORPH_OPEN, k2)
     r_s = ring.coin_radius_px / f
     coin_area = math.pi * r_s * r_s * ring.axes[1] / ring.axes[0]
+    if extra.any():
+        # only new objects (or ones the main level saw only specks of, e.g. a chip's edge
+        # spots): an object the main level found keeps its exact outline
+        n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        n_m, lbl_m, st_m, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        big = np.nonzero(st_m[:, cv2.CC_STAT_AREA] >= min_area_coins * coin_area)[0]
+        big = big[big > 0]
+        near = cv2.dilate(np.isin(lbl_m, big).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        touching = np.unique(lbl_x[near & (extra > 0)])
+        mask |= ((extra > 0) & ~np.isin(lbl_x, touching)).astype(np.uint8)
+    n, lbl, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     sh, sw = mask.shape
-    in_ring = ring_mask(ring)[oy:y1, ox:x1]
     blobs = []
     for k in range(1, n):
         x, y, w, h, area = stats[k]
