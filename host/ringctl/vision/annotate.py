@@ -18,7 +18,9 @@ VERDICT_COLOUR = {"heads": GREEN, "tails": GREEN, "odds": GREEN, "no-spin": RED,
 
 def _text(img, text, org, scale, colour, thick):
     """Text with a dark outline, readable on any layout."""
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, BLACK, thick + 2, cv2.LINE_AA)
+    x, y = org
+    for dx, dy in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+        cv2.putText(img, text, (x + dx, y + dy), cv2.FONT_HERSHEY_SIMPLEX, scale, BLACK, thick, cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
