@@ -23,7 +23,7 @@ def test_check_1080p_sample_real_coin_faces():
     cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 1))   # the set's settings, fresh seeds
     model = heldout_model(heldout.SETS["check-1080p"], n=6)
     t = Tally()
-    for seed, kind, expect, rm, img in heldout_scenes(cfg, 14):
+    for seed, kind, expect, rm, img in heldout_scenes(cfg, 10):
         if rm is None:
             t.calibration_failure(seed, kind)
             continue
@@ -31,5 +31,5 @@ def test_check_1080p_sample_real_coin_faces():
     s = t.summary()
     assert s["wrong_including_voided"] == 0, t.misses
     assert s["calibration_failed"] <= 1
-    assert s["valid"] >= 4 and s["called_fraction_of_valid"] == 1.0, t.misses
+    assert s["valid"] >= 3 and s["called_fraction_of_valid"] == 1.0, t.misses
     assert s["flagged_fraction_of_invalid"] == 1.0, t.misses

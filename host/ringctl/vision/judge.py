@@ -146,10 +146,20 @@ def classify(img, ring, model):
         faces = {c["face"] for c in coins}
         result = faces.pop() if len(faces) == 1 else "odds"
         reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
-    return {"result": result, "reasons": reasons, "coins": coins, "others": others,
+    return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _distinct(others):
+    """One entry per object: a chip's spots and body can come out as two overlapping pieces."""
+    out = []
+    for o in sorted(others, key=lambda o: -o["radius"]):
+        if not any(np.hypot(o["center"][0] - p["center"][0], o["center"][1] - p["center"][1]) < p["radius"]
+                   for p in out):
+            out.append(o)
+    return out
 
 
 def _other(b, kind, inside, ring):
