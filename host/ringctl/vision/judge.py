@@ -18,6 +18,7 @@ SIZE_TOL = 0.13       # coin radius within +-13% of the expected
 # bigger than the coin (a coin's long axis is its radius in any pose) is a chip, whatever its
 # colour; smaller than CHIP_MIN yet too big for a coin stays doubtful.
 CHIP_MIN, CHIP_MAX = 1.16, 1.8
+EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void needs a clean fit
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
@@ -88,6 +89,11 @@ def classify(img, ring, model):
                     unsure.append("unsure: object in the ring that is not a coin")
                 continue
             unsure.append("unsure: coin-coloured object of the wrong size")
+            others.append(_other(b, "doubtful", in_ring, ring))
+            continue
+        if b.fit_err > EVIDENCE_FIT_PX:
+            # not a clean disc or ellipse: no evidence for a void (or a call) can rest on it
+            unsure.append("unsure: coin-coloured object that may or may not be a coin")
             others.append(_other(b, "doubtful", in_ring, ring))
             continue
         ratio = bb / a
