@@ -45,6 +45,9 @@ def test_annotate_marks_bad_coins_red_and_survives_missing_keys():
     assert _ring_pixel(out, 300, 300, 30 * 1.15) == RED
     bare = annotate(np.zeros((100, 100), np.uint8), {"result": "unsure"})   # grey frame, nothing else
     assert bare.shape == (100, 100, 3)
+    multi = {"result": "odds", "reasons": ["one head and one tail"],            # multi-camera: ring mm
+             "coins": [{"center_mm": [10.0, 20.0], "face": "heads", "flat": True, "inside": True}]}
+    assert annotate(np.zeros((200, 300, 3), np.uint8), multi).shape == (200, 300, 3)
     png = encode_png(out)
     assert cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).shape == out.shape
 

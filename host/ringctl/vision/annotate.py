@@ -43,18 +43,20 @@ def annotate(img, result):
     s = max(h, w) / 1280            # text and line scale: the same look at 720p and 4K
     lw = max(1, int(round(2 * s)))
     ring = result.get("ring")
-    if ring:
+    if ring and ring.get("center") and ring.get("axes"):
         cx, cy = ring["center"]
         a, b = ring["axes"]
         cv2.ellipse(out, ((float(cx), float(cy)), (2 * float(a), 2 * float(b)), float(ring.get("angle_deg", 0))),
                     WHITE, lw, cv2.LINE_AA)
-    for o in result.get("others") or []:
+    # entries without image coordinates (e.g. a multi-camera verdict's coins in ring mm) are
+    # left out: the verdict and its reasons are still drawn
+    for o in [o for o in result.get("others") or [] if o.get("center")]:
         x, y = o["center"]
         r = max(2.0, float(o.get("radius") or 0))
         cv2.circle(out, (int(round(x)), int(round(y))), int(round(r * 1.1)), BLUE, lw, cv2.LINE_AA)
         _text(out, o.get("kind", "object") + (" IN RING" if o.get("inside") else ""),
               (int(x - r), int(y - 1.2 * r)), 0.5 * s, BLUE, max(1, lw // 2))
-    for c in result.get("coins") or []:
+    for c in [c for c in result.get("coins") or [] if c.get("center")]:
         x, y = c["center"]
         r = max(2.0, float(c.get("radius") or 0))
         col = coin_colour(c)
