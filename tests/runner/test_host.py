@@ -4,6 +4,7 @@ import json
 import queue
 import time
 
+import cv2
 import numpy as np
 import pytest
 
@@ -297,7 +298,15 @@ def test_every_still_frame_that_decided_the_spin_is_kept(host):
     host.wait_rest(2.0)
     host.adjudicate()
     frames = list(host.log.records(kind="frame"))
-    assert len(frames) == host.stills and all(r.blob[:2] == b"\xff\xd8" for r in frames)
+    assert all(r.blob[:2] == b"\xff\xd8" for r in frames)
+    # each still frame, then its annotated copy (ring, coins and verdict drawn on: issue 12)
+    raw, drawn = frames[0::2], frames[1::2]
+    assert len(raw) == len(drawn) == host.stills
+    for r, d in zip(raw, drawn):
+        assert not r.data["meta"].get("annotated") and d.data["meta"]["annotated"] is True
+        assert d.data["meta"]["result"] == r.data["meta"]["result"]
+        a, b = (cv2.imdecode(np.frombuffer(x.blob, np.uint8), cv2.IMREAD_COLOR) for x in (r, d))
+        assert a.shape == b.shape and np.abs(a.astype(int) - b.astype(int)).mean() > 1
     spin = list(host.log.records(kind="spin", with_blobs=False))[-1]
     assert spin.data["frames"] == [r.seq for r in frames]
 

@@ -22,7 +22,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert len(lines) == 3
     for line in lines:
         v = json.loads(line)
-        assert set(v) == {"image", "result", "reasons", "coins", "ms"}
+        assert set(v) == {"image", "result", "reasons", "coins", "others", "ring", "ms"}
         assert v["result"] == truth[v["image"].rsplit("/", 1)[1]]["result"], v
     assert main(["vision", "classify", "--ring", str(out / "nope.json"), "--model", "m", "x.png"]) == 2
     (tmp_path / "bad.png").write_text("not an image")

@@ -13,7 +13,7 @@ from visionkit import CALLS, run
 
 
 @pytest.mark.parametrize("kind,reason", [
-    ("outside", "7.3.1"), ("rim", "7.3.1"), ("one", "7.3.1 fewer than two coins in view"),
+    ("outside", "7.3.1"), ("rim", "7.3.1"),
     ("tilted", "7.3.4 coin not lying flat"), ("leaning", "7.3.4 coin not lying flat"),
     ("stacked", "7.3.4"), ("touching", "7.3.4")])
 def test_invalid_spins_are_no_spin_with_rule(model, kind, reason):
@@ -81,7 +81,10 @@ def test_three_coins_or_a_chip_in_the_ring_is_unsure(model):
     chip["chips"] = [{"center_px": free.tolist(), "radius_px": 1.3 * r, "color": [200, 60, 40]}]
     img, truth = render.render_scene(chip, np.random.default_rng(0))
     v = judge.classify(img, rm, model)
-    assert v["result"] == "unsure" and any("not a coin" in x for x in v["reasons"]), v
+    assert v["result"] == "unsure" and "7.3.2 a chip in the ring: boxer to check whether a coin hit it" \
+        in v["reasons"], v
+    assert len(v["coins"]) == 2 and all(c["face"] for c in v["coins"])   # the coins are still read
+    assert [o["kind"] for o in v["others"] if o["inside"]] == ["chip"]
 
 
 def test_something_big_reaching_into_the_ring_is_unsure(model):
@@ -113,10 +116,20 @@ def test_real_photo_skimage_coins(model):
     assert v["result"] not in CALLS, v
 
 
+def test_one_coin_in_view_is_unsure_not_a_void(model):
+    """No void without evidence (issue 12): one coin found and nothing seen leaving is the
+    boxer's call, not a no-spin."""
+    for seed in (11, 12):
+        v, truth = run(model, seed, "one")
+        assert v["result"] == "unsure", (seed, v)
+        assert any("1 coin found" in r for r in v["reasons"]), v["reasons"]
+        assert len(v["coins"]) == 1
+
+
 def test_heldout_accuracy_floor(model):
     """Held-out seeds (never used for tuning): zero wrong calls, most valid spins called."""
-    counts = bench.evaluate(scenes.HELDOUT_SEEDS[:30], model)
-    assert counts["wrong"] == 0, counts
+    counts = bench.evaluate(scenes.HELDOUT_SEEDS[:30], model).summary()
+    assert counts["wrong_including_voided"] == 0, counts
     assert counts["valid"] >= 8
     assert counts["valid_called"] >= 0.95 * counts["valid"], counts
     judged = 30 - counts["calibration_failed"]

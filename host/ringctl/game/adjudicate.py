@@ -77,6 +77,13 @@ def _check_actor(actor, what):
     raise AdjudicationError("7.1", "only the boxer or a game supervisor may %s (not %r)" % (what, actor))
 
 
+def _only_missing_coins(v):
+    """A camera no-spin whose only reason is coins not found: not evidence of a void (7.3.1
+    needs a coin seen outside), so it is judged as unsure."""
+    reasons = v.get("reasons") or []
+    return bool(reasons) and all("fewer than two coins" in r for r in reasons)
+
+
 class SpinAdjudicator:
     """Collects one spin's evidence and decides it once; later human steps are recorded."""
 
@@ -174,7 +181,7 @@ class SpinAdjudicator:
             no_spin.append("7.6 a called no spin is invalid regardless of how the coins come to rest")
         no_spin += self._sensor_bars(ev)
         for v in verdicts:
-            if isinstance(v, dict) and v.get("result") == "no-spin":
+            if isinstance(v, dict) and v.get("result") == "no-spin" and not _only_missing_coins(v):
                 for r in v.get("reasons") or ["7.3 camera: no spin"]:
                     if r not in no_spin:
                         no_spin.append(r)
@@ -197,6 +204,11 @@ class SpinAdjudicator:
                           "to call" % (len(verdicts), need))
         if len(set(results)) > 1:
             unsure.append("still frames disagree (%s): boxer to call" % ", ".join(sorted(set(results))))
+        if any(isinstance(v, dict) and isinstance(v.get("coins"), list) and len(v["coins"]) < 2 for v in verdicts):
+            # no void without evidence (issue 12): the board's count says how many coins landed
+            unsure.append("camera found fewer than two coins and nothing seen leaving; board sensed %d "
+                          "coin landing%s and no boundary break: boxer to call"
+                          % (ev["impacts"], "" if ev["impacts"] == 1 else "s"))
         if unsure:
             return self._decided("unsure", unsure, "ring", False, ev)
         result = results[0]
@@ -326,6 +338,8 @@ class SpinAdjudicator:
     def _check_verdict(self, v, now_s):
         if not isinstance(v, dict):
             return "camera verdict unreadable: boxer to call"
+        if v.get("result") == "no-spin" and _only_missing_coins(v):
+            return "camera found fewer than two coins (%s): boxer to call" % "; ".join(v["reasons"])
         if v.get("stale") or (now_s is not None and v.get("t_s") is not None
                               and now_s - v["t_s"] > self.stale_s):
             return "camera verdict stalled: boxer to call the spin (manual)"

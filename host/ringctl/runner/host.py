@@ -37,6 +37,7 @@ from ..record.witness import WitnessFeed
 from . import commands as C
 from . import faults
 from .events import EventBus
+from ..vision.annotate import annotate
 
 logger = logging.getLogger("ringctl.runner")
 
@@ -543,11 +544,18 @@ class RingHost:
             t_result = time.monotonic()
             # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
             light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
+            # each still frame, then its annotated copy (ring, coins, verdict drawn on: the
+            # evidence a person looks at; frame meta "annotated")
             jpegs = []
             for i, frame in enumerate(f for f in frames if f is not None):
+                verdict = verdicts[i] if i < len(verdicts) else None
                 ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
                 if ok:
-                    jpegs.append((jpg.tobytes(), verdicts[i] if i < len(verdicts) else None))
+                    jpegs.append((jpg.tobytes(), verdict))
+                if ok and verdict is not None:
+                    ok, jpg = cv2.imencode(".jpg", annotate(frame, verdict), [cv2.IMWRITE_JPEG_QUALITY, 90])
+                    if ok:
+                        jpegs.append((jpg.tobytes(), dict(verdict, annotated=True)))
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first

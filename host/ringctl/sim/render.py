@@ -42,7 +42,8 @@ SPEC_DOC = {
              " tilt_axis_deg (axis the coin is rotated about; default tangent to the wall),"
              " leaning: bool (resting on the ring wall; default tilt 70), on_top_of: index of the coin"
              " it lies on (drawn after it; default tilt 5)}]",
-    "chips": "[{center_px, radius_px, color: [b,g,r], kind: 'chip'|'token'}] round non-coin objects",
+    "chips": "[{center_px, radius_px, color: [b,g,r], kind: 'chip'|'token', spots: null | [b,g,r] edge"
+             " spot colour (default a pale tint of color), n_spots: 8}] round non-coin objects",
 }
 
 DEFAULT_SPEC = {
@@ -210,16 +211,16 @@ def _photo_coin(path, rotation_deg, color):
     return inten[..., None] * (np.array(color, np.float32) / 255)
 
 
-def _chip_texture(color, kind):
+def _chip_texture(color, kind, spots=None, n_spots=8):
     t = faces.TEX
     img = np.zeros((t, t, 3), np.float32)
     col = np.array(color, np.float32) / 255
     c, r = t // 2, t // 2 - 1
     img[:] = col
-    light = np.clip(col * 0.4 + 0.6, 0, 1).tolist()
+    light = np.clip(col * 0.4 + 0.6, 0, 1).tolist() if spots is None else (np.array(spots, np.float32) / 255).tolist()
     if kind == "chip":
-        for k in range(8):
-            a = k * np.pi / 4
+        for k in range(int(n_spots)):
+            a = k * 2 * np.pi / int(n_spots)
             p = np.array([[np.cos(a - 0.12), np.sin(a - 0.12)], [np.cos(a + 0.12), np.sin(a + 0.12)]])
             pts = np.vstack([p * r, p[::-1] * r * 0.8]) + c
             cv2.fillConvexPoly(img, pts.astype(np.int32), light, cv2.LINE_AA)
@@ -409,7 +410,8 @@ def render_scene(spec, rng=None):
             _paste(canvas, None, alpha, p, r * 1.02, tilt, axis, offset=sdir * lift * 0.6, shade=0.35)
     for ch in chips:
         p, r = plane(ch["center_px"]), float(ch["radius_px"])
-        tex = _chip_texture(tuple(ch.get("color", [40, 40, 200])), ch.get("kind", "chip"))
+        tex = _chip_texture(tuple(ch.get("color", [40, 40, 200])), ch.get("kind", "chip"),
+                            tuple(ch["spots"]) if ch.get("spots") else None, ch.get("n_spots", 8))
         _paste(canvas, tex, alpha, p, r)
     col = style.get("color", [70, 120, 190])
     for i in order:

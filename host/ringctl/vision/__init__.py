@@ -7,9 +7,22 @@ API
   `RingModel.from_json(text)`, `.save(path)`, `RingModel.load(path)`): inner boundary
   (circle or ellipse), background, scale, `coin_radius_px`, `warnings` (coins < 40 px).
 - `train(heads_imgs, tails_imgs, ring) -> FaceModel` (`save(path)`, `FaceModel.load(path)`,
-  `.report` = cross-validation figures); raises UserError when the faces do not separate.
-- `classify(img, ring, model) -> dict` issue-4 shape: {result: heads|tails|odds|no-spin|unsure,
-  reasons: [...rule-cited...], coins: [{center, radius, face, flat, inside, confidence}], ms}.
+  `.report` = cross-validation figures); raises UserError when the faces do not separate, and
+  `faceid.TrainingPhotoError` (a UserError with `.name`, `.image`, `.found`) for a refused photo.
+- `classify(img, ring, model) -> dict`, a stable shape (issue 4, extended by issue 12):
+    result: "heads" | "tails" | "odds" | "no-spin" | "unsure"
+    reasons: [str] rule-cited ("7.3.1 coin outside the ring", "7.3.2 a chip in the ring: ...",
+             "unsure: ..."); no-spin only on evidence seen (a coin outside / on the rim, tilted,
+             leaning, stacked or touching); fewer than two coins found is "unsure"
+    coins: [{center: [x, y] image px, radius: px, face: "heads"|"tails"|None, flat: bool,
+             inside: bool, confidence: 0..1}]   (every coin-like object judged as a coin)
+    others: [{center, radius, kind: "chip"|"token"|"object"|"doubtful", inside: bool}]
+             (found objects that are not coins: chips, tokens, unexplained objects)
+    ring: {center: [x, y], axes: [a, b], angle_deg}   (the calibrated inner boundary)
+    ms: float   (time in classify, decoding excluded)
+  Consumers that only know the issue-4 keys (result, reasons, coins, ms) keep working.
+- `annotate.annotate(img, result) -> img`: a copy of the frame with the ring, each coin (face,
+  flat, inside, confidence), other objects and the verdict with its reasons drawn on (pure).
 - `MotionCheck(ring)`: `.update(frame, t_s) -> {"still": bool, "still_s": float, "coins": [...]}`
   per-coin stillness over a window (several still frames must then agree: that rule lives in
   game.adjudicate).

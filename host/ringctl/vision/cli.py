@@ -36,11 +36,15 @@ def register(subparsers):
     t.add_argument("--tails", required=True, metavar="DIR", help="folder of photos showing tails")
     t.add_argument("--ring", required=True, metavar="RING.json")
     t.add_argument("-o", "--output", required=True, metavar="MODEL")
+    t.add_argument("--annotate", metavar="DIR", help="where a refused photo's annotated picture goes "
+                   "(default: next to MODEL)")
     t.set_defaults(func=cmd_train)
     k = sub.add_parser("classify", help="judge still images: heads, tails, odds, no-spin or unsure")
     k.add_argument("--ring", required=True, metavar="RING.json")
     k.add_argument("--model", required=True, metavar="MODEL")
     k.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    k.add_argument("--annotate", metavar="DIR", help="also write each image with the ring, coins, other objects "
+                   "and the verdict drawn on, as DIR/NAME.annotated.png")
     k.add_argument("images", nargs="+", metavar="IMAGE")
     k.set_defaults(func=cmd_classify)
     kv = sub.add_parser("classify-views", help="judge one moment from every camera's image of it")
@@ -138,13 +142,32 @@ def cmd_classify_views(args):
     return 0
 
 
+def _write_annotated(folder, name, img, result):
+    import cv2
+    from .annotate import annotate
+    d = Path(folder)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--annotate: cannot make folder {folder} ({exc.strerror}); give a writable folder")
+    path = d / f"{Path(name).stem}.annotated.png"
+    if not cv2.imwrite(str(path), annotate(img, result)):
+        raise UserError(f"--annotate: cannot write {path}; give a writable folder")
+    return path
+
+
 def cmd_train(args):
-    from .faceid import train
+    from .faceid import TrainingPhotoError, train
     from .ring import RingModel
     ring = RingModel.load(args.ring)
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
-    model = train([read_image(p) for p in hf], [read_image(p) for p in tf], ring,
-                  names=[str(p) for p in hf + tf])
+    try:
+        model = train([read_image(p) for p in hf], [read_image(p) for p in tf], ring,
+                      names=[str(p) for p in hf + tf])
+    except TrainingPhotoError as exc:
+        folder = args.annotate or (Path(args.output).parent / "refused")
+        path = _write_annotated(folder, exc.name, exc.image, exc.found)
+        raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
     model.save(args.output)
     print(json.dumps({"saved": args.output, "cross_validation": model.report}))
     return 0
@@ -157,7 +180,10 @@ def cmd_classify(args):
     ring = RingModel.load(args.ring)
     model = FaceModel.load(args.model)
     for path in args.images:
-        v = classify(read_image(path), ring, model)   # decoding is outside `ms` (issue 4)
+        img = read_image(path)
+        v = classify(img, ring, model)   # decoding is outside `ms` (issue 4)
+        if args.annotate:
+            v["annotated"] = str(_write_annotated(args.annotate, path, img, v))
         v = {"image": path, **v}
         if args.json:
             print(json.dumps(v), flush=True)

@@ -11,6 +11,9 @@ import cv2
 import numpy as np
 
 N_RAYS = 72
+ROI_MARGIN_COINS = 8.0
+ROI_MARGIN_RING = 0.3
+CHROMA_IN_RING = 28.0
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -67,11 +70,29 @@ def _blurred_background(ring):
     bg = getattr(ring, "_bg_blur", None)
     if bg is None:   # computed once per ring model
         bg = ring._bg_blur = cv2.GaussianBlur(ring.background, (3, 3), 0)
-        ring._bg_feats = colour_feats(bg)
+        x0, y0, x1, y1 = detection_roi(ring)
+        ring._bg_feats = colour_feats(bg[y0:y1, x0:x1])
     return bg
 
 
-def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19):
+def detection_roi(ring):
+    """Detection-scale (x0, y0, x1, y1) searched for objects: the ring with a margin of
+    ROI_MARGIN_COINS coin radii (at least ROI_MARGIN_RING of its radius) all round, within the
+    frame. A coin beyond it is not seen, which can only make a spin unsure (fewer than two
+    coins found), never a call or a void; it halves the work at 4K."""
+    f = ring.factor
+    w, h = ring.small_size
+    a, b = ring.axes
+    t = math.radians(ring.angle_deg)
+    hx = math.hypot(a * math.cos(t), b * math.sin(t))
+    hy = math.hypot(a * math.sin(t), b * math.cos(t))
+    m = max(ROI_MARGIN_COINS * ring.coin_radius_px, ROI_MARGIN_RING * a)
+    cx, cy = ring.center
+    return (max(0, int((cx - hx - m) / f)), max(0, int((cy - hy - m) / f)),
+            min(w, int(math.ceil((cx + hx + m) / f))), min(h, int(math.ceil((cy + hy + m) / f))))
+
+
+def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, measure_max_coins=3.0):
     """Foreground objects in a frame of `ring` (RingModel), largest first, measured at full res.
 
     With `skip_chroma` (the coin's normalised colour), objects outside the ring whose colour is
@@ -79,24 +100,43 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19):
     scale coins measure <= 0.12 from their trained colour, chips >= 0.2, on TRAIN seeds).
     """
     f = ring.factor
-    small = ring.small(img)
     _blurred_background(ring)
-    d = diff_feats(colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats)
+    ox, oy, x1, y1 = detection_roi(ring)
+    small = ring.small(img)[oy:y1, ox:x1]
+    fa, fb = colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats
+    chroma = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
+    d = chroma + 45 * cv2.absdiff(fa[1], fb[1])     # = diff_feats(fa, fb)
     thr = max(45.0, 4.0 * float(np.median(d[::4, ::4])))
-    mask = (d > thr).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, lbl, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # inside the ring, a colour change alone counts at a lower level: a chip of nearly the
+    # layout's colour (blue on blue) differs by ~35 there, and a shadow never changes colour
+    thr_in = max(CHROMA_IN_RING, 4.0 * float(np.median(chroma[::4, ::4])))
+    in_ring = ring_mask(ring)[oy:y1, ox:x1]
+    k2 = np.ones((2, 2), np.uint8)
+    mask = cv2.morphologyEx((d > thr).astype(np.uint8), cv2.MORPH_OPEN, k2)
+    extra = cv2.morphologyEx(((chroma > thr_in) & (in_ring > 0) & (mask == 0)).astype(np.uint8), cv2.MORPH_OPEN, k2)
     r_s = ring.coin_radius_px / f
     coin_area = math.pi * r_s * r_s * ring.axes[1] / ring.axes[0]
+    if extra.any():
+        # only new objects (or ones the main level saw only specks of, e.g. a chip's edge
+        # spots): an object the main level found keeps its exact outline
+        n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        n_m, lbl_m, st_m, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        big = np.nonzero(st_m[:, cv2.CC_STAT_AREA] >= min_area_coins * coin_area)[0]
+        big = big[big > 0]
+        near = cv2.dilate(np.isin(lbl_m, big).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        touching = np.unique(lbl_x[near & (extra > 0)])
+        mask |= ((extra > 0) & ~np.isin(lbl_x, touching)).astype(np.uint8)
+    n, lbl, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     sh, sw = mask.shape
     blobs = []
     for k in range(1, n):
         x, y, w, h, area = stats[k]
         if area < min_area_coins * coin_area:
             continue
-        cx, cy = cents[k]
+        cx, cy = cents[k] + (ox, oy)
+        # touching the frame's edge, or the search region's (then it may reach beyond it)
         b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=area / coin_area,
-                 bbox=(int(x), int(y), int(w), int(h)),
+                 bbox=(int(x + ox), int(y + oy), int(w), int(h)),
                  touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
         if skip_chroma is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
             pc = ring.plane_points([b.center])[0]
@@ -108,11 +148,11 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19):
                     b.extra["unmeasured"] = True
         # how much of it lies inside the ring (an arm reaching in is centred outside)
         b.extra["in_ring_coins"] = float(np.count_nonzero(
-            (lbl[y:y + h, x:x + w] == k) & (ring_mask(ring)[y:y + h, x:x + w] > 0))) / coin_area
+            (lbl[y:y + h, x:x + w] == k) & (in_ring[y:y + h, x:x + w] > 0))) / coin_area
         blobs.append(b)
     blobs.sort(key=lambda b: -b.area_coins)
     for b in blobs:
-        if b.area_coins < 3.0 and not b.extra.get("unmeasured"):
+        if b.area_coins < measure_max_coins and not b.extra.get("unmeasured"):
             measure(img, ring, b, thr)
     return blobs
 

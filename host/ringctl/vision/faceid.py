@@ -142,15 +142,54 @@ class FaceModel:
             raise UserError(f"{path} is not a face model (bad field {exc}); make one with 'ring vision train'")
 
 
+class TrainingPhotoError(UserError):
+    """A refused training photo; `image` and `found` (a classify-shaped dict of what was
+    found) let the caller write an annotated picture (vision.annotate)."""
+
+    def __init__(self, name, why, image, found):
+        super().__init__(f"training photo {name}: {why}")
+        self.name = name
+        self.image = image
+        self.found = found
+
+
+def _found(ring, coins, others, why):
+    return {"result": "unsure", "reasons": [f"training photo refused: {why}"], "coins": coins, "others": others,
+            "ring": {"center": list(ring.center), "axes": list(ring.axes), "angle_deg": ring.angle_deg}}
+
+
 def _one_coin(img, ring, name):
+    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not.
+
+    The coin is found by shape (a clean round outline inside the ring), not by the size the
+    calibration expects, so a wrong scale is reported as such rather than as "no coin"."""
     ring.check_frame(img)
-    blobs = [b for b in detect.find_blobs(img, ring) if b.axes is not None and 0.5 < b.area_coins < 2.2]
-    if len(blobs) != 1:
-        raise UserError(f"training photo {name}: found {len(blobs)} coin-like objects, need exactly one "
-                        "coin lying flat in the ring (nothing else in the ring)")
-    b = blobs[0]
+    R, c_ring = ring.radius, np.array(ring.center)
+    cands, others = [], []
+    for b in detect.find_blobs(img, ring, min_area_coins=0.15, measure_max_coins=4.0):
+        entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
+                 "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
+        inside = b.plane_center is not None and float(np.hypot(*(np.array(b.plane_center) - c_ring))) < R
+        if b.axes is not None and inside and b.fit_err < 1.5 and 0.3 < b.area_coins < 4.0:
+            cands.append((b, entry))
+        elif (inside or b.extra.get("in_ring_coins", 0) > 0.2) and b.area_coins > 0.3:
+            others.append(dict(entry, kind="object", inside=True))
+    coins = [dict(e, face=None, flat=bool(b.axes[1] / b.axes[0] >= 0.93), inside=True, confidence=0.0)
+             for b, e in cands]
+    if len(cands) != 1 or others:
+        why = (f"found {len(cands)} coin-like objects and {len(others)} other objects in the ring; need exactly "
+               "one coin lying flat in the ring (nothing else in the ring)")
+        raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
+    b = cands[0][0]
+    expect = ring.coin_radius_px
+    ratio = b.axes[0] / expect
+    if not 0.75 < ratio < 1.33:
+        why = (f"the coin measures {2 * b.axes[0]:.0f} px across but the ring calibration expects "
+               f"{2 * expect:.0f} px; recalibrate with the right --coin-mm and --ring-mm")
+        raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if b.axes[1] / b.axes[0] < 0.93:
-        raise UserError(f"training photo {name}: the coin is not lying flat; lay it flat and retake")
+        why = "the coin is not lying flat; lay it flat and retake"
+        raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     return b, features(coin_patch(img, ring, b))
 
 

@@ -14,6 +14,12 @@ from . import detect, faceid
 COLOUR_TOL = 0.16
 COLOUR_REJECT = 0.21
 SIZE_TOL = 0.13       # coin radius within +-13% of the expected
+# Casino chips are 37-43 mm across against a ~31 mm coin: a clean round outline this much
+# bigger than the coin (a coin's long axis is its radius in any pose) is a chip, whatever its
+# colour; smaller than CHIP_MIN yet too big for a coin stays doubtful.
+CHIP_MIN, CHIP_MAX = 1.16, 1.8
+EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void needs a clean fit
+TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 
@@ -32,12 +38,13 @@ def classify(img, ring, model):
     r_exp = ring.coin_radius_px * model.radius_ratio
     R = ring.radius
     c_ring = np.array(ring.center)
-    coins, nospin, unsure = [], [], []
+    coins, others, nospin, unsure = [], [], [], []
     for b in blobs:
         if b.axes is None or b.plane_center is None:
             # too big or shapeless to measure: if it reaches into the ring it may hide a coin
             if b.extra.get("in_ring_coins", 0) > 0.2:
                 unsure.append("unsure: unexplained object in the ring")
+                others.append(_other(b, "object", True, ring))
             continue
         pc = np.array(b.plane_center)
         dist = float(np.hypot(*(pc - c_ring)))
@@ -47,10 +54,19 @@ def classify(img, ring, model):
         in_ring = dist < R
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(a, 1),
                  "face": None, "flat": False, "inside": False, "confidence": 0.0}
+        # a clean disc of a chip's size (or a token's), not cut by the picture's edge
+        disc = bb / a > 0.9 and b.fit_err < 1.0 and not b.touches_border
+        if disc and (CHIP_MIN <= size <= CHIP_MAX or (size <= TOKEN_MAX and colour > COLOUR_TOL)):
+            kind = "chip" if size >= CHIP_MIN else "token"
+            others.append(_other(b, kind, in_ring or dist - a < R, ring))
+            if in_ring or dist - a < R:   # 7.3.2: a coin may have hit it; the coins are still read
+                unsure.append(f"7.3.2 a {kind} in the ring: boxer to check whether a coin hit it")
+            continue   # outside the ring a chip is not a coin and hides none
         if colour > COLOUR_REJECT:
-            if in_ring:   # a chip or something else in the ring: it may hide or push a coin
+            others.append(_other(b, "object", in_ring, ring))
+            if in_ring:   # something else in the ring: it may hide or push a coin
                 unsure.append("unsure: object in the ring that is not a coin")
-            continue      # chips, tokens and other round things outside the ring are not coins
+            continue      # tokens and other round things outside the ring are not coins
         # two coins merged into one outline: one on top of or touching the other (7.3.4)
         pair = colour <= COLOUR_TOL and b.area_coins > 1.05 and 1.13 < size < 2.2 and \
             (a / bb > 1.08 or b.fit_err > 0.8)   # two overlapping discs: an elongated outline
@@ -65,6 +81,7 @@ def classify(img, ring, model):
             if abs(size - 1) > 2 * SIZE_TOL and not in_ring:
                 continue   # neither the colour nor the size of a coin: a token or chip
             unsure.append("unsure: coin-coloured object that may or may not be a coin")
+            others.append(_other(b, "doubtful", in_ring, ring))
             continue
         if abs(size - 1) > SIZE_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
@@ -72,6 +89,12 @@ def classify(img, ring, model):
                     unsure.append("unsure: object in the ring that is not a coin")
                 continue
             unsure.append("unsure: coin-coloured object of the wrong size")
+            others.append(_other(b, "doubtful", in_ring, ring))
+            continue
+        if b.fit_err > EVIDENCE_FIT_PX:
+            # not a clean disc or ellipse: no evidence for a void (or a call) can rest on it
+            unsure.append("unsure: coin-coloured object that may or may not be a coin")
+            others.append(_other(b, "doubtful", in_ring, ring))
             continue
         ratio = bb / a
         # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)
@@ -115,8 +138,12 @@ def classify(img, ring, model):
         result, reasons = "no-spin", sorted(set(nospin))
     elif unsure:
         result, reasons = "unsure", sorted(set(unsure))
+        if len(coins) < 2:
+            reasons.append(f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found")
     elif len(coins) < 2:
-        result, reasons = "no-spin", ["7.3.1 fewer than two coins in view"]
+        # no void without evidence: a coin not found may be hidden, blurred or missed
+        result, reasons = "unsure", [f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found and "
+                                     "none seen leaving the ring (7.3.1 needs evidence): boxer to call"]
     elif len(coins) > 2:
         result, reasons = "unsure", ["unsure: more than two coins in view"]
     elif any(c["face"] is None for c in coins):
@@ -125,5 +152,24 @@ def classify(img, ring, model):
         faces = {c["face"] for c in coins}
         result = faces.pop() if len(faces) == 1 else "odds"
         reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
-    return {"result": result, "reasons": reasons, "coins": coins,
+    return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
+            "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
+                     "angle_deg": round(ring.angle_deg, 1)},
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _distinct(others):
+    """One entry per object: a chip's spots and body can come out as two overlapping pieces."""
+    out = []
+    for o in sorted(others, key=lambda o: -o["radius"]):
+        if not any(np.hypot(o["center"][0] - p["center"][0], o["center"][1] - p["center"][1]) < p["radius"]
+                   for p in out):
+            out.append(o)
+    return out
+
+
+def _other(b, kind, inside, ring):
+    """A found object that is not a coin (for the record and the annotated picture)."""
+    r = b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2
+    return {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(float(r), 1),
+            "kind": kind, "inside": bool(inside)}

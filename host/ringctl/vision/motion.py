@@ -30,7 +30,7 @@ class MotionCheck:
             prev = grey
         moving = cv2.absdiff(grey, prev) > self.diff_level
         fg = (cv2.absdiff(grey, self._bg) > self.diff_level).astype(np.uint8) | moving.astype(np.uint8)
-        n, lbl, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        n, lbl, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(fg, 8, cv2.CV_32S, cv2.CCL_GRANA)
         min_area = 0.2 * np.pi * self._r * self._r
         tracks = []
         for k in range(1, n):

@@ -56,6 +56,13 @@ class RingModel:
     @property
     def to_plane(self):
         """2x3 affine image px -> ring plane px, in which the ring is a circle of radius axes[0]."""
+        key = (self.center, self.axes, self.angle_deg)
+        cached = getattr(self, "_to_plane", None)
+        if cached is None or cached[0] != key:   # judged per object per frame: computed once
+            cached = self._to_plane = (key, self._plane_affine())
+        return cached[1]
+
+    def _plane_affine(self):
         t = math.radians(self.angle_deg)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         lin = rot @ np.diag([1.0, self.axes[0] / self.axes[1]]) @ rot.T
@@ -254,10 +261,12 @@ def find_boundary(img):
     r_idx = np.arange(max_r)[None, :]
     st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
     rng = np.random.default_rng(0)
-    best = None
-    # per ray: the innermost strong step (print inside the ring is weaker than the wall), or
-    # failing a good ellipse through those, the strongest step; keep the better-supported fit
-    for frac in (0.8, 1.0, 0.6):
+    best, found = None, []
+    # per ray: the innermost step at least `frac` of the ray's strongest. The strongest step
+    # may be the wall's OUTER edge (a floor far from the layout's colour, a wall close to it),
+    # so every level is tried and the innermost ellipse with support all round is the boundary;
+    # print inside the ring is thin and scattered and does not make a whole ellipse.
+    for frac in (0.8, 1.0, 0.6, 0.4, 0.25):
         pts = []
         for k in range(n_ang):
             row = st[k]
@@ -275,8 +284,10 @@ def find_boundary(img):
             continue   # e.g. the wall's outer edge: what lies just inside must be layout
         if best is None or inl.sum() > best[2].sum():
             best = (np.array(pts, np.float32), e, inl)
-        if best is not None and best[2].sum() >= 0.75 * n_ang:
-            break
+        if inl.sum() >= 0.75 * n_ang:
+            found.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+    if found:
+        best = min(found, key=lambda t: t[0])[1:]
     if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout")

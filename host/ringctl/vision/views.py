@@ -21,7 +21,8 @@ from . import detect, judge
 # single-view reasons that come from counting that view's coins: recomputed over all views
 _COUNT_REASONS = ("7.3.1 fewer than two coins", "unsure: more than two coins",
                   "unsure: cannot read a coin's face", "both coins", "one head and one tail",
-                  "unsure: fewer than two coins", "unsure: only")
+                  "unsure: fewer than two coins", "unsure: only", "unsure: 0 coins found",
+                  "unsure: 1 coin found")
 STRIP_COINS = 3.0     # border strip searched for cut objects, in coin diameters
 
 
@@ -93,7 +94,8 @@ def judge_views(frames, rig, model):
         for r in out["reasons"]:
             if _is_count_reason(r):
                 continue
-            (nospin if r.startswith("7.") else unsure).append(r + tag)
+            # a view's no-spin lists only its voiding reasons; "7.3.2 a chip in the ring" is unsure
+            (nospin if out["result"] == "no-spin" else unsure).append(r + tag)
         for c in out["coins"]:
             mm = v.to_mm([c["center"]])[0]
             ppm = float(v.px_per_mm([mm])[0])

@@ -1,0 +1,300 @@
+"""Held-out ring scenes for vision: layouts, chips, coin sizes, resolutions and faces never tuned on.
+
+A second scene generator, independent of `scenes.make` (the tuning generator), with its own
+settings and seed streams (issue 12). Each SET is one "casino": a camera resolution, a range
+of coin sizes, a coin (colour and faces: the renderer's designs or real coins cut from
+scikit-image's `coins` plate) and a mix of scene kinds. Every scene has its own layout colour
+(green, blue, red/maroon, black), lighting (gradient, vignetting), defocus or motion blur,
+sensor noise and JPEG quality 70-95, and chips of the common colours (red, blue, green, black,
+purple, orange, yellow) with white edge spots, outside the ring and, in `chip-in-ring`, inside.
+
+Sets named `tune-*` were looked at while tuning; `check-*` only to find failures, never to set a
+threshold; `sealed` uses a different seed stream (SeedSequence entropy SEALED_ENTROPY), different
+size and coin ranges and a different coin, and was never looked at while tuning: only its
+counts are reported (`ring bench vision`).
+
+    spec, expect = make(seed, kind, SETS["check-1080p"])
+    img = render_frame(spec, seed)     # renderer + motion blur + JPEG
+    expect: "heads"|"tails"|"odds" (a valid spin), "no-spin" (7.3) or "unsure" (the camera has
+    no evidence either way: a coin missing from view, a chip in the ring)
+"""
+import functools
+import os
+import tempfile
+
+import cv2
+import numpy as np
+
+from . import render, scenes
+
+COIN_MM = scenes.COIN_MM
+SEALED_ENTROPY = 0x12_5EA1ED    # "sealed-1": opened (one miss looked at) after its single run
+SEALED2_ENTROPY = 0x12_5EA1E2   # "sealed": never looked at while tuning
+
+# layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
+LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
+# casino chips (BGR), all with white edge spots
+CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
+         "purple": (130, 40, 120), "orange": (30, 120, 240), "yellow": (30, 210, 230)}
+COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55, 150, 200)}
+
+KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
+WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
+
+# skimage.data.coins(): (x, y, r) of coins in the plate, pairs used as (heads, tails)
+PLATE_COINS = {"a": ((212, 194, 23), (215, 52, 22)), "b": ((244, 264, 24), (334, 44, 28))}
+
+SETS = {
+    "tune-1080p": dict(size=(1920, 1080), coin_px=(40, 90), coin="copper", faces="render:0",
+                       stream=(2, 0)),
+    "tune-4k": dict(size=(3840, 2160), coin_px=(50, 90), coin="copper", faces="render:0", stream=(2, 1)),
+    "check-1080p": dict(size=(1920, 1080), coin_px=(40, 90), coin="bronze", faces="plate:a",
+                        stream=(3, 0)),
+    "check-4k": dict(size=(3840, 2160), coin_px=(40, 90), coin="copper", faces="render:1",
+                     stream=(3, 1)),
+    "sealed-1": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED_ENTROPY),
+    "sealed": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED2_ENTROPY),
+}
+
+
+def set_seeds(cfg, n):
+    """`n` scene seeds of a set's own stream (ints; `sealed` from a SeedSequence)."""
+    ss = np.random.SeedSequence(cfg["stream"] if isinstance(cfg["stream"], int) else list(cfg["stream"]))
+    return [int(s.generate_state(1)[0]) for s in ss.spawn(n)]
+
+
+@functools.lru_cache(maxsize=4)
+def plate_faces(which):
+    """{"heads": path, "tails": path}: two real coins cut from scikit-image's `coins` plate."""
+    from skimage import data
+    grey = data.coins()
+    d = os.path.join(tempfile.gettempdir(), f"ringctl-plate-faces-{os.getuid()}")
+    os.makedirs(d, exist_ok=True)
+    out = {}
+    for face, (x, y, r) in zip(("heads", "tails"), PLATE_COINS[which]):
+        p = os.path.join(d, f"{which}-{face}.png")
+        if not os.path.exists(p):
+            cv2.imwrite(p, grey[y - r:y + r + 1, x - r:x + r + 1])
+        out[face] = p
+    return out
+
+
+def coin_style(cfg):
+    style = {"color": list(COIN_COLOURS[cfg["coin"]]), "thickness": 0.12}
+    src, _, arg = cfg["faces"].partition(":")
+    if src == "plate":
+        style["face_images"] = plate_faces(arg)
+    else:
+        style["design"] = int(arg or 0)
+    return style
+
+
+def _site(rng, cfg, seed):
+    """The static scene (ring, layout, floor, light, camera) with a coin size from the set's range."""
+    size = cfg["size"] or ((1920, 1080) if rng.random() < 0.6 else (3840, 2160))
+    w, h = size
+    coin_d = float(rng.uniform(*cfg["coin_px"]))
+    ring_r = float(rng.uniform(0.38, 0.45) * min(w, h))
+    ring_r = min(ring_r, coin_d / 2 * 40)   # a real ring is ~100 coins across: never beyond 40 radii here
+    names = cfg.get("layouts") or list(LAYOUTS)
+    name = names[int(rng.integers(len(names)))]
+    col = np.clip(np.array(LAYOUTS[name]) * rng.uniform(0.8, 1.2, 3), 0, 255).round().tolist()
+    spec = {"size": [w, h],
+            "ring": {"radius": ring_r, "center": [w / 2 + rng.uniform(-0.02, 0.02) * w,
+                                                  h / 2 + rng.uniform(-0.02, 0.02) * h],
+                     "wall_px": ring_r * rng.uniform(0.05, 0.1),
+                     "wall_color": np.clip(np.array([45, 85, 135]) * rng.uniform(0.6, 1.3), 0, 255).tolist()},
+            "layout": {"color": col, "texture": ["plain", "felt", "pattern"][int(rng.integers(3))],
+                       "strength": float(rng.uniform(0.03, 0.12)), "seed": int(seed % 89)},
+            "floor": {"color": np.clip(np.array([95, 100, 110]) * rng.uniform(0.5, 1.4, 3), 0, 255).tolist(),
+                      "strength": float(rng.uniform(0.05, 0.2)), "seed": int(seed % 83) + 1},
+            "lighting": {"gain": float(rng.uniform(0.75, 1.2)),
+                         "gradient": [float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))],
+                         "vignette": float(rng.uniform(0.05, 0.5)), "light_az_deg": float(rng.uniform(0, 360)),
+                         "light_elev_deg": float(rng.uniform(55, 88)), "shadows": []},
+            "coin_style": coin_style(cfg), "coins": [], "chips": [],
+            "noise": float(rng.uniform(0.5, 4)), "jpeg": None,
+            "blur": float(rng.uniform(0.4, 1.3)) if rng.random() < 0.3 else 0.0}
+    if rng.random() < 0.25:
+        spec["ring"]["ellipse"] = {"ratio": float(rng.uniform(0.8, 0.96)), "angle_deg": float(rng.uniform(0, 180))}
+    spec["_post"] = {"jpeg": int(rng.integers(70, 96)),
+                     "motion": [float(rng.uniform(1, 5)), float(rng.uniform(0, 180))] if rng.random() < 0.3 else None}
+    spec["_coin_r"] = coin_d / 2
+    return spec
+
+
+def ring_mm(spec):
+    """The ring diameter (mm) that makes a COIN_MM coin the size this scene draws."""
+    return COIN_MM * spec["ring"]["radius"] / spec["_coin_r"]
+
+
+def _to_image(spec, p):
+    m = render.plane_to_image(render.full_spec(spec))
+    return (m @ np.array([p[0], p[1], 1.0])).tolist()
+
+
+def _in_ring(rng, c0, max_d):
+    d = np.sqrt(rng.random()) * max_d
+    a = rng.uniform(0, 2 * np.pi)
+    return c0 + d * np.array([np.cos(a), np.sin(a)])
+
+
+def _coin(rng, spec, p, r, **kw):
+    c = {"center_px": _to_image(spec, p), "radius_px": float(r * rng.uniform(0.985, 1.015)),
+         "face": ["heads", "tails"][int(rng.integers(2))], "rotation_deg": float(rng.uniform(0, 360))}
+    c.update(kw)
+    return c
+
+
+def _chip(rng, spec, p, r, colour=None):
+    name = colour or list(CHIPS)[int(rng.integers(len(CHIPS)))]
+    return {"center_px": _to_image(spec, p), "radius_px": float(r * rng.uniform(1.2, 1.4)), "kind": "chip",
+            "color": np.clip(np.array(CHIPS[name]) * rng.uniform(0.85, 1.15), 0, 255).tolist(),
+            "spots": [235, 235, 235], "n_spots": int(rng.choice([4, 6, 8])), "name": name}
+
+
+def _clear(p, r, taken):
+    return all(np.hypot(*(p - q)) > r + rq + 2 for q, rq in taken)
+
+
+def make(seed, kind, cfg):
+    """(spec, expected result) of one scene of `kind` (KINDS; None = random by WEIGHTS)."""
+    rng = np.random.default_rng([seed, 12])
+    spec = _site(np.random.default_rng([seed, 1]), cfg, seed)
+    if kind is None:
+        kind = KINDS[int(rng.choice(len(KINDS), p=np.array(WEIGHTS) / sum(WEIGHTS)))]
+    r, R = spec["_coin_r"], spec["ring"]["radius"]
+    c0 = np.array(spec["ring"]["center"])
+    wall = spec["ring"]["wall_px"]
+    taken = []
+
+    def place(max_d, rr, gap=0.3):
+        for _ in range(500):
+            p = _in_ring(rng, c0, max_d)
+            if _clear(p, rr * (1 + gap), taken):
+                taken.append((p, rr))
+                return p
+        raise RuntimeError("no room in the ring")
+
+    coins = []
+    inner = R - r - max(0.3 * r, 4)
+    if kind in ("valid", "chip-in-ring", "tilted"):
+        coins = [_coin(rng, spec, place(inner, r), r), _coin(rng, spec, place(inner, r), r)]
+        if kind == "tilted":
+            coins[1].update(tilt_deg=float(rng.uniform(25, 60)), tilt_axis_deg=float(rng.uniform(0, 180)))
+    elif kind == "one":
+        coins = [_coin(rng, spec, place(inner, r), r)]
+    elif kind in ("outside", "rim", "leaning"):
+        u = rng.uniform(0, 2 * np.pi)
+        u = np.array([np.cos(u), np.sin(u)])
+        w, h = spec["size"]
+        if kind == "outside":
+            for _ in range(200):
+                p = c0 + (R + wall + r * rng.uniform(1.3, 3)) * u
+                q = _to_image(spec, p)
+                if r < q[0] < w - r and r < q[1] < h - r:
+                    break
+                u = rng.uniform(0, 2 * np.pi)
+                u = np.array([np.cos(u), np.sin(u)])
+            extra = _coin(rng, spec, p, r)
+        elif kind == "rim":
+            p = c0 + (R + r * rng.uniform(-0.5, 0.6)) * u
+            extra = _coin(rng, spec, p, r)
+        else:
+            tilt = float(rng.uniform(55, 80))
+            p = c0 + (R - r * np.cos(np.deg2rad(tilt))) * u
+            extra = _coin(rng, spec, p, r, leaning=True, tilt_deg=tilt)
+        taken.append((p, 1.5 * r))
+        coins = [_coin(rng, spec, place(inner, r), r), extra]
+    elif kind == "stacked":
+        a = place(inner, 2 * r)
+        ang = rng.uniform(0, 2 * np.pi)
+        top = a + rng.uniform(0.15, 0.8) * r * np.array([np.cos(ang), np.sin(ang)])
+        coins = [_coin(rng, spec, a, r), _coin(rng, spec, top, r, on_top_of=0, tilt_deg=float(rng.uniform(3, 7)),
+                                                  tilt_axis_deg=float(np.rad2deg(ang)) + 90)]
+    elif kind == "touching":
+        a = place(inner - 2 * r, 2.2 * r)
+        ang = rng.uniform(0, 2 * np.pi)
+        b = a + 2 * r * rng.uniform(0.97, 0.995) * np.array([np.cos(ang), np.sin(ang)])
+        coins = [_coin(rng, spec, a, r, radius_px=r), _coin(rng, spec, b, r, radius_px=r)]
+    else:
+        raise ValueError(f"unknown scene kind {kind!r}; one of {', '.join(KINDS)}")
+    spec["coins"] = coins
+    chips = []
+    if kind == "chip-in-ring":
+        chips.append(_chip(rng, spec, place(inner - 0.5 * r, 1.45 * r), r))
+    # chips on the floor: near the wall (where they confuse most) and anywhere in view
+    w, h = spec["size"]
+    m = render.plane_to_image(render.full_spec(spec))
+    for _ in range(int(rng.integers(2, 7)) * 30):
+        if len(chips) >= (1 if kind == "chip-in-ring" else 0) + 4:
+            break
+        if rng.random() < 0.6:
+            a = rng.uniform(0, 2 * np.pi)
+            p = c0 + (R + wall + r * rng.uniform(1.5, 4)) * np.array([np.cos(a), np.sin(a)])
+        else:
+            p = np.linalg.solve(m[:, :2], np.array([rng.uniform(0, w), rng.uniform(0, h)]) - m[:, 2])
+        q = _to_image(spec, p)
+        if not (2 * r < q[0] < w - 2 * r and 2 * r < q[1] < h - 2 * r):
+            continue
+        if np.hypot(*(p - c0)) < R + wall + 1.5 * r or not _clear(p, 1.5 * r, taken):
+            continue
+        taken.append((p, 1.45 * r))
+        chips.append(_chip(rng, spec, p, r))
+    spec["chips"] = chips
+    spec["kind"] = kind
+    truth = render._truth(render.full_spec(spec), render.plane_to_image(render.full_spec(spec)))
+    expect = truth["result"]
+    if kind in ("one", "chip-in-ring"):
+        expect = "unsure"
+    return spec, expect
+
+
+def _render_spec(spec):
+    return {k: v for k, v in spec.items() if not k.startswith("_") and k != "kind"}
+
+
+def post(img, spec):
+    """Camera effects the renderer does not make: motion blur (camera shake), then JPEG."""
+    p = spec.get("_post") or {}
+    if p.get("motion"):
+        length, ang = p["motion"]
+        n = int(np.ceil(length)) | 1
+        k = np.zeros((n, n), np.float32)
+        c = n // 2
+        d = np.array([np.cos(np.deg2rad(ang)), np.sin(np.deg2rad(ang))]) * length / 2
+        cv2.line(k, (int(round(c - d[0])), int(round(c - d[1]))), (int(round(c + d[0])), int(round(c + d[1]))),
+                 1.0, 1, cv2.LINE_AA)
+        img = cv2.filter2D(img, -1, k / k.sum())
+    if p.get("jpeg"):
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(p["jpeg"])])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+def render_frame(spec, seed):
+    """The camera frame of a scene spec (renderer, then `post`)."""
+    img, _ = render.render_scene(_render_spec(spec), np.random.default_rng([seed, 2]))
+    return post(img, spec)
+
+
+def empty_frame(spec, seed):
+    """The same ring empty (no coins, chips or shadows), as the technician photographs it."""
+    sp = dict(_render_spec(spec), coins=[], chips=[])
+    sp["lighting"] = dict(spec["lighting"], shadows=[])
+    img, _ = render.render_scene(sp, np.random.default_rng([seed, 3]))
+    return post(img, dict(spec, _post=dict(spec["_post"], motion=None)))
+
+
+def training_frames(cfg, face, n, seed=0):
+    """`n` photos of ONE coin lying flat, showing `face`, at the set's first training site."""
+    site = _site(np.random.default_rng([seed, 1, 77]), cfg, seed)
+    out = []
+    for k in range(n):
+        rng = np.random.default_rng([seed, k, face == "tails", 5])
+        sp = dict(site, coins=[], chips=[])
+        r, R = sp["_coin_r"], sp["ring"]["radius"]
+        p = _in_ring(rng, np.array(sp["ring"]["center"]), R - 2 * r)
+        sp["coins"] = [_coin(rng, sp, p, r, face=face)]
+        out.append(render_frame(sp, seed * 1000 + k))
+    return site, out

@@ -1,0 +1,78 @@
+"""The held-out scene generator (issue 12): its own seed streams, every layout colour, chips of
+every common colour with white edge spots inside and outside the ring, coins 40-90 px, 1080p and
+4K, uneven light, vignetting, motion blur, JPEG 70-95, rendered and real (scikit-image) faces."""
+import cv2
+import numpy as np
+
+from ringctl.sim import heldout
+from ringctl.sim import render, scenes
+
+
+def _specs(name, n=60):
+    cfg = heldout.SETS[name]
+    return [heldout.make(s, None, cfg) for s in heldout.set_seeds(cfg, n)]
+
+
+def test_seed_streams_are_separate_and_fixed():
+    seeds = {name: heldout.set_seeds(cfg, 200) for name, cfg in heldout.SETS.items()}
+    assert seeds == {name: heldout.set_seeds(cfg, 200) for name, cfg in heldout.SETS.items()}
+    names = list(seeds)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not set(seeds[a]) & set(seeds[b]), (a, b)
+        assert not set(seeds[a]) & set(scenes.TRAIN_SEEDS) & set(scenes.HELDOUT_SEEDS)
+
+
+def test_sets_cover_what_the_issue_lists():
+    specs = _specs("check-1080p", 80) + _specs("sealed", 40)
+    kinds = {sp["kind"] for sp, _ in specs}
+    assert kinds == set(heldout.KINDS)
+    chips = [c for sp, _ in specs for c in sp["chips"]]
+    assert {c["name"] for c in chips} == set(heldout.CHIPS)
+    assert all(c["spots"] == [235, 235, 235] for c in chips)
+    layouts = {min(heldout.LAYOUTS, key=lambda k: np.abs(np.subtract(sp["layout"]["color"],
+                                                                    heldout.LAYOUTS[k])).sum())
+               for sp, _ in specs}
+    assert layouts == set(heldout.LAYOUTS)
+    d = [2 * sp["_coin_r"] for sp, _ in specs]
+    assert 40 <= min(d) < 45 and 85 < max(d) <= 90
+    assert {tuple(sp["size"]) for sp, _ in specs} == {(1920, 1080), (3840, 2160)}
+    q = [sp["_post"]["jpeg"] for sp, _ in specs]
+    assert min(q) >= 70 and max(q) <= 95 and max(q) - min(q) > 15
+    assert any(sp["_post"]["motion"] for sp, _ in specs) and any(sp["lighting"]["vignette"] > 0.3 for sp, _ in specs)
+    assert all(sp["coin_style"].get("face_images") for sp, _ in specs)   # both sets use real coin faces
+
+
+def test_expected_results_follow_the_evidence_rule():
+    for sp, expect in _specs("tune-1080p", 120):
+        full = render.full_spec(heldout._render_spec(sp))
+        truth = render._truth(full, render.plane_to_image(full))
+        c0, R = np.array(sp["ring"]["center"]), sp["ring"]["radius"]
+        if sp["kind"] == "chip-in-ring":
+            m = np.linalg.inv(np.vstack([render.plane_to_image(full), [0, 0, 1]]))[:2]
+            inside = [c for c in sp["chips"] if np.hypot(*(m[:, :2] @ c["center_px"] + m[:, 2] - c0)) < R]
+            assert len(inside) == 1 and truth["result"] in ("heads", "tails", "odds")
+            assert expect == "unsure"
+        elif sp["kind"] == "one":
+            assert expect == "unsure"      # a coin not in view is no evidence of a void
+        elif sp["kind"] == "valid":
+            assert expect in ("heads", "tails", "odds")
+        else:
+            assert expect == "no-spin"
+
+
+def test_frames_render_with_real_coin_faces_and_camera_effects():
+    cfg = dict(heldout.SETS["check-1080p"])
+    spec, _ = heldout.make(heldout.set_seeds(cfg, 1)[0], "chip-in-ring", cfg)
+    faces = spec["coin_style"]["face_images"]
+    assert cv2.imread(faces["heads"]).shape[0] > 40 and faces["heads"] != faces["tails"]
+    spec["_post"] = {"jpeg": 70, "motion": [4.0, 30.0]}
+    img = heldout.render_frame(spec, 1)
+    sharp = heldout.render_frame(dict(spec, _post={"jpeg": None, "motion": None}), 1)
+    assert img.shape == (1080, 1920, 3)
+    lap = [cv2.Laplacian(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var() for x in (img, sharp)]
+    assert lap[0] < 0.8 * lap[1]      # motion blur and JPEG soften the frame
+    x, y = (int(v) for v in spec["chips"][0]["center_px"])
+    r = int(spec["chips"][0]["radius_px"])
+    ring = sharp[y - r:y + r, x - r:x + r].reshape(-1, 3)
+    assert (ring.min(axis=1) > 150).sum() > 10          # white edge spots on the chip

@@ -1,0 +1,64 @@
+"""Chips are not coins (issue 12): chips of every common colour with white edge spots lying just
+outside the ring leave a valid spin called; a chip in the ring, even one of the layout's own
+colour, is named ("7.3.2 a chip in the ring") while the coins are still read."""
+import numpy as np
+import pytest
+
+from ringctl.sim import heldout
+from ringctl.vision import judge, ring as ringmod
+from ringctl.sim.vision_bench import heldout_model
+
+CFG = dict(size=(1920, 1080), coin_px=(56, 56.01), coin="copper", faces="render:0", stream=(41, 1))
+
+
+@pytest.fixture(scope="module")
+def model():
+    return heldout_model(CFG, n=6)
+
+
+def _scene(seed, kind, layout):
+    cfg = dict(CFG, layouts=[layout])
+    spec, expect = heldout.make(heldout.set_seeds(dict(cfg, stream=(41, seed)), 1)[0], kind, cfg)
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    return spec, expect, rm
+
+
+def _ring_chips(spec, colours, d_coins):
+    """One chip of each colour in a circle `d_coins` coin radii outside the ring's edge."""
+    c0, R, r = np.array(spec["ring"]["center"]), spec["ring"]["radius"], spec["_coin_r"]
+    chips = []
+    for i, name in enumerate(colours):
+        a = 2 * np.pi * (i + 0.5) / len(colours)
+        p = c0 + (R + spec["ring"]["wall_px"] + d_coins * r) * np.array([np.cos(a), np.sin(a)])
+        chips.append({"center_px": heldout._to_image(spec, p), "radius_px": 1.3 * r, "kind": "chip",
+                      "color": list(heldout.CHIPS[name]), "spots": [235, 235, 235], "n_spots": 6, "name": name})
+    return chips
+
+
+@pytest.mark.parametrize("layout", ["green", "maroon"])
+def test_chips_of_every_colour_just_outside_leave_a_valid_spin_called(model, layout):
+    spec, expect, rm = _scene(1, "valid", layout)
+    spec["chips"] = _ring_chips(spec, list(heldout.CHIPS), 2.0)
+    spec["_post"] = {"jpeg": 85, "motion": None}
+    v = judge.classify(heldout.render_frame(spec, 1), rm, model)
+    assert expect in ("heads", "tails", "odds")
+    assert v["result"] == expect, v
+    assert len(v["coins"]) == 2
+    assert not any("may or may not be a coin" in r for r in v["reasons"])
+
+
+@pytest.mark.parametrize("layout,chip,named", [("blue", "blue", True), ("green", "orange", True),
+                                               ("black", "black", False)])
+def test_a_chip_in_the_ring_is_named_and_the_coins_still_read(model, layout, chip, named):
+    """Black on black shows only its edge spots: not named, but still never a call."""
+    spec, expect, rm = _scene(2, "chip-in-ring", layout)
+    inside = spec["chips"][0]
+    inside.update(color=list(heldout.CHIPS[chip]), name=chip)
+    v = judge.classify(heldout.render_frame(spec, 2), rm, model)
+    assert v["result"] == "unsure", v
+    if named:
+        assert "7.3.2 a chip in the ring: boxer to check whether a coin hit it" in v["reasons"], v
+        assert [o["kind"] for o in v["others"] if o["inside"]] == ["chip"]
+    else:
+        assert any(o["inside"] for o in v["others"]), v
+    assert len(v["coins"]) == 2 and all(c["face"] for c in v["coins"])

@@ -1,0 +1,35 @@
+"""Held-out scenes from the independent generator (issue 12; thresholds were not set on these):
+no wrong call and no void without evidence, every valid spin called. The full sets and their
+per-kind confusion are printed by `ring bench vision --json`."""
+from ringctl.sim import heldout
+from ringctl.sim.vision_bench import Tally, heldout_model, heldout_scenes, score
+from ringctl.vision import judge
+
+
+def test_score_counts_a_void_of_a_valid_spin_as_wrong():
+    assert score("heads", "heads") == "right" and score("unsure", "odds") == "unsure"
+    assert score("no-spin", "odds") == "voided" and score("tails", "no-spin") == "wrong"
+    assert score("no-spin", "unsure") == "voided" and score("unsure", "no-spin") == "unsure"
+    t = Tally()
+    t.add(1, "valid", "odds", {"result": "no-spin", "reasons": [], "ms": 1.0})
+    t.add(2, "rim", "no-spin", {"result": "unsure", "reasons": [], "ms": 1.0})
+    s = t.summary()
+    assert s["wrong_including_voided"] == 1 and s["called_fraction_of_valid"] == 1.0
+    assert s["flagged_fraction_of_invalid"] == 1.0 and s["no_spin_fraction_of_invalid"] == 0.0
+    assert s["per_kind"] == {"rim": {"no-spin->unsure": 1}, "valid": {"odds->no-spin": 1}}
+
+
+def test_check_1080p_sample_real_coin_faces():
+    cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 1))   # the set's settings, fresh seeds
+    model = heldout_model(heldout.SETS["check-1080p"], n=6)
+    t = Tally()
+    for seed, kind, expect, rm, img in heldout_scenes(cfg, 10):
+        if rm is None:
+            t.calibration_failure(seed, kind)
+            continue
+        t.add(seed, kind, expect, judge.classify(img, rm, model))
+    s = t.summary()
+    assert s["wrong_including_voided"] == 0, t.misses
+    assert s["calibration_failed"] <= 1
+    assert s["valid"] >= 3 and s["called_fraction_of_valid"] == 1.0, t.misses
+    assert s["flagged_fraction_of_invalid"] == 1.0, t.misses

@@ -1,0 +1,77 @@
+"""Training (issue 12): any coin 40-120 px across on any layout colour, at 1080p and 4K; a refused
+photo says why (including a wrong calibration scale) and gets an annotated picture."""
+import cv2
+import numpy as np
+import pytest
+
+from ringctl.errors import UserError
+from ringctl.sim import heldout
+from ringctl.vision import faceid, ring as ringmod
+
+
+def _site_photos(size, coin_px, layout, n=4, seed=5):
+    cfg = dict(size=size, coin_px=(coin_px, coin_px + 0.01), coin="copper", faces="render:0",
+               stream=(9, 9), layouts=[layout])
+    photos = {}
+    for face in ("heads", "tails"):
+        site, photos[face] = heldout.training_frames(cfg, face, n, seed=seed)
+    empty = heldout.empty_frame(site, seed)
+    rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(site))
+    rm.empty = empty
+    return rm, photos
+
+
+@pytest.mark.parametrize("size,coin_px,layout", [
+    ((3840, 2160), 80, "green"),       # the photo once refused with "found 0 coin-like objects"
+    ((1920, 1080), 40, "black"),
+    ((1920, 1080), 120, "maroon"),
+])
+def test_train_any_coin_size_on_any_layout(size, coin_px, layout):
+    rm, photos = _site_photos(size, coin_px, layout)
+    assert abs(2 * rm.coin_radius_px * rm.axes[1] / rm.axes[0] - coin_px) < 0.1 * coin_px
+    model = faceid.train(photos["heads"], photos["tails"], rm)
+    assert model.report["loo_errors"] == 0
+    assert 0.9 < model.radius_ratio < 1.15
+    for face in ("heads", "tails"):   # the photos read back as their own face
+        b, f = faceid._one_coin(photos[face][0], rm, "p")
+        assert model.read(f)[0] == face
+
+
+def test_wrong_scale_is_refused_as_a_scale_problem():
+    rm, photos = _site_photos((1920, 1080), 60, "green")
+    wrong = ringmod.calibrate(rm.empty, ring_mm=rm.ring_mm * 1.6)   # the ring's size mistyped
+    with pytest.raises(faceid.TrainingPhotoError, match="measures 6[0-9] px across but the ring calibration "
+                                                        "expects 3[0-9] px") as exc:
+        faceid.train(photos["heads"], photos["tails"], wrong)
+    assert [c["radius"] > 25 for c in exc.value.found["coins"]] == [True]
+
+
+def test_refused_photo_gets_an_annotated_picture(tmp_path, capsys):
+    from ringctl.cli import main
+    rm, photos = _site_photos((1920, 1080), 60, "blue")
+    rm.save(tmp_path / "ring.json")
+    for face in ("heads", "tails"):
+        (tmp_path / face).mkdir()
+        for i, img in enumerate(photos[face]):
+            cv2.imwrite(str(tmp_path / face / f"{i}.png"), img)
+    # a second coin in one heads photo: pasted from the same photo, well inside the ring
+    bad = photos["heads"][1].copy()
+    b, _ = faceid._one_coin(bad, rm, "p")
+    x, y, r = int(b.center[0]), int(b.center[1]), int(b.axes[0] * 1.3)
+    tx, ty = int(rm.center[0]), int(rm.center[1])
+    if abs(tx - x) < 4 * r and abs(ty - y) < 4 * r:
+        tx += 6 * r if tx < x else -6 * r
+    bad[ty - r:ty + r, tx - r:tx + r] = bad[y - r:y + r, x - r:x + r]
+    cv2.imwrite(str(tmp_path / "heads" / "1.png"), bad)
+    rc = main(["vision", "train", "--heads", str(tmp_path / "heads"), "--tails", str(tmp_path / "tails"),
+               "--ring", str(tmp_path / "ring.json"), "-o", str(tmp_path / "model.json")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "found 2 coin-like objects" in err and "1.png" in err, err
+    pic = tmp_path / "refused" / "1.annotated.png"
+    assert str(pic) in err
+    drawn = cv2.imread(str(pic))
+    assert drawn.shape == bad.shape and not np.array_equal(drawn, bad)
+    assert not (tmp_path / "model.json").exists()
+    with pytest.raises(UserError):
+        faceid.train(photos["heads"][:3], photos["tails"], rm)
