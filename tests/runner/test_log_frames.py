@@ -27,9 +27,13 @@ def test_frames_of_one_spin_as_jpeg_files_with_its_records(host, tmp_path, capsy
     assert "spin 2: 3 frame(s)" in capsys.readouterr().out
     files = sorted(os.listdir(out))
     jpgs = [f for f in files if f.endswith(".jpg")]
-    assert len(jpgs) == host.stills and all(f.startswith("spin0002-frame") for f in jpgs)
+    raw = [f for f in jpgs if not f.endswith("-annotated.jpg")]
+    assert all(f.startswith("spin0002-frame") for f in jpgs)
+    # each deciding still frame, and its annotated copy kept beside it by ring run (issue 12)
+    assert len(raw) == host.stills and len(jpgs) == 2 * host.stills
     for f in jpgs:
         assert cv2.imread(str(out / f)) is not None                  # a real image
+    for f in raw:
         verdict = json.loads((out / f.replace(".jpg", ".json")).read_text())
         assert verdict["result"] == "heads"
     lines = (out / "spin0002-records.txt").read_text().splitlines()
@@ -44,11 +48,12 @@ def test_frames_of_one_spin_as_jpeg_files_with_its_records(host, tmp_path, capsy
 
 def test_annotated_copies_are_named_and_bad_outputs_are_one_line(host, tmp_path, capsys):  # noqa: F811
     two_spins(host)
+    kept = host.stills                      # ring run's own annotated copies (issue 12)
     jpg = cv2.imencode(".jpg", cv2.UMat(8, 8, cv2.CV_8UC3).get())[1].tobytes()
     host.log.append("frame", {"spin": 1, "meta": {"result": "heads", "annotated": True}}, blob=jpg)
     out = tmp_path / "s1"
     assert main(["log", "frames", "--db", host.log.path, "--spin", "1", "-o", str(out)]) == 0
-    assert len([f for f in os.listdir(out) if f.endswith("-annotated.jpg")]) == 1
+    assert len([f for f in os.listdir(out) if f.endswith("-annotated.jpg")]) == kept + 1
     capsys.readouterr()
     for args, words in ((["--spin", "9", "-o", str(tmp_path / "x")], "no records of spin 9"),
                         (["--spin", "1", "-o", str(out)], "already exists"),
