@@ -144,7 +144,7 @@ def run(spins, viewers, seed):
                 show(server.url + "/")
                 time.sleep(1.0)                       # sockets open, first frames in
                 f0, t0, e0 = frames(), time.monotonic(), server.app.state.console.camera.encoded
-                seed_w = int(rng.integers(1 << 30))
+                seed_w = seed_a         # the same toss watched: its flight is not the viewers' cost
                 views = ViewRate(demo.host)
                 rec = timed("watched", lambda: demo.play_spin(seed=seed_w))
                 view_rates.append(views.stop())
