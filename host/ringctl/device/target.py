@@ -48,9 +48,15 @@ class FlashDirTarget:
 
     def __init__(self, flash_dir):
         self.root = Path(flash_dir)
-        if not self.root.is_dir():
-            raise UserError(f"flash dir {self.root} does not exist; start the simulated board "
-                            "first or pass the --flash-dir it printed")
+        # A missing folder is a fresh board's empty flash: provision or deploy may come first.
+        if self.root.exists() and not self.root.is_dir():
+            raise UserError(f"--flash-dir {self.root} is a file, not a folder; give the "
+                            "simulated board's flash folder")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create flash dir {self.root} ({exc.strerror}); give a "
+                            "writable folder", code=1) from None
         self.name = f"flash dir {self.root}"
 
     def read(self, remote):
@@ -92,7 +98,8 @@ class FlashDirTarget:
                 p.unlink()
 
     def reset(self):
-        """The simulated board re-reads its flash when restarted; nothing to do here."""
+        """A running simulated board is reset by the caller over the link (cmd_deploy); one
+        that is not running reads the new files when started."""
 
 
 class MpremoteTarget:

@@ -20,6 +20,10 @@ def resolve_port(spec, serial_number=None):
     rfc2217://HOST:PORT) or 'auto'. UserError when nothing fits."""
     if spec and spec != "auto":
         return spec
+    if serial_number:
+        sim = sim_port_for_device(serial_number)
+        if sim:
+            return sim
     found = boards()
     if serial_number:
         found = [b for b in found if b["serial"] == serial_number.upper()]
@@ -68,6 +72,27 @@ def sim_device_id_for_port(port):
         return dev
     except (OSError, ValueError):
         return None
+
+
+def sim_port_for_device(device_id):
+    """The pty of the running simulated board with this device id (newest first), or None:
+    `--flash-dir DIR` names a board without the technician copying its /dev/pts path."""
+    if not device_id:
+        return None
+    found = []
+    for f in _sim_registry().iterdir():
+        try:
+            dev, pid = f.read_text().split()[:2]
+            if dev != device_id:
+                continue
+            os.kill(int(pid), 0)
+            found.append((f.stat().st_mtime, "/" + f.name.replace("_", "/")))
+        except (OSError, ValueError):
+            continue
+    for _, port in sorted(found, reverse=True):
+        if os.path.exists(port):
+            return port
+    return None
 
 
 def device_id_for_port(port):
