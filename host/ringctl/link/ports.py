@@ -95,6 +95,14 @@ def sim_port_for_device(device_id):
     return None
 
 
+def sim_device_id_for_flash(flash_dir):
+    """Device id a simulated board keeps in its flash dir (<flash>/device_id), or None."""
+    try:
+        return (Path(flash_dir) / "device_id").read_text().strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def device_id_for_port(port):
     """Device id of the board on `port`: its USB serial number, or a simulated board's id."""
     return serial_for_port(port) or sim_device_id_for_port(port)

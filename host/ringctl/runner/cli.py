@@ -145,8 +145,8 @@ def _board(args, cfg):
     (USB serial number or the simulated board's id), so no --serial is needed to find the key."""
     from ..link.ports import device_id_for_port, resolve_port, sim_port_for_device
     if args.flash_dir:
-        from ..device.devlink import sim_device_id
-        dev = sim_device_id(args.flash_dir)
+        from ..link.ports import sim_device_id_for_flash
+        dev = sim_device_id_for_flash(args.flash_dir)
         port = sim_port_for_device(dev)
         if port is None:
             raise UserError(f"no simulated board is running on flash dir {args.flash_dir}; "
