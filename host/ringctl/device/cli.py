@@ -231,8 +231,10 @@ def cmd_provision(args):
               "surveillance office's copy is %s: hand it over and keep it off this host"
               % (wfp, args.witness_copy))
     if args.flash_dir:
-        print("restart the simulated board (ring sim board --flash %s) so it loads the new key"
-              % args.flash_dir)
+        from ..link.ports import sim_port_for_device
+        running = sim_port_for_device(dev) is not None
+        print("%s the simulated board (ring sim board --flash %s) so it loads the new key"
+              % ("restart" if running else "start", args.flash_dir))
     elif not escaped:
         print("reset the board (power cycle) so the controller loads the new key")
     return 0
