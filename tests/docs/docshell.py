@@ -88,6 +88,7 @@ class DocShell:
         want = int(m.group(1)) if (m := re.search(r"\bexit (\d+)", comment)) else 0
         words = ring_words(cmd) or []
         stdin = next((v for k, v in self.stdin_for.items() if words[:len(k)] == list(k)), "")
+        t0 = time.monotonic()
         if isinstance(stdin, list):          # typed lines, each after a pause
             p = subprocess.Popen(line, shell=True, cwd=self.dir, env=self.env, text=True,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -101,7 +102,7 @@ class DocShell:
         else:
             proc = subprocess.run(line, shell=True, cwd=self.dir, env=self.env, input=stdin,
                                   capture_output=True, text=True, timeout=timeout)
-        self.log.append((cmd, proc.returncode, proc.stdout + proc.stderr))
+        self.log.append((cmd, proc.returncode, round(time.monotonic() - t0, 1)))
         assert proc.returncode == want, "%s -> exit %d (documented %d)\n%s%s" % (
             cmd, proc.returncode, want, proc.stdout[-3000:], proc.stderr[-3000:])
         assert "Traceback" not in proc.stderr, proc.stderr

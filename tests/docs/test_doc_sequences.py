@@ -37,6 +37,7 @@ def test_the_documented_sim_commissioning_runs_as_written(tmp_path):
                 out.setdefault(" ".join((ring_words(cmd) or [cmd])[:2]), []).append(proc.stdout)
     finally:
         sh.close()
+        print("\n".join("%5.1fs exit %d  %s" % (t, rc, c) for c, rc, t in sh.log))
     # Provision made a key the board and the host share; deploy reset the running board onto
     # the new image and confirmed its hash; the doctor found the board from --flash-dir.
     assert "provisioned device SIM" in out["device provision"][0]

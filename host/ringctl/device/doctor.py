@@ -517,12 +517,19 @@ def register(subparsers):
                    "log): each is checked, and the doctor records into that log")
     p.add_argument("--log", help="audit log the doctor records into and whose disk it checks "
                    "(default: the config's, else $RING_HOME/audit.db)")
-    p.add_argument("--light-hold", type=float, default=0.7,
-                   help="seconds each light state stays on for the technician to see")
+    p.add_argument("--light-hold", type=float, default=None,
+                   help="seconds each light state stays on for the technician to see "
+                   "(default 0.7; 0 for a simulated board, whose light nobody watches)")
     p.add_argument("--walk-test", type=int, default=0, metavar="SECONDS",
                    help="also wait this long for the technician to break every beam")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
+
+
+def _light_hold(args, device_id):
+    if args.light_hold is not None:
+        return args.light_hold
+    return 0.0 if str(device_id or "").upper().startswith("SIM") else 0.7
 
 
 def run(args):
@@ -570,7 +577,7 @@ def run(args):
         return devlink.open_link(port, device_id, log=open_log(log_path),
                                  key_file=cfg.get("key"))
     report = diagnose(opener, pm, camera_spec=args.camera or cfg.get("camera"), zone=zone,
-                      build_image=build_image, light_hold=args.light_hold,
+                      build_image=build_image, light_hold=_light_hold(args, device_id),
                       device_id=device_id, walk_s=args.walk_test, log_path=log_path,
                       rig_path=args.rig or cfg.get("rig"),
                       say=lambda m: print(m, file=sys.stderr, flush=True), config=cfg)
