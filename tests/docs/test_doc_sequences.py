@@ -43,6 +43,8 @@ def test_the_documented_sim_commissioning_runs_as_written(tmp_path):
     assert "provisioned device SIM" in out["device provision"][0]
     assert re.search(r"board runs image [0-9a-f]{16}", out["device deploy"][-1])
     assert "link up on /dev/pts/" in out["link status"][0]
+    assert out["vision train"][0].startswith("saved the face model coins.model\n"
+                                              "The two faces separate well")
     no_camera, full = out["doctor --flash-dir"]
     assert no_camera.rstrip().endswith("NOT ready for play (not checked: camera)")
     assert "OK    image vs build         board runs the current build" in full

@@ -38,6 +38,7 @@ def register(subparsers):
     t.add_argument("-o", "--output", required=True, metavar="MODEL")
     t.add_argument("--annotate", metavar="DIR", help="where a refused photo's annotated picture goes "
                    "(default: next to MODEL)")
+    t.add_argument("--json", action="store_true", help="the cross-validation figures as JSON")
     t.set_defaults(func=cmd_train)
     k = sub.add_parser("classify", help="judge still images: heads, tails, odds, no-spin or unsure")
     k.add_argument("--ring", required=True, metavar="RING.json")
@@ -169,7 +170,14 @@ def cmd_train(args):
         path = _write_annotated(folder, exc.name, exc.image, exc.found)
         raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
     model.save(args.output)
-    print(json.dumps({"saved": args.output, "cross_validation": model.report}))
+    if args.json:
+        print(json.dumps({"saved": args.output, "cross_validation": model.report}))
+        return 0
+    from .verdict import train_verdict
+    _, lines = train_verdict(model.report, args.output)
+    print(f"saved the face model {args.output}")
+    print("\n".join(lines))
+    print("(the figures behind this: --json)")
     return 0
 
 
