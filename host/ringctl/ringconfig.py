@@ -110,8 +110,15 @@ def open_log(log_path, flag="--log"):
     if os.path.isdir(p):
         raise UserError(f"{flag} {log_path} is a folder; give the audit log file (e.g. "
                         f"{os.path.join(log_path, 'audit.db')})")
+    from .atomic import check_writable_dir
+    folder = os.path.dirname(p)
+    if not os.path.exists(p):
+        # A new log: prove its folder takes writes first (read-only, full, a file in the way).
+        check_writable_dir(folder, f"the audit log ({flag} {log_path}): folder")
+    elif os.statvfs(p).f_flag & os.ST_RDONLY:
+        raise UserError(f"{flag} {log_path} is on a read-only file system; the audit log must "
+                        "be writable: remount it read-write or choose another --log", code=1)
     try:
-        os.makedirs(os.path.dirname(p), exist_ok=True)
         return AuditLog(p)
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc) or "malformed" in str(exc):

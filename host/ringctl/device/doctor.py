@@ -555,9 +555,10 @@ def run(args):
     port, device_id, err = None, args.device_id, None
     if args.flash_dir and not device_id:
         device_id = devlink.sim_device_id(args.flash_dir)
-        if device_id is None:
-            err = UserError(f"{args.flash_dir} is not a simulated board's flash dir (no "
-                            "device_id): `ring device provision --flash-dir DIR` makes one")
+        if device_id is None:       # a wrong argument, not a finding about the board
+            raise UserError(f"--flash-dir {args.flash_dir} is not a simulated board's flash "
+                            "dir (no device_id in it): `ring device provision --flash-dir "
+                            "DIR` makes one")
     try:
         if args.flash_dir and not args.port:
             port = sim_port_for_device(device_id)

@@ -49,14 +49,8 @@ class FlashDirTarget:
     def __init__(self, flash_dir):
         self.root = Path(flash_dir)
         # A missing folder is a fresh board's empty flash: provision or deploy may come first.
-        if self.root.exists() and not self.root.is_dir():
-            raise UserError(f"--flash-dir {self.root} is a file, not a folder; give the "
-                            "simulated board's flash folder")
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot create flash dir {self.root} ({exc.strerror}); give a "
-                            "writable folder", code=1) from None
+        from ..atomic import check_writable_dir
+        check_writable_dir(self.root, "--flash-dir")
         self.name = f"flash dir {self.root}"
 
     def read(self, remote):

@@ -56,7 +56,8 @@ def run(args):
         raise UserError("--ring-mm must be between 600 and 6000 (the ring's inner diameter)")
     from .session import DemoSession
     work = args.workdir or tempfile.mkdtemp(prefix="ring-demo-")
-    os.makedirs(work, exist_ok=True)
+    from ..atomic import check_writable_dir
+    check_writable_dir(work, "--workdir")     # read-only, full or a file: one line, up front
     out = Printer(args.json)
     try:
         with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps, quiet_s=QUIET_S,

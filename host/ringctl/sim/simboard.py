@@ -320,19 +320,10 @@ class SimBoard:
 
 
 def _check_flash_dir(flash):
-    """One-line errors for a flash dir the board cannot use (a file, read-only, no space)."""
-    if flash.exists() and not flash.is_dir():
-        raise UserError(f"--flash {flash} is a file, not a folder; give a folder (it is "
-                        "created if missing)")
-    try:
-        flash.mkdir(parents=True, exist_ok=True)
-        probe = flash / ".write-test"
-        probe.write_bytes(b"0" * 4096)
-        probe.unlink()
-    except OSError as exc:
-        raise UserError(f"--flash {flash} is not writable ({exc.strerror}); the board keeps its "
-                        "key, config and watchdog stamp there: give a writable folder with "
-                        "free space", code=1) from None
+    """One-line errors for a flash dir the board cannot use (a file, read-only, no space):
+    the board keeps its key, config and watchdog stamp there."""
+    from ..atomic import check_writable_dir
+    check_writable_dir(flash, "--flash")
 
 
 def main(argv=None):

@@ -58,10 +58,21 @@ def register(subparsers):
 
 def read_image(path):
     import cv2
+    import numpy as np
+    from .imagefile import image_problem
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{path} is a folder, not an image; give a PNG or JPEG file")
     if not p.is_file():
         raise UserError(f"no such image file: {path}")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read image {path} ({exc.strerror}); check its permissions") from None
+    problem = image_problem(data)           # before decoding: a cut-off file is named as such
+    if problem:
+        raise UserError(f"image {path} {problem}")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if img is None:
         raise UserError(f"cannot read image {path}; is it a PNG or JPEG file?")
     return img
@@ -79,8 +90,10 @@ def _folder_images(folder, what):
 
 def cmd_calibrate(args):
     from .ring import calibrate
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm)
-    model.save(args.output)
+    write_atomic(args.output, model.to_json())
     d = model.to_dict()
     print(f"ring: centre ({d['center'][0]:.1f}, {d['center'][1]:.1f}) px, semi-axes "
           f"{d['axes'][0]:.1f} x {d['axes'][1]:.1f} px at {d['angle_deg']:.0f} deg; "
@@ -160,6 +173,8 @@ def _write_annotated(folder, name, img, result):
 def cmd_train(args):
     from .faceid import TrainingPhotoError, train
     from .ring import RingModel
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     ring = RingModel.load(args.ring)
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
     try:
@@ -169,7 +184,7 @@ def cmd_train(args):
         folder = args.annotate or (Path(args.output).parent / "refused")
         path = _write_annotated(folder, exc.name, exc.image, exc.found)
         raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
-    model.save(args.output)
+    write_atomic(args.output, json.dumps(model.to_dict()))
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))
         return 0
