@@ -1,9 +1,7 @@
 """Bad places to read from and write to: missing, a folder, the wrong kind of file, a read-only
 file system and a full one (real tmpfs mounts: root ignores file modes, so a read-only folder
 has to be a read-only file system)."""
-import os
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
@@ -43,7 +41,3 @@ def places(tmp_path_factory):
     for m in (ro, full):
         subprocess.run(["umount", "-l", str(m)], capture_output=True)
 
-
-def listing(folder):
-    """Every file under folder (to prove nothing half-written was left)."""
-    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*"))

@@ -7,16 +7,17 @@ system, a full one, plus the causes that were once misnamed.
 """
 import json
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from ringctl import cli
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import listing  # noqa: E402
+
+
+def listing(folder):
+    """Every file under folder (to prove nothing half-written was left)."""
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*"))
 
 
 @pytest.fixture(scope="session")
@@ -77,6 +78,11 @@ CASES = [
     ("classify-ring-missing", "vision classify --ring {missing} --model {model} {img}", ["cannot read ring calibration"], None),
     ("classify-image-truncated", "vision classify --ring {ring} --model {model} {cut_jpg}", ["truncated"], None),
     ("classify-image-dir", "vision classify --ring {ring} --model {model} {dir}", ["is a folder"], None),
+    ("sheet-out-ro", "vision sheet -o {ro}/sheet.png", ["read-only"], "ro"),
+    ("sheet-out-full", "vision sheet -o {full}/sheet.png", ["disk is full"], "full"),
+    ("views-sheet-truncated", "vision calibrate-views --camera a {cut_jpg} {img} -o {base}/rig.json", ["truncated"], None),
+    ("views-out-missing-folder", "vision calibrate-views --camera a {img} {img} -o {missing}/rig.json", ["does not exist"], None),
+    ("classify-views-rig-notes", "vision classify-views --rig {notes} --model {model} {img}", ["rig"], None),
     # ---- sim ----------------------------------------------------------------------------
     ("scenes-out-ro", "sim scenes -o {ro}/s -n 1", ["read-only"], "ro"),
     ("scenes-out-full", "sim scenes -o {full}/s -n 1", ["disk is full"], "full"),
@@ -84,6 +90,9 @@ CASES = [
     ("frames-out-ro", "sim frames {ro}/f --still 0.1", ["read-only"], "ro"),
     ("frames-out-full", "sim frames {full}/f --still 0.1", ["disk is full"], "full"),
     ("frames-out-file", "sim frames {notes}", ["is a file"], None),
+    ("rig-photos-out-file", "sim rig-photos {notes}", ["is a file"], None),
+    ("rig-photos-out-ro", "sim rig-photos {ro}/p", ["read-only"], "ro"),
+    ("rest-bench-bad", "sim rest-bench --cameras 3", ["invalid choice"], None),
     ("toss-feed-missing", "sim toss --feed {missing}.sock", ["cannot connect to sensor socket"], None),
     ("board-flash-file", "sim board --flash {notes}", ["is a file"], None),
     ("board-flash-ro", "sim board --flash {ro}/flash", ["read-only"], "ro"),
@@ -96,12 +105,13 @@ CASES = [
     ("build-out-file", "device build --out {notes}", ["is a file"], None),
     ("deploy-build-missing", "device deploy --flash-dir {notes} --build-dir {missing}", ["no manifest.json", "ring device build"], None),
     ("deploy-build-notes", "device deploy --flash-dir {base}/f2 --build-dir {notes}", ["ring device build"], None),
-    ("provision-flash-file", "device provision --flash-dir {notes}", ["is a file"], None),
-    ("provision-flash-ro", "device provision --flash-dir {ro}/flash", ["read-only"], "ro"),
-    ("provision-flash-full", "device provision --flash-dir {full}/flash", ["disk is full"], "full"),
+    ("provision-flash-file", "device provision --flash-dir {notes} --witness-copy {base}/w.key", ["is a file"], None),
+    ("provision-flash-ro", "device provision --flash-dir {ro}/flash --witness-copy {base}/w.key", ["read-only"], "ro"),
+    ("provision-flash-full", "device provision --flash-dir {full}/flash --witness-copy {base}/w.key", ["disk is full"], "full"),
     ("pinmap-missing", "device pinmap check --pinmap {missing}.json", ["pin map", "not found"], None),
     ("pinmap-notes", "device pinmap check --pinmap {notes}", ["pin map", "not valid JSON"], None),
     ("pinmap-dir", "device pinmap check --pinmap {dir}", ["pin map", "is a folder"], None),
+    ("witness-head-nonce", "device witness-head --port {missing} --nonce zz", ["--nonce"], None),
     ("list-extra", "device list --bogus", ["unrecognized arguments"], None),
     # ---- doctor ---------------------------------------------------------------------------
     ("doctor-log-notes", "doctor --log {notes} --port {missing}", ["--log", "not an audit log"], None),

@@ -148,7 +148,6 @@ def _feed(path, tl):
 
 
 def run_frames(args):
-    import cv2
     from .camera import CameraSource
     try:
         size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -174,7 +173,6 @@ def run_frames(args):
 
 def run_scenes(args):
     """Rendered ring scenes with their truth, to try `ring vision calibrate|train|classify` on."""
-    import cv2
     import numpy as np
     from . import render, scenes
     try:
@@ -209,7 +207,6 @@ def run_scenes(args):
 
 
 def run_rig_photos(args):
-    import cv2
     import numpy as np
     from .cameras import calibration_photos, camera_rig
     from .geometry import RingGeometry
@@ -217,12 +214,12 @@ def run_rig_photos(args):
     if not 600 <= args.ring_mm <= 6000:
         raise UserError("--ring-mm must be between 600 and 6000")
     out = Path(args.folder)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable_dir(out, "FOLDER")
     cams = camera_rig(RingGeometry(layout_radius_m=args.ring_mm / 2000), args.cameras, args.coin_px)
     cmd = []
     for name, sheet, empty in calibration_photos(cams, render_scene, np.random.default_rng(args.seed)):
         for what, img in (("sheet", sheet), ("empty", empty)):
-            cv2.imwrite(str(out / f"{what}_{name}.png"), img)
+            _write_png(out / f"{what}_{name}.png", img)
         cmd.append(f"--camera {name} {out}/sheet_{name}.png {out}/empty_{name}.png")
     print(f"wrote {len(cams)} camera(s)' photos to {out}. Try:\n  ring vision calibrate-views "
           + " ".join(cmd) + f" --ring-mm {args.ring_mm:.0f} -o {out}/rig.json")

@@ -104,12 +104,14 @@ def cmd_calibrate(args):
 
 
 def cmd_calibrate_views(args):
+    from ..atomic import check_target, write_atomic
     from .viewcal import calibrate_rig
+    check_target(args.output)
     cams = [(name, read_image(sheet), read_image(empty)) for name, sheet, empty in args.camera]
     if len({n for n, _, _ in cams}) != len(cams):
         raise UserError("--camera NAME: give every camera its own name (A, B, ...)")
     rig = calibrate_rig(cams, ring_mm=args.ring_mm, coin_mm=args.coin_mm)
-    rig.save(args.output)
+    write_atomic(args.output, rig.to_json())
     rep = rig.report
     if args.json:
         print(json.dumps(dict(rep, saved=args.output)))
@@ -133,9 +135,13 @@ def cmd_sheet(args):
     from .viewcal import SHEET_MARKER_MM, sheet_image
     if not 1 <= args.px_per_mm <= 20:
         raise UserError("--px-per-mm must be between 1 and 20")
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     img = sheet_image(px_per_mm=args.px_per_mm)
-    if not cv2.imwrite(args.output, img):
-        raise UserError(f"cannot write {args.output}; give a .png path in a folder you can write to")
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise UserError(f"cannot encode {args.output} as PNG", code=1)
+    write_atomic(args.output, buf.tobytes())      # whole or not at all (a full disk)
     side = img.shape[0] / args.px_per_mm
     print(f"wrote {args.output}: {side:.0f} x {side:.0f} mm at {args.px_per_mm:g} px/mm; print at 100 % "
           f"(check one marker measures {SHEET_MARKER_MM:.0f} mm)")
