@@ -8,7 +8,6 @@ and the simulated camera, the host adjudicates and sets the light, the rules eng
 Every outcome is compared with the simulator's ground truth.
 """
 import json
-import os
 import shutil
 import tempfile
 import time
