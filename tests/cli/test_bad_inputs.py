@@ -144,6 +144,11 @@ CASES = [
     ("log-export-full", "log export --db {db} --format json -o {full}/x.json", ["disk is full"], "full"),
     ("log-export-dir", "log export --db {db} --format csv -o {dir}", ["is a folder"], "dir"),
     ("log-export-missing-folder", "log export --db {db} --format csv -o {missing}/x.csv", ["does not exist"], None),
+    ("log-frames-notes", "log frames --db {notes} --spin 1 -o {base}/fr", ["not an audit log"], None),
+    ("log-frames-out-ro", "log frames --db {db} --spin 1 -o {ro}/fr", ["spin 1"], "ro"),
+    # ---- console --------------------------------------------------------------------------
+    ("console-user-users-dir", "console user add bob --role boxer --users {dir} --log {base}/a.db", ["{dir}"], None),
+    ("console-user-log-notes", "console user list --users {notes}", ["{notes}"], None),
     # ---- game -----------------------------------------------------------------------------
     ("replay-missing", "game replay {missing}.jsonl", ["cannot read", "game script"], None),
     ("replay-dir", "game replay {dir}", ["it is a folder", "JSON-lines"], None),
@@ -192,6 +197,7 @@ def test_bad_input_is_one_line_naming_problem_and_fix(case, run_ring, places):
     assert "Traceback" not in err + out, err
     assert len(lines) == 1 and lines[0].startswith("ring"), f"{name}: not one line:\n{err}"
     for w in words:
+        w = w.format(**subs)
         assert w in lines[0], f"{name}: '{w}' not in: {lines[0]}"
     assert "bug: please report" not in lines[0], lines[0]
     if untouched:
