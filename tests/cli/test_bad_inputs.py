@@ -125,11 +125,11 @@ CASES = [
     # ---- run ------------------------------------------------------------------------------
     ("run-config-dir", "run --port {missing} --config {dir}", ["--config", "is a folder"], None),
     ("run-config-notes", "run --port {missing} --config {notes}", ["not valid JSON"], None),
-    ("run-key-notes", "run --port {missing} --key {notes}", ["key file", "not a 32-byte key"], None),
-    ("run-log-notes", "run --port {missing} --key {good_key} --log {notes}", ["not an audit log"], None),
-    ("run-log-dir", "run --port {missing} --key {good_key} --log {dir}", ["is a folder"], None),
-    ("run-log-ro", "run --port {missing} --key {good_key} --log {ro}/audit.db", ["read-only"], "ro"),
-    ("run-log-full", "run --port {missing} --key {good_key} --log {full}/audit.db", ["full"], "full"),
+    ("run-key-notes", "run --port {pty} --key {notes}", ["key file", "not a 32-byte key"], None),
+    ("run-log-notes", "run --port {pty} --key {good_key} --log {notes}", ["not an audit log"], None),
+    ("run-log-dir", "run --port {pty} --key {good_key} --log {dir}", ["is a folder"], None),
+    ("run-log-ro", "run --port {pty} --key {good_key} --log {ro}/audit.db", ["read-only"], "ro"),
+    ("run-log-full", "run --port {pty} --key {good_key} --log {full}/audit.db", ["full"], "full"),
     ("run-flash-missing", "run --flash-dir {missing}", ["no simulated board is running"], None),
     # ---- demo -----------------------------------------------------------------------------
     ("demo-workdir-ro", "demo --workdir {ro}/w --spins 1", ["--workdir", "read-only"], "ro"),
@@ -173,7 +173,9 @@ def run_ring(places, good, tmp_path, monkeypatch, capfd):
     key = tmp_path / "good.key"
     key.write_bytes(os.urandom(32))
     os.chmod(key, 0o600)
-    subs = dict(places, **good, good_key=str(key), base=str(tmp_path))
+    # A port that exists (a pty nobody answers on), so the key and log checks are reached.
+    master, slave = os.openpty()
+    subs = dict(places, **good, good_key=str(key), base=str(tmp_path), pty=os.ttyname(slave))
 
     def run(template):
         argv = [w.format(**subs) for w in template.split()]
@@ -183,7 +185,9 @@ def run_ring(places, good, tmp_path, monkeypatch, capfd):
             rc = exc.code
         out, err = capfd.readouterr()
         return rc, out, err
-    return run, subs
+    yield run, subs
+    os.close(master)
+    os.close(slave)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -208,7 +212,7 @@ def test_nothing_recorded_is_lost(good, run_ring):
     from ringctl.record.log import AuditLog
     run, _ = run_ring
     for t in ("log export --db {db} --format json -o {full}/x.json",
-              "run --port {missing} --key {notes} --log {db}",
+              "run --port {pty} --key {notes} --log {db}",
               "doctor --log {db} --flash-dir {dir}"):
         rc, _, err = run(t)
         assert rc != 0 and "Traceback" not in err
