@@ -72,6 +72,10 @@ def main(argv=None):
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:        # the last line of defence: one line + a report file
+        from .crash import report_unexpected
+        print("ring: error: " + report_unexpected(argv, exc), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """`ring doctor` report logic against a scripted fake link: faults named per sensor with what to check."""
 import collections
+import os
 import time
 
 import cv2
@@ -29,6 +30,9 @@ class FakeLink:
 
     def take_backlog(self):
         return [e for e in self.q if e.code in (M.EV_BEAM, M.EV_IMPACT)]
+
+    def record_backlog(self):
+        self.recorded = [self.q.popleft() for _ in range(len(self.q))]
 
     def _ev(self, code, a=0, b=0, text=""):
         self.n += 1
@@ -90,8 +94,64 @@ def test_healthy_board_is_ready(pm):
     assert items["light test"]["status"] == "OK"
     lights = [int(t) for c, t in link.sent if c == M.CMD_LIGHT]
     assert lights == list(doctor.LIGHT_SEQUENCE) and lights[-1] == M.LIGHT_IDLE
-    assert items["camera"]["status"] == "SKIP"
-    assert "summary: " in r.text() and "-> ready" in r.text()
+    # The camera was not checked: every check that ran passed, but that is not "ready".
+    assert items["camera"]["status"] == "SKIP" and not r.ready
+    assert r.text().endswith("-> NOT ready for play (not checked: camera)")
+
+
+def _video(tmp_path, w=320, h=240):
+    import numpy as np
+    path = str(tmp_path / "cam.avi")
+    out = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 30, (w, h))
+    for i in range(5):
+        out.write(np.full((h, w, 3), i * 20, np.uint8))
+    out.release()
+    return path
+
+
+def _ring_json(tmp_path, image=(320, 240), ring_radius_px=110.0, ring_mm=1200.0):
+    import numpy as np
+    from ringctl.vision.ring import RingModel
+    m = RingModel(image, (160, 120), (ring_radius_px, ring_radius_px), 0.0,
+                  np.zeros((24, 32, 3), np.uint8), 30.8, ring_mm)
+    m.save(tmp_path / "ring.json")
+    return tmp_path / "ring.json"
+
+
+def test_ready_only_when_every_check_ran_and_passed(pm, tmp_path):
+    # A camera whose calibration gives enough px per coin: every check OK -> ready.
+    ring = _ring_json(tmp_path, ring_radius_px=110.0, ring_mm=150.0)   # 45 px per coin
+    r = doctor.diagnose(lambda: FakeLink(), pm, build_image="1122334455667788aabb",
+                        camera_spec=_video(tmp_path), config={"ring": str(ring)})
+    items = _by(r)
+    assert items["coin size"]["status"] == "WARN", items["coin size"]   # 45 < 60 px margin
+    assert "from the ring calibration, 150 mm ring" in items["coin size"]["detail"]
+    assert items["face model"]["status"] == "FAIL" and not r.ready  # the config names none
+    assert "-> NOT ready for play" in r.text()
+
+
+def test_coin_size_comes_from_the_configured_calibration_not_a_3m_ring(pm, tmp_path):
+    cam = _video(tmp_path)
+    default = _by(doctor.diagnose(lambda: FakeLink(), pm, camera_spec=cam))["coin size"]
+    ring = _ring_json(tmp_path, ring_radius_px=110.0, ring_mm=1200.0)
+    conf = _by(doctor.diagnose(lambda: FakeLink(), pm, camera_spec=cam,
+                               config={"ring": str(ring)}))["coin size"]
+    assert "3 px" in default["detail"] or "2 px" in default["detail"]
+    assert conf["detail"].startswith("6 px")            # 220 px / 1200 mm * 30.8 mm
+    assert "1200 mm ring" in conf["detail"]
+
+
+def test_config_files_are_each_checked(pm, tmp_path):
+    (tmp_path / "bad.model").write_text("{}")
+    (tmp_path / "k.key").write_bytes(os.urandom(32))
+    os.chmod(tmp_path / "k.key", 0o644)
+    items = _by(doctor.diagnose(lambda: FakeLink(), pm, config={
+        "ring": str(tmp_path / "missing.json"), "model": str(tmp_path / "bad.model"),
+        "key": str(tmp_path / "k.key")}))
+    assert items["ring calibration"]["status"] == "FAIL"
+    assert "cannot read ring calibration" in items["ring calibration"]["detail"]
+    assert items["face model"]["status"] == "FAIL" and "not a face model" in items["face model"]["detail"]
+    assert items["key file"]["status"] == "WARN" and "chmod 600" in items["key file"]["fix"]
 
 
 def test_link_security_line_shows_the_boards_own_alarms(pm):
@@ -152,13 +212,15 @@ def test_stale_image_protocol_and_light(pm):
     assert items["light test"]["status"] == "FAIL" and "heads" in items["light test"]["detail"]
 
 
-def test_backlog_of_play_events_is_left_for_the_audit_log(pm):
-    link = FakeLink(backlog=[Ev(1, 7, M.EV_BEAM, 0, 2, 900, "")])
+def test_backlog_of_play_events_is_recorded_and_the_doctor_goes_on(pm):
+    held = Ev(1, 7, M.EV_BEAM, 0, 2, 900, "")
+    link = FakeLink(backlog=[held])
     r = doctor.diagnose(lambda: link, pm)
     items = _by(r)
-    assert items["unrecorded play events"]["status"] == "FAIL"
-    assert link.sent == [] and link.closed     # no command sent, nothing acknowledged
-    assert items["self-test"]["status"] == "SKIP"
+    assert items["events from play"]["status"] == "WARN"
+    assert "held 1 event(s) from play (first: beam): recorded" in items["events from play"]["detail"]
+    assert link.recorded == [held]               # recorded (then acked) before any command
+    assert items["self-test"]["status"] == "OK" and items["light test"]["status"] == "OK"
 
 
 def test_camera_from_a_video_file(pm, tmp_path):
@@ -185,7 +247,6 @@ def test_zone_parsing():
 def test_doctor_cli_over_the_real_link_client(tmp_path, capsys):
     # The whole path: `ring doctor` -> devlink -> LinkClient (pyserial on a pty) -> a device
     # ringlink Session that answers like the firmware, with beam sector 5 blocked.
-    import os
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
     from pty_board import PtyBoard
@@ -209,7 +270,6 @@ def test_doctor_cli_over_the_real_link_client(tmp_path, capsys):
 
 
 def test_doctor_says_wrong_key_once_and_counts_no_alarm(capsys):
-    import os
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
     from pty_board import PtyBoard
@@ -271,7 +331,6 @@ def test_board_in_fault_self_tests_then_retries_the_light(pm):
 
 def test_escape_to_repl_asks_the_controller_over_the_link(tmp_path):
     # deploy/provision on a running controller: authenticated CMD_RESET "repl" first.
-    import os
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
     from pty_board import PtyBoard

@@ -37,6 +37,6 @@ def test_sheet_is_written_and_a_missing_rig_is_a_failed_check(tmp_path, capsys):
 
 def test_the_two_camera_config_example_is_accepted():
     from ringctl.device.pinmap import ROOT
-    from ringctl.runner.cli import load_config
+    from ringctl.ringconfig import load_config
     cfg = load_config(str(ROOT / "docs" / "ring-config-two-cameras.example.json"))
     assert cfg["rig"] and len(cfg["camera"]) == 2

@@ -101,6 +101,11 @@ def main(argv=None):
     ap.add_argument("--src", default=None, help="firmware source directory (default firmware/)")
     ap.add_argument("--json", action="store_true", help="print the manifest as JSON")
     args = ap.parse_args(argv)
+    if args.out:
+        from ..atomic import check_writable_dir
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise UserError(f"--out {args.out} is a file, not a folder; give the build folder")
+        check_writable_dir(Path(args.out).resolve().parent, "--out's folder")
     man = build(args.out, args.src)
     if args.json:
         print(json.dumps(man, indent=2, sort_keys=True))

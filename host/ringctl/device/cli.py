@@ -142,14 +142,40 @@ def cmd_deploy(args):
     n = deploy.apply(p, bdir, target, manifest_bytes)
     print("copied %d file(s); resetting %s" % (n, target.name))
     target.reset()
-    if args.no_confirm or args.flash_dir:
-        if args.flash_dir:
-            print("simulated board: restart `ring sim board` to run the new image, then "
-                  "`ring doctor --port <pty>` confirms the image hash")
-        return 0
     from . import devlink
+    if args.flash_dir:
+        return _confirm_sim(args.flash_dir, image, args.no_confirm)
+    if args.no_confirm:
+        return 0
     ok, msg = deploy.confirm_image(image, devlink.hello_once(target.port, usb_serial,
                                                             usb_serial=usb_serial))
+    print(msg)
+    return 0 if ok else 1
+
+
+def _confirm_sim(flash_dir, image, no_confirm):
+    """A running `ring sim board --flash DIR` is reset onto the new image over the link and
+    confirms its hash, exactly as a Pico does; one not running boots it when started."""
+    from . import deploy, devlink
+    from ..link.ports import sim_port_for_device
+    dev = devlink.sim_device_id(flash_dir)
+    port = sim_port_for_device(dev)
+    if port is None:
+        print("simulated board %s is not running: `ring sim board --flash %s` boots the "
+              "deployed image; `ring doctor --flash-dir %s` confirms its hash"
+              % (dev or "?", flash_dir, flash_dir))
+        return 0
+    why = devlink.reset_board(port, dev)
+    if why is not None:
+        raise UserError(f"simulated board {dev} on {port} was not reset ({why.split(';')[0]}); "
+                        f"restart `ring sim board --flash {flash_dir}` to run the new image",
+                        code=1)
+    print("simulated board %s on %s reset onto the new image" % (dev, port))
+    if no_confirm:
+        return 0
+    import time
+    time.sleep(1.0)             # the old process acks, exits and the new one boots
+    ok, msg = deploy.confirm_image(image, devlink.hello_once(port, dev))
     print(msg)
     return 0 if ok else 1
 
@@ -205,8 +231,10 @@ def cmd_provision(args):
               "surveillance office's copy is %s: hand it over and keep it off this host"
               % (wfp, args.witness_copy))
     if args.flash_dir:
-        print("restart the simulated board (ring sim board --flash %s) so it loads the new key"
-              % args.flash_dir)
+        from ..link.ports import sim_port_for_device
+        running = sim_port_for_device(dev) is not None
+        print("%s the simulated board (ring sim board --flash %s) so it loads the new key"
+              % ("restart" if running else "start", args.flash_dir))
     elif not escaped:
         print("reset the board (power cycle) so the controller loads the new key")
     return 0

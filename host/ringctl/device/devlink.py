@@ -75,6 +75,11 @@ class BoardLink:
                 self._ack(ev)
         return play
 
+    def record_backlog(self):
+        """Record every held event in the audit log, then acknowledge it (the doctor goes on)."""
+        for ev in self.backlog:
+            self._ack(ev)
+
     def command(self, code, text=""):
         return self.client.send_cmd(code, text)
 
@@ -114,14 +119,19 @@ def device_id_for(port):
     return device_id_for_port(port)
 
 
-def open_link(port, device_id=None, timeout=5.0, usb_serial=None, log=None, by="ring doctor"):
-    """Authenticated link to the board on `port` -> BoardLink. UserError says what to check."""
+def open_link(port, device_id=None, timeout=5.0, usb_serial=None, log=None, by="ring doctor",
+              key_file=None):
+    """Authenticated link to the board on `port` -> BoardLink. UserError says what to check.
+    key_file: the ring config's key (else $RING_HOME/keys/<device-id>.key)."""
     device_id = device_id or device_id_for(port)
-    if not device_id:
+    if not device_id and not key_file:
+        if log is not None:
+            log.close()
         raise UserError(f"cannot tell which board is on {port} (no USB serial number); "
                         "pass --device-id", code=1)
     try:
-        key = keys.load_key(device_id)
+        from ..link.keys import load_key_file
+        key = load_key_file(key_file) if key_file else keys.load_key(device_id)
     except UserError:
         if log is not None:
             log.close()
@@ -166,6 +176,26 @@ def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):
     try:
         link.take_backlog()       # boot events of the new image: recorded, then acknowledged
         return dict(link.hello)
+    finally:
+        link.close()
+
+
+def reset_board(port, device_id, timeout=5.0):
+    """Ask the running controller to reset (authenticated CMD_RESET): a simulated board then
+    boots whatever its flash holds. -> None when the board accepted, else why not."""
+    try:
+        link = open_link(port, device_id, timeout, log=open_audit_log(), by="ring device deploy")
+    except UserError as exc:
+        return str(exc)
+    try:
+        link.take_backlog()
+        cmd = link.command(ringmsg.CMD_RESET, "")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            ev = link.next_event(end - time.monotonic())
+            if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
+                return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
+        return "no answer to the reset command"
     finally:
         link.close()
 

@@ -46,10 +46,23 @@ class Report:
             if i["fix"] and i["status"] != OK:
                 lines.append("        %-22s check: %s" % ("", i["fix"]))
         n = {s: sum(1 for i in self.items if i["status"] == s) for s in (OK, WARN, FAIL, SKIP)}
-        lines.append("summary: %d ok, %d warn, %d FAIL, %d skipped%s" % (
-            n[OK], n[WARN], n[FAIL], n[SKIP],
-            " -> NOT ready for play" if n[FAIL] else " -> ready"))
+        lines.append("summary: %d ok, %d warn, %d FAIL, %d skipped -> %s" % (
+            n[OK], n[WARN], n[FAIL], n[SKIP], self.verdict()))
         return "\n".join(lines)
+
+    @property
+    def ready(self):
+        """Ready for play only when every check ran and none failed (a skipped camera or
+        link check proves nothing)."""
+        return not any(i["status"] in (FAIL, SKIP) for i in self.items)
+
+    def verdict(self):
+        if self.ready:
+            return "ready" + (" (read the warnings above)" if any(
+                i["status"] == WARN for i in self.items) else "")
+        skipped = [i["check"] for i in self.items if i["status"] == SKIP]
+        return "NOT ready for play" + (
+            " (not checked: %s)" % ", ".join(skipped) if skipped else "")
 
 
 def _pin_where(pm, name):
@@ -302,7 +315,48 @@ def check_walk(report, link, pm, walk_s, say=print):
         report.add(OK, "beam walk test", "every sector reported a break")
 
 
-def check_camera(report, spec, zone):
+def check_config(report, cfg):
+    """The ring config's files: calibration, face model, key. -> RingModel or None."""
+    ring_model = None
+    if cfg.get("ring"):
+        from ..vision.ring import RingModel
+        try:
+            ring_model = RingModel.load(cfg["ring"])
+            report.add(OK, "ring calibration", "%s: %dx%d image, coin %.0f px, ring %.0f mm" % (
+                cfg["ring"], ring_model.image_size[0], ring_model.image_size[1],
+                2 * ring_model.coin_radius_px, ring_model.ring_mm))
+        except UserError as exc:
+            report.add(FAIL, "ring calibration", str(exc), "`ring vision calibrate EMPTY.jpg "
+                       "-o RING.json`, and \"ring\" in the config")
+    elif cfg:
+        report.add(FAIL, "ring calibration", "the config names no \"ring\"",
+                   "`ring vision calibrate EMPTY.jpg -o ring.json`, then \"ring\": \"ring.json\"")
+    if cfg.get("model"):
+        from ..vision.faceid import FaceModel
+        try:
+            FaceModel.load(cfg["model"])
+            report.add(OK, "face model", cfg["model"])
+        except UserError as exc:
+            report.add(FAIL, "face model", str(exc), "`ring vision train`, and \"model\" in "
+                       "the config")
+    elif cfg:
+        report.add(FAIL, "face model", "the config names no \"model\"",
+                   "`ring vision train ... -o coins.model`, then \"model\": \"coins.model\"")
+    if cfg.get("key"):
+        from ..link.keys import key_is_private, load_key_file
+        try:
+            load_key_file(cfg["key"])
+            private = key_is_private(cfg["key"])
+            report.add(OK if private else WARN, "key file", cfg["key"] + (
+                ", mode 0600" if private else ": readable by other accounts"),
+                "chmod 600 " + cfg["key"])
+        except UserError as exc:
+            report.add(FAIL, "key file", str(exc), "`ring device provision`; \"key\" in the "
+                       "config names $RING_HOME/keys/<device-id>.key")
+    return ring_model
+
+
+def check_camera(report, spec, zone, ring_model=None):
     if spec is None:
         report.add(SKIP, "camera", "no --camera given", "pass --camera 0 (or a file/URL)")
         return
@@ -316,9 +370,14 @@ def check_camera(report, spec, zone):
         m["width"], m["height"], fps, "" if m["fps_measured"] else " (reported)"),
         "frame rate >= %d fps: camera mode, exposure time (<= 1 ms for a spinning coin), "
         "USB 3 port" % camera.MIN_FPS)
-    px, why = camera.ring_coin_pixels(m["frame"])
-    if px is not None:
-        how = "measured from the ring in view"
+    px, why = (None, None) if ring_model else camera.ring_coin_pixels(m["frame"])
+    if ring_model is not None:
+        # The technician's own calibration (real ring and coin size), scaled to this frame.
+        px = 2 * ring_model.coin_radius_px * m["width"] / ring_model.image_size[0]
+        how = "from the ring calibration, %.0f mm ring" % ring_model.ring_mm
+    elif px is not None:
+        how = "measured from the ring in view, assuming a %.0f mm ring (give --config for " \
+              "the calibrated size)" % default_ring_mm()
     else:
         px = camera.zone_coin_pixels(m["width"], m["height"], zone[0], zone[1])
         how = "estimated for a %dx%d mm zone; ring not measured: %s" % (
@@ -350,6 +409,11 @@ def check_rig(report, rig_path):
                "place the cameras as in hardware/INSTALL.md section 6, then recalibrate")
 
 
+def default_ring_mm():
+    from ..vision.ring import DEFAULT_RING_MM
+    return DEFAULT_RING_MM
+
+
 def audit_log_path():
     """Where the audit log lives (the record module decides; $RING_HOME/audit.db)."""
     from ..record.log import default_path
@@ -375,11 +439,12 @@ def check_disk(report, log_path):
 
 def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image="",
              selftest_timeout=5.0, light_timeout=1.5, light_hold=0.0, device_id=None,
-             log_path=None, walk_s=0, say=print, rig_path=None):
+             log_path=None, walk_s=0, say=print, rig_path=None, config=None):
     """Run every check -> Report. open_link() returns a link (hello, command, next_event,
     close) or raises UserError/OSError with the reason."""
     report = Report()
-    if device_id:
+    ring_model = check_config(report, config or {})
+    if device_id and not (config or {}).get("key"):
         problem = keys.key_problem(device_id)
         report.add(FAIL if problem else OK, "host key", problem or "present, mode 0600",
                    "`ring device provision` for this board")
@@ -394,12 +459,15 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
                    "the firmware (LED heartbeat)")
     play = link.take_backlog() if link is not None and hasattr(link, "take_backlog") else []
     if play:
-        report.add(FAIL, "unrecorded play events",
-                   "the board holds %d event(s) from play (first: %s); the doctor leaves "
-                   "them for the audit log" % (len(play), ringmsg_name(play[0].code)),
-                   "start `ring run` so they are recorded, stop it, then re-run `ring doctor`")
-        link.close()
-        link = None
+        # Recorded in the audit log first, then acknowledged: nothing from play is lost,
+        # and the doctor goes on (a board holding events is not a broken board).
+        link.record_backlog()
+        report.add(WARN, "events from play",
+                   "the board held %d event(s) from play (first: %s): recorded in the audit "
+                   "log %s" % (len(play), ringmsg_name(play[0].code), log_path or
+                               audit_log_path()),
+                   "`ring log show` lists them; the spin they belong to was not adjudicated: "
+                   "the supervisor settles it from the log")
     if link is not None:
         try:
             check_link(report, link, pm)
@@ -425,7 +493,7 @@ def diagnose(open_link, pm, *, camera_spec=None, zone=(3000, 3000), build_image=
     else:
         for what in ("firmware version", "image vs build", "self-test", "light test"):
             report.add(SKIP, what, "no link", "fix the link first")
-    check_camera(report, camera_spec, zone)
+    check_camera(report, camera_spec, zone, ring_model)
     check_rig(report, rig_path)
     check_disk(report, log_path or audit_log_path())
     return report
@@ -445,13 +513,23 @@ def register(subparsers):
                    " 3000x1600 for one of two cameras)")
     p.add_argument("--build-dir", help="firmware build to compare the image hash with")
     p.add_argument("--flash-dir", help="simulated board's flash dir (tells its device id)")
-    p.add_argument("--log", help="audit log whose disk to check (default $RING_HOME/audit.db)")
-    p.add_argument("--light-hold", type=float, default=0.7,
-                   help="seconds each light state stays on for the technician to see")
+    p.add_argument("--config", help="the ring config `ring run` uses (calibration, model, key, "
+                   "log): each is checked, and the doctor records into that log")
+    p.add_argument("--log", help="audit log the doctor records into and whose disk it checks "
+                   "(default: the config's, else $RING_HOME/audit.db)")
+    p.add_argument("--light-hold", type=float, default=None,
+                   help="seconds each light state stays on for the technician to see "
+                   "(default 0.7; 0 for a simulated board, whose light nobody watches)")
     p.add_argument("--walk-test", type=int, default=0, metavar="SECONDS",
                    help="also wait this long for the technician to break every beam")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
+
+
+def _light_hold(args, device_id):
+    if args.light_hold is not None:
+        return args.light_hold
+    return 0.0 if str(device_id or "").upper().startswith("SIM") else 0.7
 
 
 def run(args):
@@ -467,12 +545,29 @@ def run(args):
     except UserError:
         if args.build_dir:
             raise
+    from ..link.ports import sim_port_for_device
+    from ..ringconfig import load_config, open_log
+    cfg = load_config(args.config)
+    log_path = args.log or cfg.get("log") or str(audit_log_path())
+    zone = parse_zone(args.zone)
+    # The log is opened (and checked) before anything else: a bad --log is named as such.
+    open_log(log_path).close()
     port, device_id, err = None, args.device_id, None
     if args.flash_dir and not device_id:
         device_id = devlink.sim_device_id(args.flash_dir)
+        if device_id is None:       # a wrong argument, not a finding about the board
+            raise UserError(f"--flash-dir {args.flash_dir} is not a simulated board's flash "
+                            "dir (no device_id in it): `ring device provision --flash-dir "
+                            "DIR` makes one")
     try:
-        port = boards.pick_port(args.port)
-        device_id = device_id or devlink.device_id_for(port)
+        if args.flash_dir and not args.port:
+            port = sim_port_for_device(device_id)
+            if port is None and err is None:
+                err = UserError(f"simulated board {device_id} is not running: start `ring sim "
+                                f"board --flash {args.flash_dir}`", code=1)
+        else:
+            port = boards.pick_port(args.port)
+            device_id = device_id or devlink.device_id_for(port)
     except UserError as exc:
         err = exc
 
@@ -480,10 +575,13 @@ def run(args):
         if err is not None:
             raise err
         # Every event the doctor acknowledges goes to the audit log first, as in `ring run`.
-        return devlink.open_link(port, device_id, log=devlink.open_audit_log(args.log))
-    report = diagnose(opener, pm, camera_spec=args.camera, zone=parse_zone(args.zone),
-                      build_image=build_image, light_hold=args.light_hold,
-                      device_id=device_id, walk_s=args.walk_test, log_path=args.log, rig_path=args.rig,
-                      say=lambda m: print(m, file=sys.stderr, flush=True))
-    print(json.dumps(report.items, indent=1) if args.json else report.text())
-    return 1 if report.failed else 0
+        return devlink.open_link(port, device_id, log=open_log(log_path),
+                                 key_file=cfg.get("key"))
+    report = diagnose(opener, pm, camera_spec=args.camera or cfg.get("camera"), zone=zone,
+                      build_image=build_image, light_hold=_light_hold(args, device_id),
+                      device_id=device_id, walk_s=args.walk_test, log_path=log_path,
+                      rig_path=args.rig or cfg.get("rig"),
+                      say=lambda m: print(m, file=sys.stderr, flush=True), config=cfg)
+    print(json.dumps({"items": report.items, "ready": report.ready}, indent=1) if args.json
+          else report.text())
+    return 0 if report.ready else 1

@@ -72,6 +72,11 @@ def load(path=None):
         return json.loads(p.read_text())
     except FileNotFoundError:
         raise UserError(f"pin map {p} not found; pass --pinmap or restore hardware/pinmap.json")
+    except IsADirectoryError:
+        raise UserError(f"pin map {p} is a folder; pass --pinmap FILE (hardware/pinmap.json)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read pin map {p} ({getattr(exc, 'strerror', None) or exc}); "
+                        "pass --pinmap FILE (hardware/pinmap.json)") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"pin map {p} is not valid JSON ({exc}); fix the file") from None
 

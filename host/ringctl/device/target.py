@@ -48,9 +48,9 @@ class FlashDirTarget:
 
     def __init__(self, flash_dir):
         self.root = Path(flash_dir)
-        if not self.root.is_dir():
-            raise UserError(f"flash dir {self.root} does not exist; start the simulated board "
-                            "first or pass the --flash-dir it printed")
+        # A missing folder is a fresh board's empty flash: provision or deploy may come first.
+        from ..atomic import check_writable_dir
+        check_writable_dir(self.root, "--flash-dir")
         self.name = f"flash dir {self.root}"
 
     def read(self, remote):
@@ -92,7 +92,8 @@ class FlashDirTarget:
                 p.unlink()
 
     def reset(self):
-        """The simulated board re-reads its flash when restarted; nothing to do here."""
+        """A running simulated board is reset by the caller over the link (cmd_deploy); one
+        that is not running reads the new files when started."""
 
 
 class MpremoteTarget:

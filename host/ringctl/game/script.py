@@ -14,6 +14,7 @@ decoder, which accepts exactly the valid lines and words the error.
 """
 import codecs
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -218,6 +219,9 @@ def replay_file(path, out):
     try:
         f = open(path, "rb")
     except OSError as exc:
-        raise UserError("cannot read game script %s: %s" % (path, exc.strerror or exc), code=1)
+        raise UserError("cannot read game script %s: %s; give a JSON-lines script file "
+                        "(docs/RULES.md) or - for standard input"
+                        % (path, "it is a folder" if os.path.isdir(path) else exc.strerror or exc),
+                        code=1) from None
     with f:
         return replay_stream(f, out, source=str(path))

@@ -61,6 +61,8 @@ def _conn_args(q):
     q.add_argument("--serial", help="with --port auto: the board's USB serial number")
     q.add_argument("--key", help="key file, or device id (uses $RING_HOME/keys/<id>.key); "
                    "default: the key of the board found by --port auto")
+    q.add_argument("--flash-dir", help="a simulated board's flash dir instead of --port "
+                   "(the running `ring sim board --flash DIR`)")
     q.add_argument("--timeout", type=float, default=5.0,
                    help="seconds to wait for the link (default 5)")
 
@@ -110,16 +112,23 @@ def cmd_ports(args):
 # ---- talking to a board --------------------------------------------------------------
 def _key_for(args):
     from .keys import load_key
-    from .ports import resolve_port
+    from .ports import (device_id_for_port, resolve_port, sim_device_id_for_flash,
+                        sim_port_for_device)
+    if getattr(args, "flash_dir", None):
+        dev = sim_device_id_for_flash(args.flash_dir)
+        port = sim_port_for_device(dev)
+        if port is None:
+            raise UserError(f"no simulated board is running on flash dir {args.flash_dir}; "
+                            f"start `ring sim board --flash {args.flash_dir}` first", code=1)
+        args.port = port
+        return load_key(args.key or dev)
     if args.key:
         return load_key(args.key)
-    if args.port != "auto" and not args.serial:
-        raise UserError("--key KEYFILE (or a device id) is needed with an explicit --port")
     port = resolve_port(args.port, args.serial)
-    from .boards import serial_for_port
-    serial = args.serial or serial_for_port(port)
+    serial = args.serial or device_id_for_port(port)
     if not serial:
-        raise UserError(f"cannot tell which board is on {port}; pass --key")
+        raise UserError(f"cannot tell which board is on {port} (no USB serial number, not a "
+                        "running simulated board); pass --key KEYFILE")
     return load_key(serial)
 
 

@@ -54,6 +54,8 @@ def key_is_private(path):
 def load_key(device_or_path):
     """Key by file path (anything with a '/' or ending .key/.bin) or by device id."""
     s = str(device_or_path)
-    if "/" in s or s.endswith((".key", ".bin")):
+    # An existing file is a key file whatever its name (`--key notes.txt` is a file with the
+    # wrong content, not an invalid device id).
+    if "/" in s or s.endswith((".key", ".bin")) or os.path.lexists(s):
         return load_key_file(s)
     return load_key_file(key_path(s))

@@ -20,6 +20,10 @@ def resolve_port(spec, serial_number=None):
     rfc2217://HOST:PORT) or 'auto'. UserError when nothing fits."""
     if spec and spec != "auto":
         return spec
+    if serial_number:
+        sim = sim_port_for_device(serial_number)
+        if sim:
+            return sim
     found = boards()
     if serial_number:
         found = [b for b in found if b["serial"] == serial_number.upper()]
@@ -67,6 +71,35 @@ def sim_device_id_for_port(port):
         os.kill(int(pid), 0)          # that SimBoard's owner is still alive
         return dev
     except (OSError, ValueError):
+        return None
+
+
+def sim_port_for_device(device_id):
+    """The pty of the running simulated board with this device id (newest first), or None:
+    `--flash-dir DIR` names a board without the technician copying its /dev/pts path."""
+    if not device_id:
+        return None
+    found = []
+    for f in _sim_registry().iterdir():
+        try:
+            dev, pid = f.read_text().split()[:2]
+            if dev != device_id:
+                continue
+            os.kill(int(pid), 0)
+            found.append((f.stat().st_mtime, "/" + f.name.replace("_", "/")))
+        except (OSError, ValueError):
+            continue
+    for _, port in sorted(found, reverse=True):
+        if os.path.exists(port):
+            return port
+    return None
+
+
+def sim_device_id_for_flash(flash_dir):
+    """Device id a simulated board keeps in its flash dir (<flash>/device_id), or None."""
+    try:
+        return (Path(flash_dir) / "device_id").read_text().strip() or None
+    except (OSError, UnicodeDecodeError):
         return None
 
 

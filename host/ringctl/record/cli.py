@@ -68,10 +68,16 @@ def _open(args):
     if not os.path.exists(path):
         raise UserError("no audit log at %s; pass --db PATH (the host creates it on 'ring run')"
                         % path, code=1)
+    if os.path.isdir(path):
+        raise UserError("--db %s is a folder; give the audit log file (e.g. %s)"
+                        % (path, os.path.join(path, "audit.db")))
     try:
         return AuditLog(path, readonly=True)
     except sqlite3.Error as exc:     # not a database, unreadable, ...
-        raise UserError("cannot open audit log %s: %s" % (path, exc), code=1)
+        if "not a database" in str(exc):
+            raise UserError("%s is not an audit log (%s); give --db the audit.db that "
+                            "`ring run` made" % (path, exc), code=1) from None
+        raise UserError("cannot open audit log %s: %s" % (path, exc), code=1) from None
 
 
 def _evidence(args):
@@ -133,8 +139,10 @@ def _export(args):
     from .export import export_csv, export_json, ship_verifier
     if args.with_blobs and args.format != "json":
         raise UserError("--with-blobs works with --format json only")
+    from ..atomic import atomic_output, check_target, os_problem
     if args.output == "-":
         raise UserError("export to a file (-o FILE): its verifier script is written beside it")
+    check_target(args.output)
     log = _open(args)
     report = _run_verify(log)
     if not report["ok"]:
@@ -143,14 +151,15 @@ def _export(args):
             raise UserError("the audit log fails verification (%d problem(s), above); nothing "
                             "exported. Pass --allow-failed to export it anyway (its header says "
                             "so)" % len(report["problems"]), code=1)
-    try:
-        out = open(args.output, "w", newline="", encoding="utf-8")
-    except OSError as exc:
-        raise UserError("cannot write %s: %s" % (args.output, exc.strerror or exc), code=1)
-    with out:
+    # Whole or not at all: a full disk leaves no truncated export behind.
+    with atomic_output(args.output, "w", newline="", encoding="utf-8") as out:
         n = export_json(log, out, report, args.with_blobs) if args.format == "json" \
             else export_csv(log, out, report)
-    verifier = ship_verifier(args.output)
+    try:
+        verifier = ship_verifier(args.output)
+    except OSError as exc:
+        os.unlink(args.output)      # an export without its verifier is not one
+        raise os_problem(exc, args.output) from None
     print("exported %d records to %s; check it anywhere with: python3 %s %s"
           % (n, args.output, verifier, args.output), file=sys.stderr)
     return 0

@@ -47,7 +47,10 @@ def register(subparsers):
                    help="JSON file: {\"ring\": RING.json, \"model\": MODEL, \"key\": KEYFILE, "
                         "\"log\": audit.db, \"quiet_s\": 1.0}; several cameras: \"rig\": RIG.json "
                         "(ring vision calibrate-views) and \"camera\": [A, B, ...]")
-    p.add_argument("--key", default=None, help="key file (default: $RING_HOME/keys/<serial>.key)")
+    p.add_argument("--flash-dir", default=None,
+                   help="a simulated board's flash dir instead of --port (ring sim board --flash)")
+    p.add_argument("--key", default=None, help="key file (default: $RING_HOME/keys/<device-id>.key,"
+                   " the device id read from the board's port)")
     p.add_argument("--log", default=None, help="audit log (default: $RING_HOME/audit.db)")
     p.add_argument("--link-wait", type=float, default=8.0, metavar="S",
                    help="seconds to wait at start for the board's link handshake before "
@@ -62,44 +65,19 @@ def _raw():
     return argparse.RawDescriptionHelpFormatter
 
 
-def load_config(path):
-    if path is None:
-        return {}
-    try:
-        with open(path) as f:
-            cfg = json.load(f)
-    except FileNotFoundError:
-        raise UserError(f"config file {path} not found; give an existing --config or leave it out")
-    except json.JSONDecodeError as exc:
-        raise UserError(f"config file {path} is not valid JSON (line {exc.lineno}: {exc.msg})")
-    if not isinstance(cfg, dict):
-        raise UserError(f"config file {path} must hold a JSON object")
-    unknown = set(cfg) - {"ring", "model", "key", "log", "quiet_s", "stills", "port", "camera", "rig"}
-    if unknown:
-        raise UserError(f"config file {path}: unknown keys {sorted(unknown)}")
-    return cfg
-
-
 def run(args):
     from ..link.client import LinkClient
     from ..link.portcheck import check_answers, check_path
     from ..link.keys import load_key
-    from ..link.ports import resolve_port
-    from ..record.log import AuditLog, default_path
+    from ..record.log import default_path
     from ..record.rebuild import rebuild_engine
+    from ..ringconfig import load_config, open_log
     from .host import RingHost
 
     cfg = load_config(args.config)
-    port = resolve_port(args.port if args.port != "auto" else cfg.get("port", "auto"), args.serial)
+    port, device_id = _board(args, cfg)
     check_path(port)            # missing, not a serial port: said now, not as "LINK LOST"
-    key_src = args.key or cfg.get("key") or args.serial
-    if key_src is None:
-        raise UserError("no key: give --key KEYFILE (made by 'ring device provision') or --serial")
-    key = load_key(key_src)
-    log_path = args.log or cfg.get("log") or default_path()
-    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
-    log = AuditLog(log_path)
-    engine = rebuild_engine(log)
+    key = load_key(args.key or cfg.get("key") or device_id)
     ring_model = face_model = camera = watcher = None
     cam_spec = args.camera or cfg.get("camera")
     if isinstance(cam_spec, (str, int)):
@@ -115,6 +93,10 @@ def run(args):
         ring_model = RingModel.load(cfg["ring"])
         face_model = FaceModel.load(cfg["model"])
         camera = open_source(cam_spec)
+    # The log last: a refused start leaves no new file behind.
+    log_path = args.log or cfg.get("log") or default_path()
+    log = open_log(log_path)
+    engine = rebuild_engine(log)
     link = LinkClient(port, key)
     try:
         check_answers(link, port, args.link_wait)
@@ -156,6 +138,28 @@ def _rig_watcher(cam_specs, cfg):
                         "one per camera, in that order")
     sources = [open_source(c) for c in cam_specs]
     return RigWatcher(sources, rig, FaceModel.load(cfg["model"]), keep=int(cfg.get("stills", 3)))
+
+
+def _board(args, cfg):
+    """-> (port, device id): the port as given (or found), and the board's id read from it
+    (USB serial number or the simulated board's id), so no --serial is needed to find the key."""
+    from ..link.ports import device_id_for_port, resolve_port, sim_port_for_device
+    if args.flash_dir:
+        from ..link.ports import sim_device_id_for_flash
+        dev = sim_device_id_for_flash(args.flash_dir)
+        port = sim_port_for_device(dev)
+        if port is None:
+            raise UserError(f"no simulated board is running on flash dir {args.flash_dir}; "
+                            f"start `ring sim board --flash {args.flash_dir}` first", code=1)
+        return port, dev
+    spec = args.port if args.port != "auto" else cfg.get("port", "auto")
+    port = resolve_port(spec, args.serial)
+    dev = args.serial or device_id_for_port(port)
+    if dev is None and not (args.key or cfg.get("key")):
+        raise UserError(f"cannot tell which board is on {port} (no USB serial number, no "
+                        "simulated board registered there); give --key KEYFILE (made by "
+                        "'ring device provision') or --serial DEVICE-ID")
+    return port, dev
 
 
 class Console:

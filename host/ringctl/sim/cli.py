@@ -2,8 +2,19 @@
 import json
 from pathlib import Path
 
+from ..atomic import check_writable_dir, write_atomic
 from ..cliutil import group_parser
 from ..errors import UserError
+
+
+def _write_png(path, img):
+    """Encode in memory, then write whole: a full disk is one error, not a half-written PNG
+    (cv2.imwrite only returns False, and libpng prints to stderr)."""
+    import cv2
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise UserError(f"cannot encode {path} as PNG", code=1)
+    write_atomic(path, buf.tobytes(), "output")
 
 
 def register(subparsers):
@@ -137,7 +148,6 @@ def _feed(path, tl):
 
 
 def run_frames(args):
-    import cv2
     from .camera import CameraSource
     try:
         size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -146,19 +156,16 @@ def run_frames(args):
         raise UserError("--size must look like 960x960 (each side at least 64 px)")
     if args.fps <= 0:
         raise UserError("--fps must be positive")
-    toss = _simulate(args)
     out = Path(args.folder)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create folder {out}: {exc.strerror}", code=1)
+    check_writable_dir(out, "FOLDER")
+    toss = _simulate(args)
     src = CameraSource(toss, size=size, coin_px=args.coin_px, fps=args.fps, realtime=False,
                        noise=args.noise, seed=args.seed, still_s=args.still)
     n = 0
     for frame, t in src:
-        cv2.imwrite(str(out / f"frame_{n:05d}_{t:07.3f}s.png"), frame)
+        _write_png(out / f"frame_{n:05d}_{t:07.3f}s.png", frame)
         n += 1
-    (out / "truth.json").write_text(json.dumps(toss.truth, indent=1))
+    write_atomic(out / "truth.json", json.dumps(toss.truth, indent=1), "FOLDER")
     print(f"{n} frames {src.size[0]}x{src.size[1]} (coin {src.coin_px:.0f} px) in {out}; "
           f"outcome {toss.truth['outcome']}, rest at {toss.truth['rest_t']} s; truth.json beside them")
     return 0
@@ -166,7 +173,6 @@ def run_frames(args):
 
 def run_scenes(args):
     """Rendered ring scenes with their truth, to try `ring vision calibrate|train|classify` on."""
-    import cv2
     import numpy as np
     from . import render, scenes
     try:
@@ -174,14 +180,14 @@ def run_scenes(args):
     except ValueError:
         raise UserError(f"--size {args.size!r}: give WIDTHxHEIGHT, e.g. 960x720")
     out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable_dir(out, "-o")
     base = scenes.base_spec(args.seed, (w, h), conditions=False)
     img, _ = render.render_scene(scenes.empty(base), np.random.default_rng(0))
-    cv2.imwrite(str(out / "empty.png"), img)
+    _write_png(out / "empty.png", img)
     for face in ("heads", "tails"):
         (out / face).mkdir(exist_ok=True)
         for i, sp in enumerate(scenes.training_specs(args.seed, face, 10, (w, h))):
-            cv2.imwrite(str(out / face / f"{i:02d}.png"), render.render_scene(sp, np.random.default_rng(i))[0])
+            _write_png(out / face / f"{i:02d}.png", render.render_scene(sp, np.random.default_rng(i))[0])
     truths = {}
     for k in range(args.n):
         spec = scenes.make(args.seed * 1000 + k, scenes.KINDS[k % len(scenes.KINDS)], (w, h), conditions=False)
@@ -189,9 +195,9 @@ def run_scenes(args):
         spec["ring"] = base["ring"]
         img, truth = render.render_scene(spec, np.random.default_rng(k))
         name = f"scene{k:02d}.png"
-        cv2.imwrite(str(out / name), img)
+        _write_png(out / name, img)
         truths[name] = {"result": truth["result"], "reasons": truth["reasons"]}
-    (out / "truth.json").write_text(json.dumps(truths, indent=1))
+    write_atomic(out / "truth.json", json.dumps(truths, indent=1), "-o")
     ring_mm = scenes.ring_mm(base)
     print(f"wrote {out}/empty.png, heads/, tails/, {args.n} scenes and truth.json. Try:\n"
           f"  ring vision calibrate {out}/empty.png --ring-mm {ring_mm:.0f} -o {out}/ring.json\n"
@@ -201,7 +207,6 @@ def run_scenes(args):
 
 
 def run_rig_photos(args):
-    import cv2
     import numpy as np
     from .cameras import calibration_photos, camera_rig
     from .geometry import RingGeometry
@@ -209,12 +214,12 @@ def run_rig_photos(args):
     if not 600 <= args.ring_mm <= 6000:
         raise UserError("--ring-mm must be between 600 and 6000")
     out = Path(args.folder)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable_dir(out, "FOLDER")
     cams = camera_rig(RingGeometry(layout_radius_m=args.ring_mm / 2000), args.cameras, args.coin_px)
     cmd = []
     for name, sheet, empty in calibration_photos(cams, render_scene, np.random.default_rng(args.seed)):
         for what, img in (("sheet", sheet), ("empty", empty)):
-            cv2.imwrite(str(out / f"{what}_{name}.png"), img)
+            _write_png(out / f"{what}_{name}.png", img)
         cmd.append(f"--camera {name} {out}/sheet_{name}.png {out}/empty_{name}.png")
     print(f"wrote {len(cams)} camera(s)' photos to {out}. Try:\n  ring vision calibrate-views "
           + " ".join(cmd) + f" --ring-mm {args.ring_mm:.0f} -o {out}/rig.json")

@@ -8,7 +8,6 @@ and the simulated camera, the host adjudicates and sets the light, the rules eng
 Every outcome is compared with the simulator's ground truth.
 """
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -56,7 +55,8 @@ def run(args):
         raise UserError("--ring-mm must be between 600 and 6000 (the ring's inner diameter)")
     from .session import DemoSession
     work = args.workdir or tempfile.mkdtemp(prefix="ring-demo-")
-    os.makedirs(work, exist_ok=True)
+    from ..atomic import check_writable_dir
+    check_writable_dir(work, "--workdir")     # read-only, full or a file: one line, up front
     out = Printer(args.json)
     try:
         with DemoSession(work, seed=args.seed, coin_px=args.coin_px, fps=args.fps, quiet_s=QUIET_S,

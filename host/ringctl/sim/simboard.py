@@ -48,8 +48,11 @@ def _die_with_parent():
 
 class SimBoard:
     def __init__(self, flash_dir, key=None, device_id=None, firmware_dir=None, heapsize="256K",
-                 env=None, deploy=None):
-        """firmware_dir: run these sources (default firmware/; no manifest -> "unverified").
+                 env=None, deploy=None, follow_flash=False):
+        """follow_flash: run the image deployed in flash_dir (its manifest.json) whenever there
+        is one, else the source tree, re-deciding at every (re)boot, as a Pico runs whatever
+        `ring device deploy` last copied (`ring sim board` does this).
+        firmware_dir: run these sources (default firmware/; no manifest -> "unverified").
         deploy: a build directory (build.py output) copied into flash_dir and run from there,
         like `ring device deploy` does to a Pico: the integrity check then applies."""
         self.flash = Path(flash_dir)
@@ -59,6 +62,7 @@ class SimBoard:
         self.fw = Path(firmware_dir) if firmware_dir else FW_DIR
         if self.deploy is not None:
             self.fw = self.flash
+        self.follow_flash = follow_flash
         self.heapsize = heapsize
         self.extra_env = dict(env or {})
         self.proc = None
@@ -110,9 +114,16 @@ class SimBoard:
             self._watch.start()
         return self
 
+    def running_image(self):
+        """The folder the firmware runs from at the next (re)boot."""
+        if self.follow_flash and (self.flash / "manifest.json").is_file():
+            return self.flash
+        return self.fw
+
     def _spawn(self, reset_cause):
-        main = self.fw / "main.py"
-        lib = self.fw / "lib"
+        fw = self.running_image()
+        main = fw / "main.py"
+        lib = fw / "lib"
         env = dict(os.environ)
         env.update({
             "MICROPYPATH": "%s:.frozen" % lib,
@@ -308,6 +319,13 @@ class SimBoard:
         return self.light_state() if got else None
 
 
+def _check_flash_dir(flash):
+    """One-line errors for a flash dir the board cannot use (a file, read-only, no space):
+    the board keeps its key, config and watchdog stamp there."""
+    from ..atomic import check_writable_dir
+    check_writable_dir(flash, "--flash")
+
+
 def main(argv=None):
     """`ring sim board`: start a simulated board, print its tty and socket, run until Ctrl-C."""
     ap = OneLineParser(prog="ring sim board", description=main.__doc__)
@@ -317,10 +335,11 @@ def main(argv=None):
                     "default: keep flash/key.bin or create a random one")
     args = ap.parse_args(argv)
     flash = Path(args.flash or tempfile.mkdtemp(prefix="ringflash"))
+    _check_flash_dir(flash)
     key = None
     if args.key:
-        raw = Path(args.key).read_bytes()
-        key = bytes.fromhex(raw.decode().strip()) if len(raw) != 32 else raw
+        from ..link.keys import load_key_file
+        key = load_key_file(args.key)
     elif not (flash / "key.bin").exists():
         key = os.urandom(32)
     import signal
@@ -328,10 +347,14 @@ def main(argv=None):
     def _term(signum, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, _term)
-    b = SimBoard(flash, key).start()
+    b = SimBoard(flash, key, follow_flash=True).start()
     print("link tty: %s" % b.tty)
     print("sensor socket: %s" % b.sensor_socket)
-    print("flash: %s (device id %s, key %s)" % (flash, b.device_id, flash / "key.bin"), flush=True)
+    print("flash: %s (device id %s, key %s)" % (flash, b.device_id, flash / "key.bin"))
+    print("firmware: %s" % ("the image deployed in the flash dir (manifest.json); a deploy "
+                            "resets the board onto the new image" if b.running_image() == flash
+                            else "the source tree %s (no image deployed in the flash dir)"
+                            % b.fw), flush=True)
     try:
         while True:
             time.sleep(1)

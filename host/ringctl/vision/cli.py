@@ -38,6 +38,7 @@ def register(subparsers):
     t.add_argument("-o", "--output", required=True, metavar="MODEL")
     t.add_argument("--annotate", metavar="DIR", help="where a refused photo's annotated picture goes "
                    "(default: next to MODEL)")
+    t.add_argument("--json", action="store_true", help="the cross-validation figures as JSON")
     t.set_defaults(func=cmd_train)
     k = sub.add_parser("classify", help="judge still images: heads, tails, odds, no-spin or unsure")
     k.add_argument("--ring", required=True, metavar="RING.json")
@@ -57,10 +58,21 @@ def register(subparsers):
 
 def read_image(path):
     import cv2
+    import numpy as np
+    from .imagefile import image_problem
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{path} is a folder, not an image; give a PNG or JPEG file")
     if not p.is_file():
         raise UserError(f"no such image file: {path}")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read image {path} ({exc.strerror}); check its permissions") from None
+    problem = image_problem(data)           # before decoding: a cut-off file is named as such
+    if problem:
+        raise UserError(f"image {path} {problem}")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if img is None:
         raise UserError(f"cannot read image {path}; is it a PNG or JPEG file?")
     return img
@@ -78,8 +90,10 @@ def _folder_images(folder, what):
 
 def cmd_calibrate(args):
     from .ring import calibrate
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm)
-    model.save(args.output)
+    write_atomic(args.output, model.to_json())
     d = model.to_dict()
     print(f"ring: centre ({d['center'][0]:.1f}, {d['center'][1]:.1f}) px, semi-axes "
           f"{d['axes'][0]:.1f} x {d['axes'][1]:.1f} px at {d['angle_deg']:.0f} deg; "
@@ -90,12 +104,14 @@ def cmd_calibrate(args):
 
 
 def cmd_calibrate_views(args):
+    from ..atomic import check_target, write_atomic
     from .viewcal import calibrate_rig
+    check_target(args.output)
     cams = [(name, read_image(sheet), read_image(empty)) for name, sheet, empty in args.camera]
     if len({n for n, _, _ in cams}) != len(cams):
         raise UserError("--camera NAME: give every camera its own name (A, B, ...)")
     rig = calibrate_rig(cams, ring_mm=args.ring_mm, coin_mm=args.coin_mm)
-    rig.save(args.output)
+    write_atomic(args.output, rig.to_json())
     rep = rig.report
     if args.json:
         print(json.dumps(dict(rep, saved=args.output)))
@@ -119,9 +135,13 @@ def cmd_sheet(args):
     from .viewcal import SHEET_MARKER_MM, sheet_image
     if not 1 <= args.px_per_mm <= 20:
         raise UserError("--px-per-mm must be between 1 and 20")
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     img = sheet_image(px_per_mm=args.px_per_mm)
-    if not cv2.imwrite(args.output, img):
-        raise UserError(f"cannot write {args.output}; give a .png path in a folder you can write to")
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise UserError(f"cannot encode {args.output} as PNG", code=1)
+    write_atomic(args.output, buf.tobytes())      # whole or not at all (a full disk)
     side = img.shape[0] / args.px_per_mm
     print(f"wrote {args.output}: {side:.0f} x {side:.0f} mm at {args.px_per_mm:g} px/mm; print at 100 % "
           f"(check one marker measures {SHEET_MARKER_MM:.0f} mm)")
@@ -159,6 +179,8 @@ def _write_annotated(folder, name, img, result):
 def cmd_train(args):
     from .faceid import TrainingPhotoError, train
     from .ring import RingModel
+    from ..atomic import check_target, write_atomic
+    check_target(args.output)
     ring = RingModel.load(args.ring)
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
     try:
@@ -168,8 +190,15 @@ def cmd_train(args):
         folder = args.annotate or (Path(args.output).parent / "refused")
         path = _write_annotated(folder, exc.name, exc.image, exc.found)
         raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
-    model.save(args.output)
-    print(json.dumps({"saved": args.output, "cross_validation": model.report}))
+    write_atomic(args.output, json.dumps(model.to_dict()))
+    if args.json:
+        print(json.dumps({"saved": args.output, "cross_validation": model.report}))
+        return 0
+    from .verdict import train_verdict
+    _, lines = train_verdict(model.report, args.output)
+    print(f"saved the face model {args.output}")
+    print("\n".join(lines))
+    print("(the figures behind this: --json)")
     return 0
 
 

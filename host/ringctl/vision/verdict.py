@@ -1,0 +1,37 @@
+"""`ring vision train`'s verdict for the technician: do the two faces separate, and what to do next."""
+
+# Leave-one-out margins (own-face score minus other-face score). train() refuses a model
+# below 0.02 / 0.08; between that and these the faces separate, but some coins will be read
+# "unsure" and go to the boxer.
+GOOD_MIN_MARGIN = 0.10
+GOOD_MEDIAN_MARGIN = 0.20
+RECOMMENDED_PHOTOS = 8
+
+
+def train_verdict(report, output):
+    """Model report (FaceModel.report) -> (well: bool, lines of plain text)."""
+    n_h, n_t = report["photos"]["heads"], report["photos"]["tails"]
+    worst, typical = report["loo_margin_min"], report["loo_margin_median"]
+    well = worst >= GOOD_MIN_MARGIN and typical >= GOOD_MEDIAN_MARGIN
+    lines = []
+    if well:
+        lines.append(f"The two faces separate well: each of the {n_h} heads and {n_t} tails "
+                     "photos was recognised as its own face when left out of training "
+                     f"(worst margin {worst:.2f}, typical {typical:.2f}; good is "
+                     f">= {GOOD_MIN_MARGIN:.2f} / {GOOD_MEDIAN_MARGIN:.2f}).")
+    else:
+        lines.append(f"The faces separate, but poorly (worst margin {worst:.2f}, typical "
+                     f"{typical:.2f}; good is >= {GOOD_MIN_MARGIN:.2f} / "
+                     f"{GOOD_MEDIAN_MARGIN:.2f}): in play some coins will be read 'unsure' "
+                     "and left to the boxer.")
+        lines.append("To do: retake the photos with the coin sharp and in focus, lit evenly "
+                     "without glare, at least 40 px across (60 better), one coin flat per "
+                     "photo; check each folder holds only its own face; then train again.")
+    if min(n_h, n_t) < RECOMMENDED_PHOTOS:
+        lines.append(f"Take more photos: {n_h} heads, {n_t} tails; 8-12 of each, the coin "
+                     "turned and moved around the ring between photos.")
+    if well:
+        lines.append(f"Next: \"model\": \"{output}\" in ring-config.json, then "
+                     "`ring doctor --config ring-config.json` (and `ring vision classify` on "
+                     "a few test photos).")
+    return well, lines
