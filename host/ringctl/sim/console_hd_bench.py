@@ -5,6 +5,7 @@ each counting the frames it receives (every one decoded as a JPEG) over `seconds
 The console's CPU is read from the kernel's per-thread counters of its two threads, the
 encoder (annotate, resize, JPEG) and the server's event loop (WebSocket sends); also the
 whole process's extra CPU with the viewers (console and the three clients together)."""
+import contextlib
 import os
 import re
 import tempfile
@@ -41,7 +42,9 @@ class Viewer:
 
     def __init__(self, ws_url, cookie):
         from websockets.sync.client import connect
-        self.ws = connect(ws_url, additional_headers={"Cookie": cookie}, max_size=None)
+        self._open = contextlib.ExitStack()      # the socket is closed through its context
+        self.ws = self._open.enter_context(connect(ws_url, additional_headers={"Cookie": cookie},
+                                                   max_size=None))
         self.times, self.bad, self.size, self.run = [], 0, None, True
         self.decode_cpu_s = 0.0     # this client's decoding: not the console's cost
         self.thread = threading.Thread(target=self._recv, daemon=True)
@@ -69,7 +72,7 @@ class Viewer:
 
     def close(self):
         self.run = False
-        self.ws.close()
+        self._open.close()
         self.thread.join(2.0)
 
 
