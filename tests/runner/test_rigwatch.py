@@ -30,6 +30,12 @@ def test_two_cameras_live_give_agreeing_verdicts_soon_after_true_rest(site2):
         results = {v["result"] for _, v in got}
         assert results == {toss.truth["outcome_at_rest"]}, [v["reasons"] for _, v in got]
         frame, verdict = got[-1]
+        # coins lying still: the screens' view keeps moving on with the camera, coins kept
+        time.sleep(0.6)
+        _, t1, coins1 = w.view()
+        time.sleep(0.3)
+        _, t2, coins2 = w.view()
+        assert t2 > t1 and coins2 and len(coins2) == len(coins1)
         assert frame.shape[0] == 720 and len(verdict["views"]) == 2     # both views, side by side
         assert not w.stalled(1.0)
         cams[1].stall()

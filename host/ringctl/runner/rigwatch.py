@@ -83,6 +83,9 @@ class RigWatcher:
                 with self.lock:
                     self.recent.append((t, frames, verdict))
                     self._last_view = (frames, t, verdict)
+            else:
+                with self.lock:     # still coins: the last verdict holds; screens stay live
+                    self._last_view = (frames, t, self.recent[-1][2])
             verdict = self.recent[-1][2]
             with self.lock:
                 self.still_since = t - still_s if still_s >= window_for(verdict) else None
