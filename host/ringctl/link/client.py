@@ -96,6 +96,7 @@ class LinkClient:
         self._stop = False
         self._cmd_id = (int(time.time() * 1000) & 0x3FFFFFFF) or 1
         self._wake_r, self._wake_w = os.pipe()
+        self._released = False      # line and wake pipe closed (once, by close() or the thread)
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self._was_up = False
@@ -125,7 +126,18 @@ class LinkClient:
         self._stop = True
         self._wake()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(2)
+            self._thread.join(5)
+        if not self._thread.is_alive():
+            self._release()
+        # else the link thread is still busy (a loaded machine): it releases the line and its
+        # pipe itself on its way out. Closing them under it could close or read a descriptor
+        # number the process has since reused for something else.
+
+    def _release(self):
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
         self._close_line()
         for fd in (self._wake_r, self._wake_w):
             try:
@@ -272,6 +284,8 @@ class LinkClient:
 
     # ---- link thread -------------------------------------------------------------
     def _wake(self):
+        if self._released:
+            return
         try:
             os.write(self._wake_w, b"x")
         except OSError:
@@ -311,6 +325,13 @@ class LinkClient:
                 pass
 
     def _run(self):
+        try:
+            self._loop()
+        finally:
+            if self._stop:
+                self._release()
+
+    def _loop(self):
         while not self._stop:
             if self._ser is None:
                 try:
