@@ -2,47 +2,14 @@
 (the web boxer arms, calls an unsure spin, and the host records who), and `ring demo --console`
 (prints the URL and one-time logins, serves after its spins until Ctrl-C)."""
 import os
-import queue
 import re
 import signal
 import subprocess
-import sys
-import threading
 import time
 
 import httpx
-import pytest
-
 from ringctl.record.log import AuditLog
-from ringctl.sim.simboard import SimBoard
-
-RING = os.path.join(os.path.dirname(sys.executable), "ring")
-
-
-class Proc:
-    def __init__(self, args, env):
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
-        self.lines = queue.Queue()
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def expect(self, pattern, timeout=10.0):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                line = self.lines.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.seen.append(line)
-            m = re.search(pattern, line)
-            if m:
-                return m
-        raise AssertionError(f"{pattern!r} not seen; output so far:\n" + "\n".join(self.seen))
+from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
 
 
 def web_login(url, name, password):
@@ -60,18 +27,6 @@ def command(c, obj):
     return c.post("/api/commands", json=obj, headers={"X-CSRF-Token": tok})
 
 
-@pytest.fixture
-def board(tmp_path):
-    key = os.urandom(32)
-    b = SimBoard(str(tmp_path / "flash"), key=key)
-    b.start()
-    keyfile = tmp_path / "board.key"
-    keyfile.write_bytes(key)
-    os.chmod(keyfile, 0o600)
-    yield b, str(keyfile)
-    b.stop()
-
-
 def test_ring_run_console_boxer_calls_the_spin_from_the_web(board, tmp_path):
     b, keyfile = board
     db = str(tmp_path / "audit.db")
@@ -83,7 +38,7 @@ def test_ring_run_console_boxer_calls_the_spin_from_the_web(board, tmp_path):
     proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db,
                  "--console", "127.0.0.1:0"], env)
     try:
-        url = proc.expect(r"console: (http://127\.0\.0\.1:\d+)", 20).group(1)
+        url = proc.expect_re(r"console: (http://127\.0\.0\.1:\d+)", 20).group(1)
         proc.expect("link up", 15)
         assert "<button" not in httpx.get(url + "/board").text
         assert httpx.post(url + "/api/commands", json={"cmd": "arm"}).status_code == 401
@@ -125,11 +80,11 @@ def test_ring_demo_console_prints_url_and_logins_and_serves_until_ctrl_c(tmp_pat
     proc = Proc([RING, "demo", "--spins", "1", "--seed", "3", "--workdir", str(tmp_path / "w"),
                  "--console", "0"], env)
     try:
-        url = proc.expect(r"console: (http://127\.0\.0\.1:\d+)", 60).group(1)
-        logins = proc.expect(r"one-time logins for this demo: (.*)", 5).group(1)
+        url = proc.expect_re(r"console: (http://127\.0\.0\.1:\d+)", 60).group(1)
+        logins = proc.expect_re(r"one-time logins for this demo: (.*)", 5).group(1)
         creds = dict(x.split(" / ") for x in logins.split(", "))
         assert set(creds) == {"boxer", "supervisor", "surveillance"}
-        proc.expect(r"still serving at", 90)                    # after the spins and summary
+        proc.expect_re(r"still serving at", 90)                    # after the spins and summary
         state = httpx.get(url + "/api/state").json()
         assert len(state["results"]) == 1
         web = web_login(url, "surveillance", creds["surveillance"])

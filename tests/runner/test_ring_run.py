@@ -4,59 +4,13 @@ No camera is given, so every spin that the board does not bar is "unsure" and th
 it at the terminal; the call is recorded and the table settles by the rules.
 """
 import os
-import queue
 import subprocess
-import sys
-import threading
 import time
 
 import pytest
 
-from ringctl.sim.simboard import SimBoard
+from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
 from ringctl.record.log import AuditLog
-
-RING = os.path.join(os.path.dirname(sys.executable), "ring")
-
-
-class Proc:
-    def __init__(self, args, env):
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
-        self.lines = queue.Queue()
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def send(self, text):
-        self.p.stdin.write(text + "\n")
-        self.p.stdin.flush()
-
-    def expect(self, fragment, timeout=10.0):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                line = self.lines.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.seen.append(line)
-            if fragment in line:
-                return line
-        raise AssertionError(f"{fragment!r} not seen; output so far:\n" + "\n".join(self.seen))
-
-
-@pytest.fixture
-def board(tmp_path):
-    key = os.urandom(32)
-    b = SimBoard(str(tmp_path / "flash"), key=key)
-    b.start()
-    keyfile = tmp_path / "board.key"
-    keyfile.write_bytes(key)
-    os.chmod(keyfile, 0o600)
-    yield b, str(keyfile)
-    b.stop()
 
 
 def test_ring_run_arms_follows_the_spin_and_records_the_boxers_call(board, tmp_path):

@@ -4,7 +4,7 @@ import os
 import re
 import time
 
-from test_ring_run import RING, Proc, board  # noqa: F401  (board is a fixture)
+from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
 
 
 def test_beam_fault_is_shown_refused_and_cleared_without_a_restart(board, tmp_path):

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from test_ring_run import RING, board  # noqa: F401  (board is a fixture)
+from ringproc import RING, board  # noqa: F401  (board is a fixture)
 
 
 @pytest.mark.parametrize("port, words", [

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from ringctl.vision.annotate import AMBER, BLUE, GREEN, RED, annotate, encode_png
+from visionkit import calibrated_scenes
 
 
 def _result(**kw):
@@ -54,18 +55,10 @@ def test_annotate_marks_bad_coins_red_and_survives_missing_keys():
 
 def test_classify_annotate_writes_a_picture_per_image(tmp_path, capsys):
     from ringctl.cli import main
-    out = tmp_path / "s"
-    assert main(["sim", "scenes", "-o", str(out), "-n", "2", "--seed", "4"]) == 0
-    from ringctl.sim import scenes
-    mm = scenes.ring_mm(scenes.base_spec(4))
-    assert main(["vision", "calibrate", str(out / "empty.png"), "--ring-mm", f"{mm:.1f}",
-                 "-o", str(out / "ring.json")]) == 0
-    assert main(["vision", "train", "--heads", str(out / "heads"), "--tails", str(out / "tails"),
-                 "--ring", str(out / "ring.json"), "-o", str(out / "model.json")]) == 0
+    ring, model, imgs = calibrated_scenes(main, tmp_path / "s", 2, 4)
     capsys.readouterr()
-    imgs = sorted(str(p) for p in out.glob("scene*.png"))
     ann = tmp_path / "ann"
-    assert main(["vision", "classify", "--ring", str(out / "ring.json"), "--model", str(out / "model.json"),
+    assert main(["vision", "classify", "--ring", str(ring), "--model", str(model),
                  "--json", "--annotate", str(ann), *imgs]) == 0
     for line in capsys.readouterr().out.strip().splitlines():
         v = json.loads(line)
