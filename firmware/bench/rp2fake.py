@@ -189,3 +189,178 @@ class CDCIn(io.IOBase):
         buf[:n] = self.data[:n]
         self.data = self.data[n:]
         return n
+
+
+# ---- machine.USBDevice (MicroPython 1.23+, shared/tinyusb/mp_usbd_runtime.c) with a USB host --------
+def _builtin_cfg():
+    """rp2's built-in configuration: one CDC-ACM (the REPL) on interfaces 0-1, endpoints
+    0x81 (notifications), 0x02 / 0x82 (data), interface string 4."""
+    import usbcdc
+    cdc = usbcdc.descriptor(0, 1, 4)
+    n = 9 + len(cdc)
+    return bytes((9, 2, n & 0xFF, n >> 8, 2, 1, 0, 0x80, 250)) + cdc
+
+
+class USBBuiltin:
+    itf_max = 2
+    ep_max = 3
+    str_max = 5
+    desc_dev = bytes((18, 1, 0x00, 0x02, 0xEF, 0x02, 0x01, 64, 0x8A, 0x2E, 0x05, 0x00,
+                      0x00, 0x01, 1, 2, 3, 1))      # 2E8A:0005, IAD device class
+
+    def __init__(self):
+        self.desc_cfg = _builtin_cfg()
+
+
+class USBDevice:
+    """The runtime USB device and, on the other side, a USB full-speed host as Linux's
+    cdc_acm drives it:
+    * OUT: the host's bytes go out in 64-byte packets, only into a transfer the device has
+      submitted (none: NAK, the bytes wait on the host); a transfer completes on a short
+      packet or when its buffer is full -> xfer_cb(ep, 0, n).
+    * IN: the host takes a submitted IN transfer's bytes only at a USB frame (`frame()`,
+      every 1 ms): a device's answer never leaves before the next frame. Up to 19 packets a
+      frame (full-speed bulk); not at all while `reading` is False (the host holds the port
+      open and reads nothing).
+    * Callbacks run when the chip's USB task would: `task()` (called by frame() and after a
+      host write), never inside submit_xfer().
+    `frames` counts frames; `got` holds what the host received, with the frame it left in."""
+
+    BUILTIN_NONE = None
+    PACKET = 64
+    PACKETS_PER_FRAME = 19
+
+    def __init__(self):
+        self.BUILTIN_DEFAULT = self.BUILTIN_CDC = USBBuiltin()
+        self.builtin_driver = None
+        self.is_active = False
+        self.cbs = None
+        self.pending = {}        # ep -> buffer of the submitted transfer
+        self.filled = {}         # OUT ep -> bytes already in it
+        self.done = []           # (ep, res, n) waiting for the USB task
+        self.host_out = bytearray()
+        self.got = bytearray()
+        self.got_frames = []     # frame number each received byte left in
+        self.reading = True
+        self.frames = 0
+        self.configured = False
+        self.submits = 0
+
+    def active(self, v=None):
+        if v is not None:
+            self.is_active = bool(v)
+            if not v:
+                self.configured = False
+                self.pending = {}
+        return self.is_active
+
+    def config(self, desc_dev, desc_cfg, desc_strs=None, open_itf_cb=None, reset_cb=None,
+               control_xfer_cb=None, xfer_cb=None):
+        self.desc_dev = desc_dev
+        self.desc_cfg = desc_cfg
+        self.desc_strs = desc_strs
+        self.cbs = (open_itf_cb, reset_cb, control_xfer_cb, xfer_cb)
+
+    def submit_xfer(self, ep, buf):
+        if not self.is_active:
+            raise OSError(22)
+        self.submits += 1
+        if not self.configured or ep in self.pending:
+            return False
+        self.pending[ep] = buf
+        self.filled[ep] = 0
+        return True
+
+    # ---- the host ------------------------------------------------------------------------------
+    def enumerate(self):
+        """Set configuration: open_itf_cb for the runtime interfaces (those at or past the
+        built-in's itf_max), then the ACM requests a terminal program sends (line coding,
+        DTR). -> the runtime function's interface descriptor bytes (checked by tests)."""
+        cfg = self.desc_cfg
+        assert cfg[0] == 9 and cfg[1] == 2 and cfg[2] | cfg[3] << 8 == len(cfg), "wTotalLength"
+        itfs = 0
+        i = 9
+        first = None
+        while i < len(cfg):
+            if cfg[i + 1] == 4:
+                itfs = max(itfs, cfg[i + 2] + 1)
+            if cfg[i + 1] == 0x0B and cfg[i + 2] >= self.builtin_driver.itf_max and first is None:
+                first = i
+            i += cfg[i]
+        assert i == len(cfg) and itfs == cfg[4], "bNumInterfaces / descriptor lengths"
+        self.configured = True
+        open_itf, _, control, _ = self.cbs
+        open_itf(memoryview(cfg)[first:])
+        itf = cfg[first + 2]
+        coding = bytes((0x00, 0xC2, 0x01, 0x00, 0, 0, 8))
+        self.control(0x21, 0x20, 0, itf, coding)     # SET_LINE_CODING 115200 8N1
+        self.control(0x21, 0x22, 3, itf, b"")        # SET_CONTROL_LINE_STATE DTR | RTS
+        self.task()
+        return bytes(cfg[first:])
+
+    def control(self, rtype, req, value, index, data):
+        """One control transfer through the three stages -> False if stalled."""
+        _, _, cb, _ = self.cbs
+        setup = bytes((rtype, req, value & 0xFF, value >> 8, index & 0xFF, index >> 8,
+                       len(data) & 0xFF, len(data) >> 8))
+        r = cb(1, memoryview(setup))
+        if r is False:
+            return False
+        if data:
+            r[:len(data)] = data
+            cb(2, memoryview(setup))
+        return cb(3, memoryview(setup)) is not False
+
+    def reset(self):
+        """Bus reset: submitted transfers are gone without a callback."""
+        self.pending = {}
+        self.configured = False
+        self.cbs[1]()
+
+    def write(self, data):
+        """The host program writes: the bytes go out as the device takes them."""
+        self.host_out += data
+        self.task()
+
+    def task(self):
+        """The chip's USB task: move the host's OUT bytes into submitted transfers and run
+        the callbacks of completed transfers (which may submit more)."""
+        for _ in range(64):
+            self._out()
+            if not self.done:
+                return
+            ep, res, n = self.done.pop(0)
+            self.cbs[3](ep, res, n)
+
+    def _out(self):
+        while self.host_out:
+            ep = None
+            for e in self.pending:
+                if not e & 0x80 and e not in [d[0] for d in self.done]:
+                    ep = e
+            if ep is None:
+                return
+            buf = self.pending[ep]
+            k = min(self.PACKET, len(buf) - self.filled[ep], len(self.host_out))
+            f = self.filled[ep]
+            buf[f:f + k] = self.host_out[:k]
+            self.host_out = self.host_out[k:]
+            self.filled[ep] = f + k
+            if k < self.PACKET or f + k == len(buf):
+                del self.pending[ep]
+                self.done.append((ep, 0, f + k))
+
+    def frame(self):
+        """One 1 ms USB frame: the host reads the IN endpoint (when `reading`)."""
+        self.frames += 1
+        if self.reading:
+            left = self.PACKETS_PER_FRAME
+            for ep in list(self.pending):
+                if ep & 0x80 and left > 0:
+                    buf = self.pending.pop(ep)
+                    n = len(buf)
+                    left -= (n + self.PACKET - 1) // self.PACKET
+                    self.got += buf
+                    self.got_frames += [self.frames] * n
+                    self.done.append((ep, 0, n))
+        self.task()

@@ -1,11 +1,10 @@
-# The real ring board (Raspberry Pi Pico / Pico 2): the only module that touches machine pins, ADC, WDT and USB serial.
-import sys
+# The real ring board (Raspberry Pi Pico / Pico 2): the only module that touches machine pins, ADC, WDT and USB.
 import os
-import select
+import time
 import machine
 
 import ringmsg as M
-from linkio import TxBuffer
+from usbcdc import LinkCDC
 
 import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
 
@@ -17,7 +16,6 @@ LED_PIN = pins.LED
 
 _BOTH = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
 _SCRATCH = 0x4005800C      # RP2040 WATCHDOG_BASE + SCRATCH0: kept across resets, not power
-TX_BUDGET = 128            # link bytes per pass, one per POLLOUT check (linkio.py): ~4 ms
 LAMP_WATCH_MS = 125        # the lamp watchdog's period (FAST blink half-period)
 
 
@@ -36,8 +34,9 @@ class Board:
     dev = False     # no manifest = not deployed = locked (FAULT_INTEGRITY)
     root = "/"
 
-    def __init__(self, rx=None, tx=None):
-        """rx / tx: the link streams (default USB-CDC stdin / stdout)."""
+    def __init__(self, usbd=None):
+        """usbd: the runtime USB device the link's own CDC port goes on (default
+        machine.USBDevice(); the REPL keeps the built-in port)."""
         P = machine.Pin
         # active_low per input: the app records the *active* level (1 = broken / pressed /
         # on the mat / strike) as pin.value() ^ active_low (board_sim does the same)
@@ -52,13 +51,11 @@ class Board:
         self.adc = [machine.ADC(P(n)) for n in ADC_PINS]
         self.lamps = [P(n, P.OUT, value=0) for n in LIGHT_PINS]
         self.ledpin = P(LED_PIN, P.OUT, value=0)
-        self.rx = rx if rx is not None else sys.stdin.buffer
-        self.tx = tx if tx is not None else sys.stdout.buffer
-        self.rx_poll = select.poll()
-        self.rx_poll.register(sys.stdin if rx is None else rx, select.POLLIN)
-        self.txq = TxBuffer(self.tx, piece=1, budget=TX_BUDGET,
-                            poll_obj=sys.stdout if tx is None else tx)
-        self.one = bytearray(1)
+        # the link on a USB-CDC port of its own (usbcdc.py): one call reads what the host
+        # sent, one call queues a frame; the app's link task polls it for readability
+        self.rx = self.link = LinkCDC(machine.USBDevice() if usbd is None else usbd)
+        self.dropped = 0          # frames the link's buffer had no room for (host not reading)
+        self.max_us = 0           # longest link write (it never waits on the host)
         self.cause = self._reset_cause()     # main.py refines it (resets.py)
         self.timer = None
 
@@ -152,39 +149,30 @@ class Board:
                                    callback=cb)
 
     def link_read(self, buf):
-        """What the line holds, up to len(buf), never waiting. rp2's stdin readinto() waits
-        until it has filled the buffer it is given, and POLLIN promises one byte: one byte per
-        check is the most a call can take without risking a wait (a frame the host cut short
-        would freeze the loop). The loop is kept to the few steps that cost on the chip."""
-        n = 0
-        lim = len(buf)
-        ready = self.rx_poll.ipoll
-        into = self.rx.readinto
-        one = self.one
-        while n < lim:
-            for _ in ready(0):
-                break
-            else:
-                return n
-            if not into(one):
-                return n
-            buf[n] = one[0]
-            n += 1
-        return n
+        """What the host sent, up to len(buf), never waiting (usbcdc.LinkCDC.readinto)."""
+        return self.link.readinto(buf)
 
     def link_write(self, data):
-        """Never blocks (linkio.TxBuffer): a frame the buffer cannot take is dropped and resent
-        by the link protocol."""
-        self.txq.put(data)
+        """Queue one encoded frame whole, or drop it when the buffer has no room for it (the
+        host is not reading): the link protocol resends it. Never waits."""
+        t = time.ticks_us()
+        lk = self.link
+        if lk.room() >= len(data):
+            lk.write(data)
+        else:
+            self.dropped += 1
+        d = time.ticks_diff(time.ticks_us(), t)
+        if d > self.max_us:
+            self.max_us = d
 
     def link_flush(self):
-        self.txq.flush()
+        pass            # the USB task sends the next piece when the host took the last one
 
     def tx_room(self):
-        return self.txq.room()
+        return self.link.room()
 
     def tx_max_us(self):
-        return self.txq.max_us
+        return self.max_us
 
     def on_light(self, state, bits, edge_us):
         pass

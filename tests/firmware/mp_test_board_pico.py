@@ -1,6 +1,7 @@
 # board_pico against a fake `machine` (the unix port has no rp2 pins): pin numbers from pins.py, pulls, IRQ triggers, reset causes, REPL escape.
 import sys
 import mptest
+import rp2fake
 
 
 class FakePin:
@@ -41,6 +42,7 @@ class FakeADC:
 class FakeMachine:
     Pin = FakePin
     ADC = FakeADC
+    USBDevice = rp2fake.USBDevice     # the link's own CDC port (usbcdc.py)
     PWRON_RESET = 1
     WDT_RESET = 3
     cause = 3

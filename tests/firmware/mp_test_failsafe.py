@@ -4,6 +4,7 @@
 import sys
 import machine as _real_machine
 import mptest
+import rp2fake
 
 _wires = {}
 
@@ -70,6 +71,7 @@ class FakeADC:
 class FakeMachine:
     Pin = WirePin
     ADC = FakeADC
+    USBDevice = rp2fake.USBDevice     # the link's own CDC port (usbcdc.py)
     PinBase = _real_machine.PinBase
     PWRON_RESET = 1
     WDT_RESET = 3
