@@ -154,6 +154,17 @@ def edge_to_lamp_cpu(app, board, reps=200):
     return _fast_mean(lamp), _fast_mean(whole)
 
 
+def _garbage(fn):
+    """Bytes fn() leaves on the heap (collections off while it runs)."""
+    gc.collect()
+    gc.disable()
+    a = gc.mem_alloc()
+    fn()
+    d = gc.mem_alloc() - a
+    gc.enable()
+    return d
+
+
 def _fast_mean(xs):
     """Mean of the faster half: microsecond ticks are too coarse for a minimum of a 2-3 us
     path, and the slower half holds the other jobs' preemptions."""
@@ -208,6 +219,14 @@ def paths(app, board, dev, host, wire):
         per.append(time.ticks_diff(time.ticks_us(), t))
         wire.pump(dev, host, now)
     r["frame_receive_us"] = _best(per)
+    # garbage of one heartbeat each way (an ACK frame received, one sent): what the idle
+    # link leaves for the collector
+    host._last_ack_tx -= ringlink.HB_MS
+    ack = bytes(host.poll(now))
+    r["hb_rx_garbage_bytes"] = _garbage(lambda: dev.feed(ack, now))
+    dev._last_ack_tx -= ringlink.HB_MS
+    r["hb_tx_garbage_bytes"] = _garbage(lambda: dev.poll(now))
+    wire.pump(dev, host, now)
     r["frame_receive_bytes"] = len(fr)
     per = []
     for _ in range(30):
@@ -222,52 +241,76 @@ def paths(app, board, dev, host, wire):
         per.append(time.ticks_diff(time.ticks_us(), t))
     r["hello_us"] = _best(per)
     r["hello_bytes"] = len(hello)
-    (r["command_to_ack_us"], r["command_frame_bytes"],
-     r["command_answer_bytes"]) = command_to_ack(app, board, dev, host, wire)
+    pico = pico_board()
+    (r["command_to_ack_us"], r["command_to_ack_median_us"], r["command_frame_bytes"],
+     r["command_answer_bytes"], r["command_garbage_bytes"]) = command_to_ack(
+        app, board, dev, host, wire, pico)
+    r.update(pico_link_io(pico, r["command_frame_bytes"], r["command_answer_bytes"]))
     r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
 
 
-def command_to_ack(app, board, dev, host, wire, reps=50):
-    """A host command's frame on the line -> its EV_RESULT frame (which carries the ack)
-    written: one link pass of the firmware (read, deframe, verify, run, answer, send).
-    The Pico's per-byte line I/O is added by the host from tx/rx_byte_us."""
+def command_to_ack(app, board, dev, host, wire, pico, reps=50):
+    """A host command's frame in the link port's receive slot (its OUT transfer done) -> its
+    EV_RESULT frame (which carries the ack) queued on the IN endpoint: one link pass of the
+    firmware through board_pico's USB-CDC port (read, deframe, verify, run, answer, seal,
+    encode, write, submit). -> (best us, median us, frame bytes in, answer bytes out,
+    garbage bytes per pass). The USB task's callback, the task wake-up and the USB frame
+    are added by the host (bench.py)."""
     now = time.ticks_ms()
-    pending = []
-    out = []
-
-    def read(buf):
-        if not pending:
-            return 0
-        fr = pending.pop()
-        buf[:len(fr)] = fr
-        return len(fr)
+    lk = pico.link
     saved = board.link_read, board.link_write
-    board.link_read = read
-    board.link_write = out.append
+    board.link_read = pico.link_read
+    board.link_write = pico.link_write
     per = []
+    junk = []
     sizes = [0, 0]      # the command frame's bytes in, the answer's bytes out
     try:
         for i in range(reps):
             _drain(app)
             wire.pump(dev, host, now)
             host.send(ringlink.MT_CMD, M.pack_cmd(M.CMD_DISARM, 100 + i, ""), now)
-            pending_frame = bytes(host.poll(now))
-            pending.append(pending_frame)
-            del out[:]
-            t = time.ticks_us()
-            app.link_service()
-            per.append(time.ticks_diff(time.ticks_us(), t))
+            fr = bytes(host.poll(now))
+            _usb_in(lk, fr)
+            if i % 5 == 4:      # garbage of one pass (collections off while it runs)
+                gc.collect()
+                gc.disable()
+                a = gc.mem_alloc()
+                app.link_service()
+                junk.append(gc.mem_alloc() - a)
+                gc.enable()
+            else:
+                t = time.ticks_us()
+                app.link_service()
+                per.append(time.ticks_diff(time.ticks_us(), t))
+            out = _usb_out(lk)
             if not out:
                 raise RuntimeError("no answer frame to the bench command")
-            sizes[0] = len(pending_frame)
-            sizes[1] = sum(len(fr) for fr in out)
-            for fr in out:
-                host.feed(bytes(fr), now)
+            sizes[0] = len(fr)
+            sizes[1] = len(out)
+            host.feed(out, now)
             wire.pump(dev, host, now)
     finally:
         board.link_read, board.link_write = saved
-    return _best(per), sizes[0], sizes[1]
+    return _best(per), _median(per), sizes[0], sizes[1], _median(junk)
+
+
+def _usb_in(lk, data):
+    """The host's OUT packets landing in the port's receive slots (the USB hardware's job)."""
+    for i in range(0, len(data), 64):
+        k = min(64, len(data) - i)
+        lk.slot_mv[lk.rx_w % 8][:k] = data[i:i + k]
+        lk._xfer(lk.ep_out, 0, k)
+
+
+def _usb_out(lk):
+    """What the host's IN tokens take: every byte queued on the port, in order."""
+    out = bytearray()
+    while lk.tx_busy:
+        s = lk.tx_out % len(lk.tx)
+        out += lk.tx[s:s + lk.tx_busy]
+        lk._xfer(lk.ep_in, 0, lk.tx_busy)
+    return bytes(out)
 
 
 def asyncio_wake_us(n=2000):
@@ -323,7 +366,10 @@ def idle_model(r, timer_key="timer_pass_us", sup_key="supervisor_pass_us"):
     sup_hz = 1000 // APP.SUPERVISE_MS
     collect = r["gc_collect_us"] + 2 * r["mem_alloc_us"]
     hb = 1000 // ringlink.HB_MS
-    wire = r["frame_receive_bytes"] * (r["tx_byte_us"] + r["rx_byte_us"])
+    # each heartbeat frame through the link port: one read or write call and the USB
+    # task's callback (the link task also wakes once per frame received)
+    wire = (r["link_read_us"] + r["usb_rx_cb_us"] + r["poll_ioctl_us"] + r["link_write_us"]
+            + r["usb_tx_cb_us"])
     load = {
         "timer": timer_hz * (r[timer_key] + w),
         "link": (1000 // APP.LINK_MS) * r["link_pass_us"],
@@ -334,48 +380,119 @@ def idle_model(r, timer_key="timer_pass_us", sup_key="supervisor_pass_us"):
     return load
 
 
-class _Ready:
-    """A poller that is always ready, at C speed: the unix port polls a Python stream object
-    by sleeping 1 ms, where the rp2 port's stdio poll is a plain function call."""
-    ready = (None,)
+class _StubUSB:
+    """machine.USBDevice with a submit_xfer that only says yes (the chip's is C; a Python
+    method here makes the figures a little high): times the port's own Python."""
 
-    def ipoll(self, timeout):
-        return self.ready
+    def __init__(self, builtin):
+        self.BUILTIN_DEFAULT = builtin
+        self.builtin_driver = None
+
+    def active(self, v=None):
+        return True
+
+    def config(self, *a):
+        pass
+
+    def submit_xfer(self, ep, buf):
+        return True
 
 
-def pico_link_io(frames=40, size=60):
-    """board_pico's link I/O: -> (longest wait one write would block the chip with the host
-    not reading, ms, under the rp2 USB-CDC rules (rp2fake.CDC); CPU per byte written / read,
-    us, with C-speed stand-ins for the USB stream and its poll)."""
-    import io
+def pico_board():
+    """board_pico with its link port configured and opened by the host."""
     import rp2fake
     rp2fake.install()
     import board_pico
-    cdc = rp2fake.CDC()
-    b = board_pico.Board(rx=rp2fake.CDCIn(), tx=cdc)
-    cdc.reading = False
-    frame = bytes([0]) + bytes(range(1, size - 1)) + bytes([0])
+    b = board_pico.Board(usbd=_StubUSB(rp2fake.USBBuiltin()))
+    b.link._open(None)
+    return b
+
+
+def pico_link_io(pico, n_in, n_out, frames=40):
+    """board_pico's link port (usbcdc.LinkCDC): -> dict of
+    tx_block_ms: the longest wait of a write with the host not reading, under the USB host
+      model (rp2fake.USBDevice: IN only at 1 ms frames, none while not reading) - the port
+      has no code path that waits, so this is what proves it;
+    link_read_us / link_write_us: one readinto of an n_in-byte frame / one write of an
+      n_out-byte frame (one call each, whatever the size);
+    usb_rx_cb_us / usb_tx_cb_us: the USB task's callback when an OUT / IN transfer is done;
+    poll_ioctl_us: the port's POLLIN check (asyncio's poll calls it each round)."""
+    import rp2fake
+    import board_pico
+    r = {}
+    usb = rp2fake.USBDevice()
+    b = board_pico.Board(usbd=usb)
+    usb.enumerate()
+    usb.reading = False
+    frame = bytes([0]) + bytes(range(1, n_out - 1)) + bytes([0])
+    worst = 0
     for _ in range(frames):
+        t = time.ticks_us()
         b.link_write(frame)
-    blocked = cdc.worst_ms
-    b2 = board_pico.Board(rx=rp2fake.CDCIn(), tx=rp2fake.CDC())
-    b2.txq.poller = b2.rx_poll = _Ready()
-    tx = []
-    for _ in range(30):
-        b2.txq.stream = io.BytesIO()
-        t = time.ticks_us()
-        b2.link_write(frame)
-        tx.append(time.ticks_diff(time.ticks_us(), t) / size)
-    rx = []
+        worst = max(worst, time.ticks_diff(time.ticks_us(), t))
+        usb.frame()
+    if not b.dropped:
+        raise RuntimeError("bench: the stalled host model never filled the link port")
+    r["tx_block_ms"] = 0        # no write waited: each returned with the frame queued or dropped
+    r["tx_worst_write_us"] = worst
+    lk = pico.link
+    fin = bytes([0]) + bytes(range(1, n_in - 1)) + bytes([0])
     buf = bytearray(256)
-    for _ in range(30):
-        b2.rx = io.BytesIO(frame)
-        t = time.ticks_us()
-        n = b2.link_read(buf)
-        rx.append(time.ticks_diff(time.ticks_us(), t) / n)
-    one = io.BytesIO()
-    b1 = bytearray(1)
-    return blocked, per_call_us(lambda: one.write(b1)), _best(tx), _best(rx)
+
+    ep_in = lk.ep_in
+    ep_out = lk.ep_out
+    n = len(fin)
+
+    def rx_free():
+        lk.rx_r = lk.rx_w
+        lk.rx_off = 0
+
+    def tx_sent():
+        lk.tx_out = lk.tx_in
+        lk.tx_busy = 0
+
+    def tx_pending():
+        lk.tx_in = (lk.tx_out + n_out) % (2 * len(lk.tx))
+        lk.tx_busy = n_out
+    _fill_slot(lk, fin)
+    r["usb_rx_cb_us"] = _timed_pair(rx_free, lambda: lk._xfer(ep_out, 0, n))
+    r["link_read_us"] = _timed_pair(lambda: lk._xfer(ep_out, 0, n), lambda: pico.link_read(buf),
+                                    rx_free)
+    r["link_write_us"] = _timed_pair(None, lambda: pico.link_write(frame), tx_sent)
+    r["usb_tx_cb_us"] = _timed_pair(tx_pending, lambda: lk._xfer(ep_in, 0, n_out), tx_sent)
+    r["poll_ioctl_us"] = per_call_us(lambda: lk.ioctl(3, 1))
+    r["tx_write_call_us"] = r["link_write_us"]
+    return r
+
+
+def _fill_slot(lk, data):
+    lk.slot_mv[lk.rx_w % 8][:len(data)] = data
+
+
+def _nop():
+    pass
+
+
+def _timed_pair(before, fn, after=None, reps=60, batch=20):
+    """us per fn() call, with before() and after() around each one: the best batch of
+    (before, fn, after) minus the best batch of (before, after) (calls of ~1 us are below
+    ticks_us' resolution one at a time)."""
+    before = before or _nop
+    after = after or _nop
+
+    def run(f):
+        best = 1e9
+        for _ in range(reps):
+            t = time.ticks_us()
+            for _ in range(batch):
+                before()
+                f()
+                after()
+            d = time.ticks_diff(time.ticks_us(), t)
+            if d < best:
+                best = d
+        return best
+    return max(0.0, (run(fn) - run(_nop)) / batch)
 
 
 app_cfg = {}
@@ -412,12 +529,12 @@ def main():
 
     app_cfg.update(app.cfg.v)
     res.update(paths(app, board, dev, host, wire))
-    (res["tx_block_ms"], res["tx_write_call_us"], res["tx_byte_us"],
-     res["rx_byte_us"]) = pico_link_io()
     res["timer_pass_inloop_us"], res["supervisor_pass_inloop_us"] = in_loop_passes(app)
     res["idle_load_us_per_s"] = idle_model(res)
     res["idle_load_inloop_us_per_s"] = idle_model(res, "timer_pass_inloop_us",
                                                   "supervisor_pass_inloop_us")
+    res["timer_period_idle_ms"] = max(1, app_cfg["adc_period_us"] // 1000) * APP.IDLE_STRIDE
+    res["link_ms"] = APP.LINK_MS
     res["heap_alloc_bytes"] = gc.mem_alloc()
     import events
     res["event_ring_plain"] = events.RING_BYTES // (M.EVENT_HDR + 1)   # text-less events

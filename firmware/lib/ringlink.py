@@ -132,20 +132,21 @@ def _tdiff(a, b):
 # RP2040 a per-byte loop costs ~40 us a byte, 2-4 ms a frame (issue 18).
 # A frame (< 254 bytes) never holds a full 0xFF block, so in COBS every byte keeps its place
 # shifted by one and each zero becomes a code: one C copy, then one step per zero.
-def _cobs_encode_into(data, out, oi):
-    """COBS-encode data into out from index oi (room: len(data) + len(data)//254 + 1).
-    -> index after the last byte written. data: bytes (it needs find)."""
-    n = len(data)
+def _cobs_encode_into(data, out, oi, n=-1):
+    """COBS-encode data[:n] (n < 0: all of it) into out from index oi (room: n + n//254 + 1).
+    -> index after the last byte written. data: bytes or bytearray (it needs find)."""
+    if n < 0:
+        n = len(data)
     if n >= 254:
-        return _cobs_encode_long(data, out, oi)
-    out[oi + 1:oi + 1 + n] = data
+        return _cobs_encode_long(data[:n], out, oi)
+    out[oi + 1:oi + 1 + n] = data if n == len(data) else memoryview(data)[:n]
     find = data.find
     zeros = data.startswith
     p = oi                             # where the current block's code goes
     i = 0
     while True:
-        z = find(b"\x00", i)
-        if z == i and zeros(b"\x00\x00\x00", i):    # the high bytes of a small u32
+        z = find(b"\x00", i, n)
+        if z == i and zeros(b"\x00\x00\x00", i, n):    # the high bytes of a small u32
             out[p:p + 3] = b"\x01\x01\x01"
             p += 3
             i += 3
@@ -438,13 +439,14 @@ def session_keys(key, nh, nd, kp=None):
     return (_derive(kp, b"ring-link h2d" + nh + nd), _derive(kp, b"ring-link d2h" + nh + nd))
 
 
-def seal_into(buf, kp, mtype, flags, seq, ack, payload):
-    """Build one decoded frame (header|payload|tag|crc) at the start of buf (room: MAX_FRAME).
-    -> its length."""
+def seal_into(buf, kp, mtype, flags, seq, ack, payload, mv=None):
+    """Build one decoded frame (header|payload|tag|crc) at the start of buf (room: MAX_FRAME;
+    mv: a memoryview of buf, if the caller keeps one). -> its length."""
     end = HDR_LEN + len(payload)
     struct.pack_into(HDR_FMT, buf, 0, mtype, flags, seq, ack)
     buf[HDR_LEN:end] = payload
-    mv = memoryview(buf)
+    if mv is None:
+        mv = memoryview(buf)
     buf[end:end + TAG_LEN] = memoryview(hmac_sha256(kp, mv[:end]))[:TAG_LEN]
     struct.pack_into("<I", buf, end + TAG_LEN, crc32(mv[:end + TAG_LEN]))
     return end + TAG_LEN + CRC_LEN
@@ -583,6 +585,7 @@ class Session:
         n = ring_slots
         self._slots = n
         self._sbuf = [bytearray(MAX_PAYLOAD) for _ in range(n)]
+        self._smv = [memoryview(b) for b in self._sbuf]
         self._slen = bytearray(n)
         self._stype = bytearray(n)
         self._stime = [0] * n
@@ -829,7 +832,9 @@ class Session:
         self.deframer.feed(data, self._on_frame, now_ms)
 
     def _on_frame(self, fr, now):
-        mtype, flags, seq, ack, payload = parse_header(fr)
+        # (the Deframer checked the CRC and the length: parse_header without its checks)
+        mtype, flags, seq, ack = struct.unpack_from(HDR_FMT, fr, 0)
+        payload = fr[HDR_LEN:len(fr) - TAG_LEN - CRC_LEN]
         if mtype == MT_HELLO:
             if not verify(self._hello_rx, fr):
                 # Outside a session this is a key that does not match (configuration), not
@@ -1044,10 +1049,11 @@ class Session:
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
         """Sealed and COBS-encoded in the session's own buffers: one allocation, the result."""
         self.frames_tx += 1
-        n = seal_into(self._fbuf, kp, mtype, flags, seq, ack, payload)
+        f = self._fbuf
+        n = seal_into(f, kp, mtype, flags, seq, ack, payload, self._fmv)
         w = self._wbuf
         w[0] = 0
-        m = _cobs_encode_into(bytes(self._fmv[:n]), w, 1)
+        m = _cobs_encode_into(f, w, 1, n)
         w[m] = 0
         return bytes(self._wmv[:m + 1])
 
@@ -1105,7 +1111,7 @@ class Session:
             self._ack_dirty = False
             self._gap = False
             return self._emit(self._tx, self._stype[i], 0, seq, self._rx_acked,
-                              memoryview(self._sbuf[i])[:self._slen[i]], now)
+                              self._smv[i][:self._slen[i]], now)
         if self._ack_dirty:
             return self._ack_frame(now)
         return None

@@ -25,9 +25,11 @@ from ..cliutil import OneLineParser
 # RP2040 at 125 MHz, MicroPython v1.28.0 (issue 18; agrees with published Pico benchmarks)
 RP2040_REF_MS = {"ref_loop_ms": 458.0, "ref_listcomp_ms": 30.0, "ref_fib_ms": 238.0}
 HARD_IRQ_ENTRY_US = 26     # pin edge -> first line of a hard handler on the RP2040 (12-26 us)
-EVENT_FRAME_BYTES = 58     # EVENT_HDR 25 + frame overhead 30 + COBS + two 0x00
-ACK_FRAME_BYTES = 33
 HEAP32_RATIO = 0.7         # 32-bit heap / 64-bit heap: 0.5-0.7 (words, pointers, GC blocks)
+USB_FRAME_MS = 1.0         # full-speed USB frame: the host's IN tokens come once per frame
+GC_EVERY = 8192            # app.GC_EVERY: gc.threshold, bytes
+COLLECT_S = 2.0            # app: the supervisor collects every COLLECT_EVERY x SUPERVISE_MS
+HB_PER_S = 5               # heartbeats each way per second (ringlink.HB_MS = 200)
 FW_DIR = Path(__file__).resolve().parents[3] / "firmware"
 HOTPATHS = FW_DIR / "bench" / "hotpaths.py"
 
@@ -107,21 +109,15 @@ def rp2040_estimates(p, factor):
         "idle_cpu_share_inloop": round(sum(p["idle_load_inloop_us_per_s"].values()) * factor
                                        / 1e6, 3),
         "longest_blocking_write_ms": max(p["tx_block_ms"], ms(p["tx_write_call_us"])),
-        "link_bytes_ms_per_frame": ms(p["frame_receive_bytes"] * (p["tx_byte_us"] +
-                                                                  p["rx_byte_us"])),
+        "link_io_ms_per_frame": ms(p["link_read_us"] + p["usb_rx_cb_us"] + p["link_write_us"]
+                                   + p["usb_tx_cb_us"]),
     }
-    # sustained event rate: one event frame out (framing + its bytes) and one ack frame in
-    ev_us = (p["frame_send_us"] + EVENT_FRAME_BYTES * p["tx_byte_us"] + p["frame_receive_us"]
-             + ACK_FRAME_BYTES * p["rx_byte_us"]) * factor
+    # sustained event rate: one event frame out and one ack frame in, each with its call on
+    # the link port and the USB task's callback
+    ev_us = (p["frame_send_us"] + p["link_write_us"] + p["usb_tx_cb_us"] + p["frame_receive_us"]
+             + p["link_read_us"] + p["usb_rx_cb_us"]) * factor
     est["events_per_s"] = round(1e6 / ev_us)
-    # command -> its ACK on the line: the command frame's bytes read (one poll each on the
-    # Pico), one link pass (deframe, verify, run, answer: the CPU figure), the answer frame's
-    # bytes written; the link task wakes on the line's readability, so no period is added
-    line = (p["command_frame_bytes"] * p["rx_byte_us"]
-            + p["command_answer_bytes"] * p["tx_byte_us"])
-    est["command_to_ack_ms"] = ms(p["command_to_ack_us"] + line)
-    est["command_to_ack_cpu_ms"] = ms(p["command_to_ack_us"])
-    est["command_to_ack_line_ms"] = ms(line)
+    est.update(command_to_ack(p, factor))
     est["burst_breaks_buffered"] = p["event_ring_plain"] // 2
     passes = {k: p[k] for k in p if k.endswith("_pass_us") or k.endswith("_inloop_us")}
     est["loop_pass_ms"] = {k[:-3] + "_ms": ms(v) for k, v in passes.items()}
@@ -133,6 +129,74 @@ def rp2040_estimates(p, factor):
     est["edge_to_lamp_ms_p50"] = est["edge_to_lamp_ms_p99"] = round((g + cpu) / 1000, 3)
     est["irq_handler_ms"] = round((g + max(0.0, p["irq_handler_us"] - g) * factor) / 1000, 3)
     return est
+
+
+def loop_wait_p99_ms(jobs, q=0.01):
+    """A command arriving at a random moment waits for whatever the loop is running to
+    finish. jobs: [(per second, chip ms)] -> the wait it exceeds with probability q:
+    P(wait > x) = sum(rate * max(0, L - x)) / 1000 (arrivals uniform in time)."""
+    def over(x):
+        return sum(r * max(0.0, L - x) for r, L in jobs) / 1000.0
+    if over(0.0) <= q:
+        return 0.0
+    lo, hi = 0.0, max(L for _, L in jobs)
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        if over(mid) > q:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def command_to_ack(p, factor):
+    """Command frame in the chip's USB buffer (its OUT transfer done) -> its answer frame,
+    which carries the ack, taken by the host's IN token. p50 and p99, RP2040 ms.
+
+    On the chip, in order: the USB task's callback for the OUT transfer (usb_rx_cb), the
+    link task's wake-up (asyncio's poll asks the port: poll_ioctl; one scheduler round:
+    asyncio_wake), the link pass (command_to_ack_us: one readinto, deframe, verify, run the
+    command, answer, seal, COBS, one write that submits the IN transfer), then the wait for
+    the host's next IN token: USB full-speed frames are 1 ms, so 0.5 ms at the median and
+    1.0 ms at p99. p99 adds what the loop may be busy with when the frame arrives (timer,
+    supervisor, heartbeats, collections: loop_wait_p99_ms) and, when the pass's own garbage
+    makes an automatic collection inside it likely (>= 1%), that collection."""
+    ms = lambda us: us * factor / 1000     # noqa: E731
+    wake = p["usb_rx_cb_us"] + p["poll_ioctl_us"] + p["asyncio_wake_us"]
+    cpu50 = ms(wake + p["command_to_ack_median_us"])
+    cpu_best = ms(wake + p["command_to_ack_us"])
+    io = ms(p["usb_rx_cb_us"] + p["link_read_us"] + p["link_write_us"])
+    # garbage on the chip (32-bit): the idle link's (heartbeats both ways) accumulates between
+    # the supervisor's collections; each automatic collection (every GC_EVERY bytes) lands
+    # on a byte allocated uniformly at random, so one lands in the pass with probability
+    # (automatic collections per cycle) x (the pass's share of the cycle's garbage)
+    g_pass = p["command_garbage_bytes"] * HEAP32_RATIO
+    g_idle = HB_PER_S * (p["hb_rx_garbage_bytes"] + p["hb_tx_garbage_bytes"]) * HEAP32_RATIO
+    cycle = g_idle * COLLECT_S + g_pass
+    autos = int(cycle // GC_EVERY)
+    gc_chance = min(1.0, autos * g_pass / cycle)
+    gc_ms = ms(p["gc_collect_us"])
+    timer_hz = 1000.0 / p["timer_period_idle_ms"]
+    jobs = [(timer_hz, ms(p["timer_pass_us"])),
+            (2.0, ms(p["supervisor_pass_us"])),
+            ((1 + autos) / COLLECT_S, gc_ms),
+            (HB_PER_S, ms(p["frame_receive_us"] + p["link_read_us"] + wake)),
+            (HB_PER_S, ms(p["frame_send_us"] + p["link_write_us"] + p["usb_tx_cb_us"])),
+            (1000.0 / p["link_ms"], ms(p["link_pass_us"]))]
+    wait99 = loop_wait_p99_ms(jobs)
+    p50 = cpu50 + USB_FRAME_MS / 2
+    p99 = cpu50 + USB_FRAME_MS + wait99 + (gc_ms if gc_chance >= 0.01 else 0.0)
+    return {
+        "command_to_ack_ms_p50": round(p50, 3),
+        "command_to_ack_ms_p99": round(p99, 3),
+        "command_to_ack_cpu_ms": round(cpu50, 3),
+        "command_to_ack_cpu_best_ms": round(cpu_best, 3),
+        "command_to_ack_line_ms": round(io, 3),
+        "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
+        "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
+        "command_to_ack_gc_in_pass_chance": round(gc_chance, 3),
+        "gc_collect_ms": round(gc_ms, 3),
+    }
 
 
 def _proc_cpu_ns(pid):
@@ -174,17 +238,22 @@ RP_NOTES = (
     "running loop (median; caches cold between passes on this shared machine: an upper "
     "bound for a chip that runs nothing else); idle_cpu_share_process = the simulated board's whole process CPU "
     "(kernel and the unix asyncio loop's poll syscalls included) x factor, an upper bound. "
-    "longest_blocking_write_ms: board_pico's writer against the rp2 USB-CDC rules with the "
-    "host not reading (a write bigger than the free FIFO waits 500 ms per 64-byte piece), "
-    "else one write call's CPU. link_bytes_ms_per_frame: the Pico's one-poll-per-byte "
-    "read and write of a 38-byte frame. events_per_s: event frames the chip can send per "
-    "second (framing and bytes of the frame out, of one ack in); burst_breaks_buffered: beam "
-    "breaks (two events each) the event ring holds while the link catches up. "
-    "command_to_ack_ms: a command frame read byte by byte, deframed, verified, run and "
-    "answered with its EV_RESULT frame (which carries the ack), bytes written; the loop "
-    "serves the line as soon as it is readable (the link task waits on the line, not on a "
-    "period). command_to_ack_cpu_ms = the link pass alone, command_to_ack_line_ms = the "
-    "frames' bytes through rp2 stdio, one poll per byte (USB-CDC stdin gives no count). "
+    "longest_blocking_write_ms: board_pico's link port (usbcdc.LinkCDC) against a USB host "
+    "model that stops reading (rp2fake.USBDevice): no write waits, the figure is one write "
+    "call's CPU. link_io_ms_per_frame: one readinto or write call on the link port and the "
+    "USB task's callback, per frame each way (the link has its own USB-CDC port: no byte-by-"
+    "byte I/O). events_per_s: event frames the chip can send per second (framing and I/O "
+    "of the frame out and of one ack in); burst_breaks_buffered: beam breaks (two events "
+    "each) the event ring holds while the link catches up. "
+    "command_to_ack_ms_p50 / _p99: command frame in the chip's USB buffer -> its EV_RESULT "
+    "frame (which carries the ack) taken by the host: the USB task's callback, the link "
+    "task's wake-up, the link pass (read, deframe, verify, run, answer, seal, COBS, write: "
+    "command_to_ack_cpu_ms at its median), then the next USB frame's IN token (0.5 ms "
+    "median, 1.0 ms p99); p99 adds the 99th percentile of what the loop may be running "
+    "when the command arrives (command_to_ack_loop_wait_ms_p99: timer, supervisor, "
+    "heartbeats, collections at their rates and chip times) and an automatic collection "
+    "inside the pass when its chance is >= 1%% (command_to_ack_gc_in_pass_chance). "
+    "command_to_ack_line_ms = its USB I/O share (callback, one read, one write). "
     "heap_peak_bytes_32bit_est = the 64-bit heap "
     "peak x %.1f (objects and pointers halve on 32 bits; buffers do not)." % HEAP32_RATIO)
 

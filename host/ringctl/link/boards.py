@@ -1,4 +1,12 @@
-"""Find ring boards on USB (VID:PID 2E8A:0005, MicroPython CDC) and pick the one to talk to."""
+"""Find ring boards on USB (VID:PID 2E8A:0005, MicroPython) and pick the one to talk to: each board has two serial ports, the link's and the REPL's.
+
+The controller's link runs on a USB-CDC port of its own (firmware/lib/usbcdc.py): USB
+interfaces 2-3, named "Ring link". The REPL keeps MicroPython's built-in port (interfaces
+0-1). A board at the REPL (technician escape, `ring device deploy`) shows only the REPL port.
+The two are told apart by the USB interface number of the port (pyserial's `location`,
+"1-1.2:1.2" on Linux: bus-port:configuration.interface), or by the interface's name where
+the number is not given.
+"""
 import os
 from pathlib import Path
 
@@ -6,6 +14,8 @@ from ..errors import UserError
 
 VID = 0x2E8A        # Raspberry Pi
 PID_MICROPYTHON = 0x0005
+LINK_INTERFACE = 2      # usbcdc.LinkCDC: after the built-in CDC's interfaces 0-1
+LINK_NAME = "Ring link"  # its interface string (usbcdc.NAME)
 
 NONE_FOUND = "no ring board found (USB 2E8A:0005)"
 CHECKS = (
@@ -25,13 +35,56 @@ def comports():
     return list_ports.comports()
 
 
+def interface_number(p):
+    """USB interface number of a serial port from pyserial's location ("1-1.2:1.2" on
+    Linux, "1-1.2:x.2" on Windows), or None when the location does not say."""
+    loc = p.location or ""
+    if ":" not in loc:
+        return None
+    tail = loc.rsplit(":", 1)[1]
+    if "." not in tail:
+        return None
+    try:
+        return int(tail.rsplit(".", 1)[1])
+    except ValueError:
+        return None
+
+
+def is_link_port(p):
+    """True for the controller's link port, False for the REPL's (or a single-port board)."""
+    n = interface_number(p)
+    if n is not None:
+        return n == LINK_INTERFACE
+    return (getattr(p, "interface", None) or "") == LINK_NAME
+
+
 def find_boards(ports=None):
-    """Ring boards plugged in -> list of dicts (port, serial, description, location)."""
-    found = []
+    """Ring boards plugged in -> list of dicts, one per board: port (the one to talk to: the
+    link's, or the REPL's when the board is at the REPL), link, repl (each a path or None),
+    serial, description, location."""
+    boards = {}
     for p in (comports() if ports is None else ports):
-        if p.vid == VID and p.pid == PID_MICROPYTHON:
-            found.append({"port": p.device, "serial": (p.serial_number or "").upper(),
-                          "description": p.description or "", "location": p.location or ""})
+        if p.vid != VID or p.pid != PID_MICROPYTHON:
+            continue
+        sn = (p.serial_number or "").upper()
+        loc = p.location or ""
+        key = sn or loc.split(":")[0] or p.device
+        b = boards.setdefault(key, {"port": None, "link": None, "repl": None, "serial": sn,
+                                    "description": "", "location": loc.split(":")[0]})
+        if is_link_port(p):
+            b["link"] = p.device
+        else:
+            b["repl"] = p.device
+            b["description"] = p.description or ""
+    found = []
+    for b in boards.values():
+        b["port"] = b["link"] or b["repl"]
+        if b["link"] and b["repl"]:
+            b["description"] = "controller link (REPL on %s)" % b["repl"]
+        elif not b["link"]:
+            b["description"] = (b["description"] + " " if b["description"] else "") + \
+                "(REPL only: the controller is not running)"
+        found.append(b)
     return sorted(found, key=lambda b: b["port"])
 
 
@@ -71,9 +124,10 @@ def pick_port(port=None, ports=None):
 
 
 def serial_for_port(port, ports=None):
-    """USB serial number (= device id) of the board on `port`, or None (e.g. a pty)."""
+    """USB serial number (= device id) of the board on `port` (its link or its REPL port),
+    or None (e.g. a pty)."""
     real = os.path.realpath(port)
     for b in find_boards(ports):
-        if b["port"] in (port, real):
+        if b["link"] in (port, real) or b["repl"] in (port, real):
             return b["serial"]
     return None

@@ -19,6 +19,13 @@ def resolve_port(spec, serial_number=None):
     """Path to open now. `spec` is a device path, a pyserial URL (socket://HOST:PORT,
     rfc2217://HOST:PORT) or 'auto'. UserError when nothing fits."""
     if spec and spec != "auto":
+        if spec.startswith("/dev/tty") or spec.startswith("/dev/ring-"):
+            real = os.path.realpath(spec)
+            for b in boards():
+                if b["link"] and b["repl"] in (spec, real):
+                    raise UserError("%s is the REPL port of board %s; its link is on %s "
+                                    "(or use --port auto)" % (spec, b["serial"] or "?",
+                                                             b["link"]), code=1)
         return spec
     if serial_number:
         sim = sim_port_for_device(serial_number)
