@@ -159,23 +159,21 @@ def command_to_ack(p, factor):
     command, answer, seal, COBS, one write that submits the IN transfer), then the wait for
     the host's next IN token: USB full-speed frames are 1 ms, so 0.5 ms at the median and
     1.0 ms at p99. p99 adds what the loop may be busy with when the frame arrives (timer,
-    supervisor, heartbeats, collections: loop_wait_p99_ms) and, when the pass's own garbage
-    makes an automatic collection inside it likely (>= 1%), that collection."""
+    supervisor, heartbeats, collections: loop_wait_p99_ms). No collection runs inside the
+    pass (app.link_service holds them off until the answer is queued)."""
     ms = lambda us: us * factor / 1000     # noqa: E731
     wake = p["usb_rx_cb_us"] + p["poll_ioctl_us"] + p["asyncio_wake_us"]
     cpu50 = ms(wake + p["command_to_ack_median_us"])
     cpu_best = ms(wake + p["command_to_ack_us"])
     io = ms(p["usb_rx_cb_us"] + p["link_read_us"] + p["link_write_us"])
     # garbage on the chip (32-bit): the idle link's (heartbeats both ways) accumulates between
-    # the supervisor's collections; each automatic collection (every GC_EVERY bytes) lands
-    # on a byte allocated uniformly at random, so one lands in the pass with probability
-    # (automatic collections per cycle) x (the pass's share of the cycle's garbage)
+    # the supervisor's collections; beyond GC_EVERY an automatic collection runs. Never inside
+    # the link pass (app.link_service holds collections off until its answers are queued),
+    # but one may be running in another pass when the command arrives (the loop wait below).
     g_pass = p["command_garbage_bytes"] * HEAP32_RATIO
     g_idle = HB_PER_S * (p["hb_rx_garbage_bytes"] + p["hb_tx_garbage_bytes"]) * HEAP32_RATIO
-    cycle = g_idle * COLLECT_S + g_pass
-    autos = int(cycle // GC_EVERY)
-    gc_chance = min(1.0, autos * g_pass / cycle)
-    gc_ms = ms(p["gc_collect_us"])
+    autos = int((g_idle * COLLECT_S + g_pass) // GC_EVERY)
+    gc_ms = ms(p["gc_collect_us"]) * HEAP32_RATIO    # the chip's heap holds ~0.7x the bytes
     timer_hz = 1000.0 / p["timer_period_idle_ms"]
     jobs = [(timer_hz, ms(p["timer_pass_us"])),
             (2.0, ms(p["supervisor_pass_us"])),
@@ -185,7 +183,7 @@ def command_to_ack(p, factor):
             (1000.0 / p["link_ms"], ms(p["link_pass_us"]))]
     wait99 = loop_wait_p99_ms(jobs)
     p50 = cpu50 + USB_FRAME_MS / 2
-    p99 = cpu50 + USB_FRAME_MS + wait99 + (gc_ms if gc_chance >= 0.01 else 0.0)
+    p99 = cpu50 + USB_FRAME_MS + wait99
     return {
         "command_to_ack_ms_p50": round(p50, 3),
         "command_to_ack_ms_p99": round(p99, 3),
@@ -194,7 +192,7 @@ def command_to_ack(p, factor):
         "command_to_ack_line_ms": round(io, 3),
         "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
         "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
-        "command_to_ack_gc_in_pass_chance": round(gc_chance, 3),
+        "command_to_ack_pass_garbage_bytes_32bit": round(g_pass),
         "gc_collect_ms": round(gc_ms, 3),
     }
 
@@ -251,8 +249,9 @@ RP_NOTES = (
     "command_to_ack_cpu_ms at its median), then the next USB frame's IN token (0.5 ms "
     "median, 1.0 ms p99); p99 adds the 99th percentile of what the loop may be running "
     "when the command arrives (command_to_ack_loop_wait_ms_p99: timer, supervisor, "
-    "heartbeats, collections at their rates and chip times) and an automatic collection "
-    "inside the pass when its chance is >= 1%% (command_to_ack_gc_in_pass_chance). "
+    "heartbeats, collections at their rates and chip times; a collection = the unix one x "
+    "factor x 0.7 for the smaller 32-bit heap); no collection runs inside the pass itself "
+    "(app.link_service holds them off until the answer is queued). "
     "command_to_ack_line_ms = its USB I/O share (callback, one read, one write). "
     "heap_peak_bytes_32bit_est = the 64-bit heap "
     "peak x %.1f (objects and pointers halve on 32 bits; buffers do not)." % HEAP32_RATIO)
