@@ -1,9 +1,11 @@
 # Entry point: Ctrl-C off first, pick the board, crash streak check, integrity, run; on any crash log it once per streak and reset (never fall to the REPL mid-game).
 import micropython
 micropython.kbd_intr(-1)
-# ^ the first statement (issue 18): the link is binary on the REPL's USB port and ~15% of host
-# HELLOs carry a 0x03 byte. Until this line a 0x03 raises KeyboardInterrupt (a crash, a
-# reset); importing anything first would leave that window open for a few hundred ms.
+# ^ the first statement (issue 18): a 0x03 on the REPL's USB port raises KeyboardInterrupt (a
+# crash, a reset) until this line; importing anything first would leave that window open for
+# a few hundred ms. The link has its own USB port on the Pico (usbcdc.py), but the simulated
+# board's link is stdin/stdout when no pty is given, and a host on the wrong port must not
+# stop the controller either.
 # Technician escape (keeps mpremote usable): a one-shot repl.flag (written by the
 # authenticated CMD_RESET "repl") or the no-spin button held at power-on skips the
 # controller and gives Ctrl-C back to the REPL. See firmware/README.md.
