@@ -9,6 +9,7 @@ import time
 import asyncio
 
 import ringlink
+import fastlink
 import ringmsg as M
 import board_sim
 import app as APP
@@ -243,8 +244,13 @@ def paths(app, board, dev, host, wire):
     r["hello_bytes"] = len(hello)
     pico = pico_board()
     (r["command_to_ack_us"], r["command_to_ack_median_us"], r["command_frame_bytes"],
-     r["command_answer_bytes"], r["command_garbage_bytes"]) = command_to_ack(
-        app, board, dev, host, wire, pico)
+     r["command_answer_bytes"], r["command_garbage_bytes"],
+     r["command_pass_median_us"]) = command_to_ack(app, board, dev, host, wire, pico)
+    # the same with ringlink's plain-Python loops (no fastlink): what viper saves
+    ringlink.use_codec(*ringlink.PY_CODEC)
+    r["command_to_ack_bytecode_us"], r["command_to_ack_bytecode_median_us"] = command_to_ack(
+        app, board, dev, host, wire, pico)[:2]
+    fastlink.install()
     r.update(pico_link_io(pico, r["command_frame_bytes"], r["command_answer_bytes"]))
     r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
@@ -252,13 +258,15 @@ def paths(app, board, dev, host, wire):
 
 def command_to_ack(app, board, dev, host, wire, pico, reps=50):
     """A host command's frame in the link port's receive slot (its OUT transfer done) -> its
-    EV_RESULT frame (which carries the ack) queued on the IN endpoint: one link pass of the
-    firmware through board_pico's USB-CDC port (read, deframe, verify, run, answer, seal,
-    encode, write, submit). -> (best us, median us, frame bytes in, answer bytes out,
-    garbage bytes per pass). The USB task's callback, the task wake-up and the USB frame
-    are added by the host (bench.py)."""
+    EV_RESULT frame (which carries the ack) submitted on the IN endpoint: the link pass of
+    the firmware through board_pico's USB-CDC port (read, deframe, verify, run, answer,
+    seal, encode, write, submit) up to that submit. -> (best us, median us, frame bytes in,
+    answer bytes out, garbage bytes per pass, median us of the whole pass). The USB task's
+    callback, the task wake-up and the USB frame are added by the host (bench.py)."""
     now = time.ticks_ms()
     lk = pico.link
+    usb = lk.usbd
+    whole = []          # the whole pass (it goes on after the answer is submitted)
     saved = board.link_read, board.link_write
     board.link_read = pico.link_read
     board.link_write = pico.link_write
@@ -280,9 +288,13 @@ def command_to_ack(app, board, dev, host, wire, pico, reps=50):
                 junk.append(gc.mem_alloc() - a)
                 gc.enable()
             else:
+                usb.t_in = None
                 t = time.ticks_us()
                 app.link_service()
-                per.append(time.ticks_diff(time.ticks_us(), t))
+                if usb.t_in is None:
+                    raise RuntimeError("the bench command's answer was not submitted")
+                per.append(time.ticks_diff(usb.t_in, t))
+                whole.append(time.ticks_diff(time.ticks_us(), t))
             out = _usb_out(lk)
             if not out:
                 raise RuntimeError("no answer frame to the bench command")
@@ -292,7 +304,7 @@ def command_to_ack(app, board, dev, host, wire, pico, reps=50):
             wire.pump(dev, host, now)
     finally:
         board.link_read, board.link_write = saved
-    return _best(per), _median(per), sizes[0], sizes[1], _median(junk)
+    return _best(per), _median(per), sizes[0], sizes[1], _median(junk), _median(whole)
 
 
 def _usb_in(lk, data):
@@ -395,7 +407,11 @@ class _StubUSB:
         pass
 
     def submit_xfer(self, ep, buf):
+        if ep & 0x80 and self.t_in is None:
+            self.t_in = time.ticks_us()     # the answer's IN transfer: the ack can leave
         return True
+
+    t_in = None
 
 
 def pico_board():
@@ -516,6 +532,10 @@ def main():
         print(json.dumps(res))
         return
 
+    # the Pico's link code: ringlink with fastlink's machine-code loops (board_pico installs
+    # them); timed here as viper on x86 and scaled by the bytecode factor like everything
+    # else, an upper bound for machine code (bench.py notes)
+    fastlink.install()
     board = board_sim.Board(root=root, link_fd=None, sock_path="")
     sent = []
     board.link_write = lambda data: sent.append(len(data))

@@ -405,11 +405,13 @@ class App:
                 except ValueError:
                     continue
                 self.command(code, cid, text)
+        # answers first (they carry the acks); what the checks below report goes out with
+        # the next pass (a frame, or the timer's housekeeping within LINK_MS)
+        self.pump_link(LINK_FRAMES)
         if s.alarm_news(now):      # forgeries aimed at the board: the host records them
             self.link_event()
         lost = (not s.connected) or s.peer_silent_ms(now) > self.cfg.v["host_timeout_ms"]
         self.spin.host(not lost, time.ticks_us())
-        self.pump_link(LINK_FRAMES)
 
     async def link_rx_task(self):
         """Sleeps until the line is readable (no polling), then serves it at once.

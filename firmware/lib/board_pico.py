@@ -5,6 +5,9 @@ import machine
 
 import ringmsg as M
 from usbcdc import LinkCDC
+import fastlink
+
+fastlink.install()   # the link's COBS and tag compare in machine code (viper; ringlink hook)
 
 import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
 

@@ -49,6 +49,7 @@ API
 Message types: MT_EVENT (device->host), MT_CMD (host->device); link-internal MT_HELLO, MT_ACK.
 Lower level (used by `ring link dump`): Deframer, cobs_encode/cobs_decode, seal, parse_header,
 verify, hello_keys, session_keys, parse_hello_host, parse_hello_device, parse_ack.
+Board only: use_codec(...) swaps in machine-code COBS and tag compare (fastlink.py).
 Parsers raise ValueError only; a Session never raises on what it is fed.
 """
 import struct
@@ -227,7 +228,7 @@ def cobs_encode(data):
     """COBS-encode data (no delimiter). The result never contains 0x00."""
     data = bytes(data)
     out = bytearray(len(data) + len(data) // 254 + 1)
-    return bytes(out[:_cobs_encode_into(data, out, 0)])
+    return bytes(out[:_cobs_encode_into(data, out, 0, len(data))])
 
 
 def cobs_decode(enc):
@@ -422,6 +423,19 @@ def _tag_ok(d, fr, i):
             | d[15] ^ fr[i + 15]) == 0
 
 
+PY_CODEC = (_cobs_encode_into, _cobs_decode_into, _tag_ok)
+
+
+def use_codec(cobs_encode_into, cobs_decode_into, tag_ok):
+    """Board hook: equivalents of _cobs_encode_into(data, out, oi, n), _cobs_decode_into(enc,
+    out) and _tag_ok(d, fr, i) in machine code (firmware/lib/fastlink.py, viper), used by
+    every Session and Deframer from now on; use_codec(*PY_CODEC) puts these back."""
+    global _cobs_encode_into, _cobs_decode_into, _tag_ok
+    _cobs_encode_into = cobs_encode_into
+    _cobs_decode_into = cobs_decode_into
+    _tag_ok = tag_ok
+
+
 def _derive(kp, label):
     return _keypair(hmac_sha256(kp, label))
 
@@ -463,7 +477,7 @@ def encode(frame):
     """Decoded frame -> bytes for the wire: 0x00 | COBS | 0x00 (the lead zero flushes junk)."""
     frame = bytes(frame)
     out = bytearray(len(frame) + len(frame) // 254 + 3)
-    n = _cobs_encode_into(frame, out, 1)
+    n = _cobs_encode_into(frame, out, 1, len(frame))
     return bytes(out[:n + 1])       # out[0] and out[n] are the zeros bytearray() started with
 
 

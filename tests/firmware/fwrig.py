@@ -102,6 +102,8 @@ class Rig:
 
     # ---- driving -------------------------------------------------------------------------
     def drain(self):
+        if self.app.session is not None:
+            return          # a link session sends the queue (pump_link): it is not ours
         q = self.app.events
         while True:
             ev = q.peek()

@@ -189,6 +189,8 @@ def command_to_ack(p, factor):
         "command_to_ack_ms_p99": round(p99, 3),
         "command_to_ack_cpu_ms": round(cpu50, 3),
         "command_to_ack_cpu_best_ms": round(cpu_best, 3),
+        # the same pass with ringlink's plain-Python COBS and tag compare (no fastlink)
+        "command_to_ack_cpu_ms_bytecode": round(ms(wake + p["command_to_ack_bytecode_median_us"]), 3),
         "command_to_ack_line_ms": round(io, 3),
         "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
         "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
@@ -226,7 +228,12 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False, idle_s=5.0):
 
 
 RP_NOTES = (
-    "rp2040_est: unix-port CPU time x factor (calibrated in this run). edge_to_lamp = the "
+    "rp2040_est: unix-port CPU time x factor (calibrated in this run). The link paths run "
+    "as on the Pico, with fastlink.py's COBS and tag compare in viper: machine code, timed "
+    "here on x86 and scaled by the same bytecode factor, which overstates it (machine code "
+    "is slowed on the chip by the clock and instruction rate, ~30-100x, not by the "
+    "interpreter's ~170x): an upper bound, not a calibration; "
+    "command_to_ack_cpu_ms_bytecode is the pass without it. edge_to_lamp = the "
     "glitch filter's wait (unscaled) + the hard handler's time past it x factor + the chip's "
     "IRQ entry (26 us); a hard IRQ preempts the loop, collections and the link, so nothing "
     "else can delay it. "

