@@ -420,6 +420,7 @@ def pico_board():
     rp2fake.install()
     import board_pico
     b = board_pico.Board(usbd=_StubUSB(rp2fake.USBBuiltin()))
+    b.open_link()
     b.link._open(None)
     return b
 
@@ -438,6 +439,7 @@ def pico_link_io(pico, n_in, n_out, frames=40):
     r = {}
     usb = rp2fake.USBDevice()
     b = board_pico.Board(usbd=usb)
+    b.open_link()
     usb.enumerate()
     usb.reading = False
     frame = bytes([0]) + bytes(range(1, n_out - 1)) + bytes([0])

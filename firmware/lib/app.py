@@ -677,6 +677,7 @@ class App:
     # ---- start-up ---------------------------------------------------------------------------------
     def boot(self, chk=None):
         b = self.board
+        b.open_link()           # the Pico's own USB port for the link (usbcdc.py)
         t = time.ticks_us()
         if chk is None:
             import integrity      # main.py has run it already; only tests come here

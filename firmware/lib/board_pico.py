@@ -4,10 +4,6 @@ import time
 import machine
 
 import ringmsg as M
-from usbcdc import LinkCDC
-import fastlink
-
-fastlink.install()   # the link's COBS and tag compare in machine code (viper; ringlink hook)
 
 import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
 
@@ -54,9 +50,8 @@ class Board:
         self.adc = [machine.ADC(P(n)) for n in ADC_PINS]
         self.lamps = [P(n, P.OUT, value=0) for n in LIGHT_PINS]
         self.ledpin = P(LED_PIN, P.OUT, value=0)
-        # the link on a USB-CDC port of its own (usbcdc.py): one call reads what the host
-        # sent, one call queues a frame; the app's link task polls it for readability
-        self.rx = self.link = LinkCDC(machine.USBDevice() if usbd is None else usbd)
+        self.usbd = usbd
+        self.rx = self.link = None    # open_link(), from App.boot()
         self.dropped = 0          # frames the link's buffer had no room for (host not reading)
         self.max_us = 0           # longest link write (it never waits on the host)
         self.cause = self._reset_cause()     # main.py refines it (resets.py)
@@ -150,6 +145,17 @@ class Board:
         bytecodes, so a loop stuck in Python still gets its lamps taken off a stale result."""
         self.timer = machine.Timer(period=LAMP_WATCH_MS, mode=machine.Timer.PERIODIC,
                                    callback=cb)
+
+    def open_link(self):
+        """The link on a USB-CDC port of its own (usbcdc.py): one call reads what the host
+        sent, one call queues a frame; the app's link task polls it for readability. Its
+        COBS and tag compare run as machine code (fastlink.py, into ringlink). Called by the
+        App when it boots, after main.py's integrity check: the link's modules are not
+        imported before that check has looked at them."""
+        import fastlink
+        from usbcdc import LinkCDC
+        fastlink.install()
+        self.rx = self.link = LinkCDC(machine.USBDevice() if self.usbd is None else self.usbd)
 
     def link_read(self, buf):
         """What the host sent, up to len(buf), never waiting (usbcdc.LinkCDC.readinto)."""

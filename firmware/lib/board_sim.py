@@ -280,6 +280,9 @@ class Board:
         self.wall_trig.irq(h, IRQ_FALLING if self.wall_low else IRQ_RISING)
 
     # ---- link ------------------------------------------------------------------------------------
+    def open_link(self):
+        pass            # the pty (or stdin / stdout) is there from the start
+
     def link_read(self, buf):
         """Whatever the pty has, up to len(buf), never blocking. SimBoard makes the pty fd
         non-blocking (RING_LINK_NONBLOCK=1): one readinto takes what is there. Otherwise

@@ -121,6 +121,17 @@ def test_active_levels_follow_pins_py_not_the_code():
         pins.PINS["BEAM5"] = saved
 
 
+def test_link_modules_wait_for_the_app_to_boot():
+    # main.py builds the board before its integrity check: the link's modules (USB port,
+    # machine code, ringlink) are imported only when the App boots, after that check
+    b = board_pico.Board(usbd=object())
+    for m in ("usbcdc", "fastlink", "ringlink"):
+        assert m not in sys.modules, m + " imported with the board"
+    b.usbd = rp2fake.USBDevice()
+    b.open_link()
+    assert b.link is not None and b.rx is b.link and "fastlink" in sys.modules
+
+
 def test_reset_cause_and_identity():
     b = board_pico.Board()
     assert b.reset_cause() == M.RESET_WATCHDOG

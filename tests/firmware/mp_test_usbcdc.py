@@ -15,6 +15,7 @@ def _frame(k, n=60):
 def _up():
     usb = rp2fake.USBDevice()
     b = board_pico.Board(usbd=usb)
+    b.open_link()
     mine = usb.enumerate()
     return usb, b, mine
 
