@@ -20,7 +20,10 @@ _RX_SLOTS = const(8)        # 8 x 64 = 512 bytes from the host in flight (~4 ful
 _TX_BYTES = const(1024)     # ~7 full frames waiting for the host (the link resends the rest)
 _TX_MAX = const(127)        # bytes per IN transfer: < 2 packets and never a multiple of 64 (no ZLP)
 
+_FLUSH = const(1)           # MP_STREAM_FLUSH
 _POLL = const(3)            # MP_STREAM_POLL
+_CLOSE = const(4)           # MP_STREAM_CLOSE
+_EINVAL = const(-22)        # -MP_EINVAL: request not supported
 _POLLIN = const(1)
 _POLLOUT = const(4)
 
@@ -236,7 +239,9 @@ class LinkCDC(io.IOBase):
 
     def ioctl(self, req, arg):
         if req != _POLL:
-            return 0
+            # flush / close: nothing to do; anything else (GET_FILENO: this port is no file
+            # descriptor, so select.poll asks POLL instead) is not supported
+            return 0 if req == _FLUSH or req == _CLOSE else _EINVAL
         r = 0
         if arg & _POLLIN and self.rx_w != self.rx_r:
             r |= _POLLIN

@@ -47,6 +47,32 @@ def test_a_frame_is_read_in_one_call_and_reads_never_wait():
     assert b.link_read(buf) == 0 and b.link.ioctl(3, 1) == 0
 
 
+def test_select_poll_and_asyncio_see_the_port_as_an_object_not_a_file_descriptor():
+    import select
+    import asyncio
+    usb, b, _ = _up()
+    p = select.poll()
+    p.register(b.link, select.POLLIN)
+    assert p.poll(0) == [], "nothing sent: not readable (and not mistaken for stdin)"
+    usb.write(_frame(4, 20))
+    ev = p.poll(0)
+    assert len(ev) == 1 and ev[0][0] is b.link and ev[0][1] & select.POLLIN
+
+    async def wait_readable():
+        # what app.link_rx_task does: park on the port until the host's frame is in
+        yield asyncio.core._io_queue.queue_read(b.link)
+        return b.link_read(bytearray(64))
+
+    async def main():
+        t = asyncio.create_task(wait_readable())
+        await asyncio.sleep_ms(5)
+        assert not t.done()
+        usb.write(_frame(5, 30))
+        return await t
+    b.link_read(bytearray(64))
+    assert asyncio.run(main()) == 32
+
+
 def test_reads_split_and_join_packets_in_order():
     usb, b, _ = _up()
     data = b"".join(_frame(k, 100) for k in range(3))     # 306 bytes: 5 packets
