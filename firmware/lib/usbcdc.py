@@ -18,7 +18,7 @@ from micropython import const
 _EP_SIZE = const(64)        # full-speed bulk packet
 _RX_SLOTS = const(8)        # 8 x 64 = 512 bytes from the host in flight (~4 full frames)
 _TX_BYTES = const(1024)     # ~7 full frames waiting for the host (the link resends the rest)
-_TX_MAX = const(127)        # bytes per IN transfer: < 2 packets and never a multiple of 64 (no ZLP)
+_TX_MAX = const(511)        # bytes per IN transfer at most (8 packets: one USB frame takes 19)
 
 _FLUSH = const(1)           # MP_STREAM_FLUSH
 _POLL = const(3)            # MP_STREAM_POLL
@@ -181,6 +181,8 @@ class LinkCDC(io.IOBase):
             k = _TX_BYTES - s                      # up to the end of the ring; the rest next
         if k > _TX_MAX:
             k = _TX_MAX
+        if not k % _EP_SIZE:
+            k -= 1          # never a multiple of 64: the last packet is short, no ZLP needed
         self.tx_busy = k
         if not self.usbd.submit_xfer(self.ep_in, self.tx_mv[s:s + k]):
             self.tx_busy = 0

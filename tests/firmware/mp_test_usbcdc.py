@@ -109,8 +109,15 @@ def test_an_answer_leaves_at_the_next_usb_frame_in_one_write():
     usb.frame()
     assert bytes(usb.got) == fr and usb.got_frames[-1] == 1
     n0 = usb.submits
-    b.link_write(_frame(3, 120))      # 122 bytes: one IN transfer (< 2 packets, no ZLP needed)
+    b.link_write(_frame(3, 120))      # 122 bytes: one IN transfer, in the next frame
     assert usb.submits == n0 + 1
+    usb.frame()
+    assert bytes(usb.got[len(fr):]) == _frame(3, 120)
+    b.link_write(_frame(6, 126))      # 128 bytes = 2 full packets: sent as 127 + 1 (no ZLP)
+    assert b.link.tx_busy == 127
+    usb.frame()
+    usb.frame()
+    assert bytes(usb.got[-128:]) == _frame(6, 126)
 
 
 def test_many_frames_arrive_whole_and_in_order_through_the_ring():
