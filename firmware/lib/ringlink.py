@@ -1092,10 +1092,8 @@ class Session:
                 self._reply = None
                 return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
                                   r, now)
-            st = self.state     # (peer_silent_ms and _tdiff inlined: this runs every poll)
-            if ((st == ST_IDLE or (st == ST_UP and (
-                    not self._heard or
-                    ((now - self._alive_at + _THALF) & _TMASK) - _THALF > DEVICE_HOST_LOST_MS)))
+            if ((self.state == ST_IDLE or (self.state == ST_UP and
+                                           self.peer_silent_ms(now) > DEVICE_HOST_LOST_MS))
                     and _tdiff(now, self._advert_at) >= 0):
                 self._advert_at = (now + ADVERT_MS) & _TMASK
                 z = bytes(NONCE_LEN)
@@ -1111,7 +1109,7 @@ class Session:
             self._rto_at = None
         # liveness first: a heartbeat every HB_MS even while data flows, and a new peer
         # challenge answered at once
-        if self._echo_due or ((now - self._last_ack_tx + _THALF) & _TMASK) - _THALF >= HB_MS:
+        if self._echo_due or _tdiff(now, self._last_ack_tx) >= HB_MS:
             return self._ack_frame(now)
         if self._snd < self._next and self._snd - self._una < self.window:
             seq = self._snd
