@@ -14,6 +14,14 @@ N_RAYS = 72
 ROI_MARGIN_COINS = 8.0
 ROI_MARGIN_RING = 0.3
 CHROMA_IN_RING = 28.0
+# The difference image is first computed on every GRID-th pixel only. Every object that
+# survives the 2x2 opening holds a whole 2x2 block, so one of its pixels lies on that grid;
+# the full difference is then computed in windows of WINDOW_PAD grid cells around those
+# pixels (the opening looks at most 2 px away): the same mask, a quarter of the work or less.
+GRID = 2
+WINDOW_PAD = 3
+_K2 = np.ones((2, 2), np.uint8)
+_K3 = np.ones((3, 3), np.uint8)
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -68,10 +76,12 @@ def ring_mask(ring):
 
 def _blurred_background(ring):
     bg = getattr(ring, "_bg_blur", None)
-    if bg is None:   # computed once per ring model
+    if bg is None:   # computed once per ring model: the empty ring's features, dense and on the grid
         bg = ring._bg_blur = cv2.GaussianBlur(ring.background, (3, 3), 0)
         x0, y0, x1, y1 = detection_roi(ring)
         ring._bg_feats = colour_feats(bg[y0:y1, x0:x1])
+        ring._bg_feats_grid = tuple(np.ascontiguousarray(a[::GRID, ::GRID]) for a in ring._bg_feats)
+        ring._in_ring_grid = np.ascontiguousarray(ring_mask(ring)[y0:y1:GRID, x0:x1:GRID])
     return bg
 
 
@@ -103,88 +113,266 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     _blurred_background(ring)
     ox, oy, x1, y1 = detection_roi(ring)
     small = ring.small(img)[oy:y1, ox:x1]
-    fa, fb = colour_feats(cv2.GaussianBlur(small, (3, 3), 0)), ring._bg_feats
-    chroma = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
-    d = chroma + 45 * cv2.absdiff(fa[1], fb[1])     # = diff_feats(fa, fb)
-    thr = max(45.0, 4.0 * float(np.median(d[::4, ::4])))
-    # inside the ring, a colour change alone counts at a lower level: a chip of nearly the
-    # layout's colour (blue on blue) differs by ~35 there, and a shadow never changes colour
-    thr_in = max(CHROMA_IN_RING, 4.0 * float(np.median(chroma[::4, ::4])))
-    in_ring = ring_mask(ring)[oy:y1, ox:x1]
-    k2 = np.ones((2, 2), np.uint8)
-    mask = cv2.morphologyEx((d > thr).astype(np.uint8), cv2.MORPH_OPEN, k2)
-    extra = cv2.morphologyEx(((chroma > thr_in) & (in_ring > 0) & (mask == 0)).astype(np.uint8), cv2.MORPH_OPEN, k2)
     r_s = ring.coin_radius_px / f
     coin_area = math.pi * r_s * r_s * ring.axes[1] / ring.axes[0]
-    if extra.any():
-        # only new objects (or ones the main level saw only specks of, e.g. a chip's edge
-        # spots): an object the main level found keeps its exact outline
-        n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
-        n_m, lbl_m, st_m, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
-        big = np.nonzero(st_m[:, cv2.CC_STAT_AREA] >= min_area_coins * coin_area)[0]
-        big = big[big > 0]
-        near = cv2.dilate(np.isin(lbl_m, big).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        touching = np.unique(lbl_x[near & (extra > 0)])
-        mask |= ((extra > 0) & ~np.isin(lbl_x, touching)).astype(np.uint8)
-    n, lbl, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    sh, sw = mask.shape
+    objects, thr, (lab, ys, xs) = foreground_objects(
+        cv2.GaussianBlur(small, (3, 3), 0), ring._bg_feats, ring._bg_feats_grid, ring_mask(ring)[oy:y1, ox:x1],
+        ring._in_ring_grid, min_area_coins * coin_area)
+    sh, sw = small.shape[:2]
+    c_ring = np.array(ring.center)
+    col_sum = None
     blobs = []
-    for k in range(1, n):
-        x, y, w, h, area = stats[k]
-        if area < min_area_coins * coin_area:
-            continue
-        cx, cy = cents[k] + (ox, oy)
+    for o in objects:
+        x, y, w, h = o["bbox"]
+        cx, cy = o["centroid"][0] + ox, o["centroid"][1] + oy
         # touching the frame's edge, or the search region's (then it may reach beyond it)
-        b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=area / coin_area,
-                 bbox=(int(x + ox), int(y + oy), int(w), int(h)),
-                 touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
+        b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=o["area"] / coin_area,
+                 bbox=(x + ox, y + oy, w, h), touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
         if skip_chroma is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
             pc = ring.plane_points([b.center])[0]
-            if np.hypot(*(pc - np.array(ring.center))) > ring.radius + 2 * ring.coin_radius_px:
-                col = np.array(cv2.mean(small[y:y + h, x:x + w], mask=(lbl[y:y + h, x:x + w] == k).astype(np.uint8))[:3])
+            if np.hypot(*(pc - c_ring)) > ring.radius + 2 * ring.coin_radius_px:
+                if col_sum is None:   # every object's colour sum in the (unblurred) small frame
+                    px = small[ys, xs].astype(np.float64)
+                    col_sum = np.stack([np.bincount(lab, weights=px[:, c], minlength=o["n"]) for c in range(3)], 1)
+                col = col_sum[o["label"]] * (1.0 / o["area"])   # the mean, as cv2.mean gives it
                 ch = col / (col.sum() + 1e-6)
                 if np.abs(ch - np.asarray(skip_chroma)).sum() > skip_dist:
                     b.chroma = tuple(ch.tolist())
                     b.extra["unmeasured"] = True
         # how much of it lies inside the ring (an arm reaching in is centred outside)
-        b.extra["in_ring_coins"] = float(np.count_nonzero(
-            (lbl[y:y + h, x:x + w] == k) & (in_ring[y:y + h, x:x + w] > 0))) / coin_area
+        b.extra["in_ring_coins"] = o["in_ring"] / coin_area
         blobs.append(b)
-    blobs.sort(key=lambda b: -b.area_coins)
-    for b in blobs:
-        if b.area_coins < measure_max_coins and not b.extra.get("unmeasured"):
-            measure(img, ring, b, thr)
+    measure_all(img, ring, [b for b in blobs if b.area_coins < measure_max_coins and not b.extra.get("unmeasured")],
+                thr)
     return blobs
 
 
-def measure(img, ring, blob, thr_small):
-    """Fit the object's outline at full resolution (sets plane_center, axes, angle, fit_err, chroma).
+def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, min_area):
+    """(objects, thr, (labels, ys, xs)) of a blurred detection-scale frame (the ROI) against the
+    empty ring's features (dense, and on the GRID). Objects come largest first (then in raster
+    order), each a dict of area, bbox (x, y, w, h), centroid (x, y), in_ring (its pixels inside
+    the ring) and label (in `labels` of the foreground pixels ys, xs); thr is the difference level.
 
-    Frame and background are both sampled straight into polar form around the object (the
-    background at its own small scale: bilinear sampling = upsampling), so the cost depends on
-    the number of rays, not on how many pixels the coin covers.
+    An object is a connected part of the difference above thr (opened 2x2); inside the ring, a
+    colour change alone counts at a lower level (a chip of nearly the layout's colour, blue on
+    blue, differs by ~35 there, and a shadow never changes colour), for new objects only. The
+    result equals that dense computation (tests/vision/test_detect.py holds it to it), but the
+    difference is only computed in windows around the grid pixels above either level, and all
+    windows are processed at once, packed one under the other in one small image.
     """
+    h, w = blurred.shape[:2]
+    fa = colour_feats(_every_other(blurred))
+    chroma = cv2.transform(cv2.absdiff(fa[0], bg_feats_grid[0]), _ONES)
+    d = chroma + 45 * cv2.absdiff(fa[1], bg_feats_grid[1])     # = diff_feats(fa, fb)
+    # the levels from every 4th pixel (every 2nd grid pixel), as the dense computation takes them
+    s = 4 // GRID
+    thr = max(45.0, 4.0 * _median(d[::s, ::s]))
+    thr_in = max(CHROMA_IN_RING, 4.0 * _median(chroma[::s, ::s]))
+    seeds = ((d > thr) | ((chroma > thr_in) & (in_ring_grid > 0))).astype(np.uint8)
+    none = ([], thr, (np.zeros(0, np.int64),) * 3)
+    if not cv2.countNonZero(seeds):
+        return none
+    k = 2 * WINDOW_PAD + 1
+    seeds = cv2.dilate(seeds, np.ones((k, k), np.uint8))
+    # a window per filled outer contour of the grown grid pixels (holes and all): no object is
+    # split between windows, and a window's rectangle holds no other window's pixels unless
+    # the rectangles overlap (then only its own contour's pixels are taken)
+    contours, _ = cv2.findContours(seeds, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    rects = [cv2.boundingRect(c) for c in contours]
+    wins, height, width = [], 0, 0
+    for i, (gx, gy, gw, gh) in enumerate(rects):
+        x0, y0 = gx * GRID, gy * GRID
+        x1, y1 = min(w, (gx + gw) * GRID), min(h, (gy + gh) * GRID)
+        pl = int(x0 > 0)
+        # two separator rows above each window; at the ROI's top edge the second is set (cv2's
+        # erosion takes the outside of the image as set)
+        wins.append((i, x0, y0, x1, y1, pl, height + 2))
+        height += 2 + y1 - y0
+        width = max(width, x1 - x0 + pl)
+    blur_p = np.zeros((height, width, 3), np.uint8)
+    bg0_p = np.zeros((height, width, 3), np.float32)
+    bg1_p = np.zeros((height, width), np.float32)
+    inr_p = np.zeros((height, width), np.uint8)
+    own_p = np.zeros((height, width), np.uint8)
+    dy = np.zeros(height, np.int64)
+    dx = np.zeros(height, np.int64)
+    for i, x0, y0, x1, y1, pl, r0 in wins:
+        r1, c1 = r0 + y1 - y0, pl + x1 - x0
+        blur_p[r0:r1, pl:c1] = blurred[y0:y1, x0:x1]
+        bg0_p[r0:r1, pl:c1] = bg_feats[0][y0:y1, x0:x1]
+        bg1_p[r0:r1, pl:c1] = bg_feats[1][y0:y1, x0:x1]
+        inr_p[r0:r1, pl:c1] = in_ring[y0:y1, x0:x1]
+        dy[r0 - 2:r1], dx[r0 - 2:r1] = y0 - r0, x0 - pl
+        gx, gy, gw, gh = rects[i]
+        if any(j != i and gx < qx + qw and qx < gx + gw and gy < qy + qh and qy < gy + gh
+               for j, (qx, qy, qw, qh) in enumerate(rects)):
+            region = np.zeros((gh, gw), np.uint8)
+            cv2.drawContours(region, contours, i, 1, -1, offset=(-gx, -gy))
+            own_p[r0:r1, pl:c1] = cv2.resize(region, (gw * GRID, gh * GRID),
+                                             interpolation=cv2.INTER_NEAREST)[:y1 - y0, :x1 - x0]
+        else:
+            own_p[r0:r1, pl:c1] = 1
+    fa = colour_feats(blur_p)
+    ch = cv2.transform(cv2.absdiff(fa[0], bg0_p), _ONES)
+    dd = ch + 45 * cv2.absdiff(fa[1], bg1_p)
+    own = own_p > 0
+    mask = ((dd > thr) & own).astype(np.uint8)
+    cand = ((ch > thr_in) & (inr_p > 0) & own).astype(np.uint8)
+    for i, x0, y0, x1, y1, pl, r0 in wins:
+        if y0 == 0:
+            mask[r0 - 1, max(0, pl - 1):pl + x1 - x0] = 1
+            cand[r0 - 1, max(0, pl - 1):pl + x1 - x0] = 1
+    # the opening reaches one pixel right and down; at the ROI's right or bottom edge that pixel
+    # is not in the ROI: keep each window's own pixels only
+    own_p = own.view(np.uint8)
+    mask = cv2.bitwise_and(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _K2), own_p)
+    extra = cv2.bitwise_and(cv2.morphologyEx(cv2.subtract(cand, mask), cv2.MORPH_OPEN, _K2), own_p)
+    if cv2.countNonZero(extra):
+        _add_new_objects(mask, extra, min_area)
+    if not cv2.countNonZero(mask):
+        return none
+    n, lbl = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    xp, yp = cv2.findNonZero(mask).reshape(-1, 2).T
+    lab = lbl[yp, xp].astype(np.int64)
+    inr = np.bincount(lab, weights=inr_p[yp, xp] > 0, minlength=n)
+    ys, xs = yp + dy[yp], xp + dx[yp]   # ROI coordinates
+    area, (bx, by, bw, bh), (mx, my), first = _component_stats(lab, xs, ys, n)
+    objects = [{"area": float(area[k]), "bbox": (int(bx[k]), int(by[k]), int(bw[k]), int(bh[k])),
+                "centroid": (mx[k], my[k]), "in_ring": float(inr[k]), "label": int(k), "n": n,
+                "first": int(first[k])}
+               for k in np.nonzero(area >= min_area)[0] if k > 0]
+    # cv2's labels (CCL_GRANA) over the whole ROI would be numbered in raster order of 2x2
+    # blocks; equal areas keep that order
+    objects.sort(key=lambda o: (-o["area"], o["first"]))
+    return objects, thr, (lab, ys, xs)
+
+
+def _median(a):
+    """np.median of a float32 array (the same value), without its overhead."""
+    a = a.ravel()
+    m = a.size // 2
+    if a.size % 2:
+        return float(np.partition(a, m)[m])
+    p = np.partition(a, (m - 1, m))
+    return float((p[m - 1] + p[m]) / 2)
+
+
+def _every_other(a):
+    """a[::GRID, ::GRID] as a contiguous array (cv2's nearest resize: faster than a strided copy)."""
+    h, w = a.shape[:2]
+    h2, w2 = h // GRID, w // GRID
+    if h2 * GRID != h or w2 * GRID != w:
+        return np.ascontiguousarray(a[::GRID, ::GRID])
+    return cv2.resize(a, (w2, h2), interpolation=cv2.INTER_NEAREST)
+
+
+def _component_stats(lab, xs, ys, n):
+    """Per label 0..n-1 of the given foreground pixels: area, bbox (x, y, w, h), centroid (x, y)
+    (what connectedComponentsWithStats gives, from the foreground pixels alone) and the first
+    2x2 block in raster order, (y // 2) << 32 | x // 2."""
+    area = np.bincount(lab, minlength=n).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cent = (np.bincount(lab, weights=xs, minlength=n) / area, np.bincount(lab, weights=ys, minlength=n) / area)
+    x0 = np.zeros(n, np.int64)
+    y0, x1, y1, first = x0.copy(), x0.copy(), x0.copy(), x0.copy()
+    if len(lab):
+        order = np.argsort(lab, kind="stable")
+        ls = lab[order]
+        starts = np.flatnonzero(np.r_[True, ls[1:] != ls[:-1]])
+        ids = ls[starts]
+        block = (ys // 2).astype(np.int64) * (1 << 32) + xs // 2
+        for out, v, op in ((x0, xs, np.minimum), (y0, ys, np.minimum), (x1, xs, np.maximum), (y1, ys, np.maximum),
+                           (first, block, np.minimum)):
+            out[ids] = op.reduceat(v[order], starts)
+    return area, (x0, y0, x1 - x0 + 1, y1 - y0 + 1), cent, first
+
+
+def _add_new_objects(mask, extra, min_area):
+    """Add to `mask` the objects of `extra` (the lower in-ring level) that are new: only new
+    objects (or ones the main level saw only specks of, e.g. a chip's edge spots) - an object
+    the main level found keeps its exact outline."""
+    n_m, lbl_m = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    near = np.zeros_like(mask)
+    if n_m > 1:
+        xs, ys = cv2.findNonZero(mask).reshape(-1, 2).T
+        lab = lbl_m[ys, xs]
+        big = np.bincount(lab, minlength=n_m)[lab] >= min_area
+        near[ys[big], xs[big]] = 1
+        near = cv2.dilate(near, _K3)
+    n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    xe, ye = cv2.findNonZero(extra).reshape(-1, 2).T
+    lab_x = lbl_x[ye, xe]
+    touching = np.zeros(n_x, bool)
+    touching[lab_x[near[ye, xe] > 0]] = True
+    keep = ~touching[lab_x]
+    mask[ye[keep], xe[keep]] = 1
+
+
+def measure(img, ring, blob, thr_small):
+    """Fit one object's outline at full resolution (see measure_all)."""
+    measure_all(img, ring, [blob], thr_small)
+
+
+_RAYS = {}
+
+
+def _ray_dirs(n):
+    if n not in _RAYS:
+        ang = np.arange(n, dtype=np.float32) * np.float32(2 * np.pi / n)
+        _RAYS[n] = (np.cos(ang)[:, None], np.sin(ang)[:, None])
+    return _RAYS[n]
+
+
+def measure_all(img, ring, blobs, thr_small):
+    """Fit each object's outline at full resolution (sets plane_center, axes, angle, fit_err, chroma).
+
+    Frame and background are both sampled straight into polar form around every object at once
+    (one remap each; the background at its own small scale: bilinear sampling = upsampling), so
+    the cost depends on the number of rays, not on how many pixels the objects cover.
+    """
+    if not blobs:
+        return
     f = ring.factor
     r_img = ring.coin_radius_px
-    H, W = img.shape[:2]
-    reach = 1.8 * r_img * max(1.0, math.sqrt(blob.area_coins)) + 2 * f
-    cx, cy = blob.center
     step = float(np.clip(r_img / 40, 0.5, 1.0))   # radial sample spacing, px
-    rr = np.arange(0, reach, step, dtype=np.float32)
-    ang = np.arange(N_RAYS, dtype=np.float32) * np.float32(2 * np.pi / N_RAYS)
-    mx = (np.cos(ang)[:, None] * rr[None, :] + np.float32(cx)).astype(np.float32)
-    my = (np.sin(ang)[:, None] * rr[None, :] + np.float32(cy)).astype(np.float32)
+    reach = [1.8 * r_img * max(1.0, math.sqrt(b.area_coins)) + 2 * f for b in blobs]
+    rr = np.arange(0, max(reach), step, dtype=np.float32)
+    cos, sin = _ray_dirs(N_RAYS)
+    u, v = cos * rr[None, :], sin * rr[None, :]
+    cx = np.array([b.center[0] for b in blobs], np.float32)[:, None, None]
+    cy = np.array([b.center[1] for b in blobs], np.float32)[:, None, None]
+    mx = (u[None] + cx).reshape(-1, len(rr))
+    my = (v[None] + cy).reshape(-1, len(rr))
     polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # the small image's pixel i is centred on full-res (i + 0.5) * f - 0.5
-    polar_bg = cv2.remap(_blurred_background(ring), (mx + np.float32(0.5)) / np.float32(f) - np.float32(0.5),
-                         (my + np.float32(0.5)) / np.float32(f) - np.float32(0.5),
+    h, q = np.float32(0.5), np.float32(f)
+    polar_bg = cv2.remap(_blurred_background(ring), (mx + h) / q - h, (my + h) / q - h,
                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    d = diff_image(cv2.blur(polar, (3, 1)), polar_bg)   # light smoothing along the radius
-    inner = d[:, rr < 0.45 * r_img]
-    outer = d[:, (rr > 1.35 * r_img * max(1, math.sqrt(blob.area_coins))) & (rr < reach - 1)]
+    ns = [len(np.arange(0, r, step, dtype=np.float32)) for r in reach]
+    smooth = polar.copy()
+    for i, n in enumerate(ns):   # light smoothing along the radius, each object's rays alone
+        rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
+        smooth[rows, :n] = cv2.blur(polar[rows, :n], (3, 1))
+    d = diff_image(smooth, polar_bg)
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    for i, (b, n) in enumerate(zip(blobs, ns)):
+        rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
+        _fit_outline(img, ring, b, d[rows, :n], polar[rows, :n], rr[:n], reach[i], step, thr_small, inv)
+
+
+def _fit_outline(img, ring, blob, d, polar, rr, reach, step, thr_small, inv):
+    """One object's outline from its polar difference `d` (rays x radius samples rr)."""
+    r_img = ring.coin_radius_px
+    cx, cy = blob.center
+    # column ranges of rr < 0.45 r and 1.35 r' < rr < reach - 1 (rr is float32 and compared
+    # in float32, as a comparison with a Python float is)
+    n_in = int(np.searchsorted(rr, np.float32(0.45 * r_img)))
+    o0 = int(np.searchsorted(rr, np.float32(1.35 * r_img * max(1, math.sqrt(blob.area_coins))), side="right"))
+    o1 = int(np.searchsorted(rr, np.float32(reach - 1)))
+    inner, outer = d[:, :n_in], d[:, o0:o1]
     if inner.size == 0 or outer.size == 0:
         return
-    lo, hi = float(np.median(outer)), float(np.median(inner))
+    lo, hi = _median(outer), _median(inner)
     if hi - lo < 0.5 * thr_small:
         return
     t = (lo + hi) / 2
@@ -206,7 +394,7 @@ def measure(img, ring, blob, thr_small):
     for _ in range(3):
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(pp)
         res = _residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang)
-        keep = np.abs(res) < max(1.0, 2.5 * np.median(np.abs(res)))
+        keep = np.abs(res) < max(1.0, 2.5 * _median(np.abs(res)))
         if keep.all() or keep.sum() < N_RAYS // 2:
             break
         pp = pp[keep]
@@ -216,19 +404,18 @@ def measure(img, ring, blob, thr_small):
     blob.plane_center = (float(ex), float(ey))
     blob.axes = (float(a), float(b))
     blob.angle_deg = float(ang % 180)
-    blob.fit_err = float(np.median(np.abs(res)))
+    blob.fit_err = _median(np.abs(res))
     blob.extra["inliers"] = int(len(pp))
     # mean colour well inside the outline (the face, not the rim or the layout): from the polar
     # samples of the fitted centre's neighbourhood
-    inv = cv2.invertAffineTransform(ring.to_plane)
     c_img = inv[:, :2] @ np.array([ex, ey]) + inv[:, 2]
     rin = 0.6 * b * ring.axes[1] / ring.axes[0]
     x0, y0 = int(max(0, c_img[0] - rin)), int(max(0, c_img[1] - rin))
     region = img[y0:max(y0, int(c_img[1] + rin) + 1), x0:max(x0, int(c_img[0] + rin) + 1)]
     if np.hypot(c_img[0] - cx, c_img[1] - cy) < 0.2 * r_img or region.size == 0:
-        col = polar[:, rr < max(rin, 2 * step)].reshape(-1, 3).mean(axis=0)
-    else:
-        col = region.reshape(-1, 3).mean(axis=0)
+        region = polar[:, :int(np.searchsorted(rr, np.float32(max(rin, 2 * step))))]
+    # exact integer sums (in double) over the count: what ndarray.mean gives, without its cost
+    col = np.array(cv2.sumElems(region)[:3]) / (region.size // 3)
     blob.chroma = tuple((col / (col.sum() + 1e-6)).tolist())
     blob.extra["brightness"] = float(col.mean())
 
