@@ -161,3 +161,24 @@ def test_component_stats_are_cv2s(seed):
     assert (mx[k] == cents[k, 0]).all() and (my[k] == cents[k, 1]).all()
     # labels come in raster order of the first 2x2 block (the order ties keep)
     assert (np.diff(first[k]) > 0).all()
+
+
+@given(st.lists(st.floats(0, 60, width=32), min_size=1, max_size=60), st.sampled_from([45.0, 28.0]))
+def test_level_is_four_medians_or_the_floor(values, floor):
+    v = np.array(values, np.float32)
+    assert detect._level(v, floor) == max(floor, 4.0 * float(np.median(v)))
+
+
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 10 ** 6))
+def test_every_other_pixel(h, w, seed):
+    a = np.random.default_rng(seed).integers(0, 256, (h, w, 3)).astype(np.uint8)
+    assert np.array_equal(detect._every_other(a), a[::2, ::2])
+
+
+def test_colour_features_are_the_formula():
+    img = np.random.default_rng(5).integers(0, 256, (7, 9, 3)).astype(np.uint8)
+    a = img.astype(np.float32)
+    s = a.sum(axis=2) + 30
+    chroma, log_s = detect.colour_feats(img)
+    assert np.array_equal(chroma, a * (300.0 / s)[..., None])
+    assert np.allclose(log_s, np.log(s), rtol=1e-6)
