@@ -368,40 +368,57 @@ def measure_all(img, ring, blobs, thr_small):
         rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
         smooth[rows, :n] = cv2.blur(polar[rows, :n], (3, 1))
     d = diff_image(smooth, polar_bg)
-    inv = cv2.invertAffineTransform(ring.to_plane)
-    for i, (b, n) in enumerate(zip(blobs, ns)):
-        rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
-        _fit_outline(img, ring, b, d[rows, :n], polar[rows, :n], rr[:n], reach[i], step, thr_small, inv)
-
-
-def _fit_outline(img, ring, blob, d, polar, rr, reach, step, thr_small, inv):
-    """One object's outline from its polar difference `d` (rays x radius samples rr)."""
-    r_img = ring.coin_radius_px
-    cx, cy = blob.center
-    # column ranges of rr < 0.45 r and 1.35 r' < rr < reach - 1 (rr is float32 and compared
-    # in float32, as a comparison with a Python float is)
+    R = N_RAYS
+    # per object: the level halfway between the inside (rr < 0.45 r) and the layout around it
+    # (1.35 r' < rr < reach - 1); rr is float32 and compared in float32, as with a Python float
     n_in = int(np.searchsorted(rr, np.float32(0.45 * r_img)))
-    o0 = int(np.searchsorted(rr, np.float32(1.35 * r_img * max(1, math.sqrt(blob.area_coins))), side="right"))
-    o1 = int(np.searchsorted(rr, np.float32(reach - 1)))
-    inner, outer = d[:, :n_in], d[:, o0:o1]
-    if inner.size == 0 or outer.size == 0:
+    inner = _medians(d[:, :n_in].reshape(len(blobs), -1)) if n_in else None
+    level = np.full(len(blobs), np.nan, np.float32)
+    for i, b in enumerate(blobs):
+        o0 = int(np.searchsorted(rr[:ns[i]], np.float32(1.35 * r_img * max(1, math.sqrt(b.area_coins))), side="right"))
+        o1 = int(np.searchsorted(rr[:ns[i]], np.float32(reach[i] - 1)))
+        if inner is None or o1 <= o0:
+            continue
+        lo, hi = _median(d[i * R:(i + 1) * R, o0:o1]), float(inner[i])
+        if hi - lo >= 0.5 * thr_small:
+            level[i] = (lo + hi) / 2
+    ok_obj = ~np.isnan(level)
+    if not ok_obj.any():
         return
-    lo, hi = _median(outer), _median(inner)
-    if hi - lo < 0.5 * thr_small:
-        return
-    t = (lo + hi) / 2
+    # along each ray, the first sample below the level (beyond 0.3 r), interpolated
+    t = np.repeat(level, R)[:, None]
     start = int(np.searchsorted(rr, 0.3 * r_img))
-    below = d[:, start:] < t
+    below = (d[:, start:] < t) & (np.arange(start, len(rr)) < np.repeat(ns, R)[:, None])
     has = below.any(axis=1)
     j = start + np.argmax(below, axis=1)
     ok = has & (j > 0)
-    k = np.nonzero(ok)[0]
-    if len(k) < N_RAYS // 2:
-        return
-    j = j[k]
-    v0, v1 = d[k, j - 1], d[k, j]
+    rows = np.arange(len(j))
+    jj = np.maximum(j, 1)
+    v0, v1 = d[rows, jj - 1], d[rows, jj]
+    t = t[:, 0]
     frac = np.where(v0 != v1, (v0 - t) / np.where(v0 != v1, v0 - v1, 1), 0.0)
-    r = rr[j - 1] + frac * (rr[1] - rr[0])
+    r = rr[jj - 1] + frac * (rr[1] - rr[0])
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    for i, b in enumerate(blobs):
+        k = np.nonzero(ok[i * R:(i + 1) * R])[0]
+        if not ok_obj[i] or len(k) < R // 2:
+            continue
+        _fit_outline(img, ring, b, k, r[i * R + k], polar[i * R:(i + 1) * R, :ns[i]], rr[:ns[i]], step, inv)
+
+
+def _medians(a):
+    """_median of each row of a float32 array."""
+    m = a.shape[1] // 2
+    if a.shape[1] % 2:
+        return np.partition(a, m, axis=1)[:, m]
+    p = np.partition(a, (m - 1, m), axis=1)
+    return (p[:, m - 1] + p[:, m]) / np.float32(2)
+
+
+def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
+    """One object's ellipse through its edge points (rays k at radii r, image px) and its colour."""
+    r_img = ring.coin_radius_px
+    cx, cy = blob.center
     a = 2 * np.pi * k / N_RAYS
     pts = np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
     pp = ring.plane_points(pts).astype(np.float32)
