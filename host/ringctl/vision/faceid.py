@@ -69,10 +69,11 @@ def _spectrum(f):
     return np.fft.rfft(f, axis=-1)
 
 
-def best_match(spec_a, templates_spec, norm):
-    """Max over rotations of the normalised correlation of one coin with each template."""
+def best_match(spec_a, templates_spec, norm, conj=None):
+    """Max over rotations of the normalised correlation of one coin with each template
+    (`conj`: the templates' spectra conjugated, if already at hand)."""
     # sum over feature channels and radii of A(k) * conj(T(k)), then back to rotations
-    prod = (spec_a[None] * np.conj(templates_spec)).sum(axis=(1, 2))
+    prod = (spec_a[None] * (np.conj(templates_spec) if conj is None else conj)).sum(axis=(1, 2))
     corr = np.fft.irfft(prod, n=N_ANG, axis=-1)
     return corr.max(axis=-1) / norm
 
@@ -89,12 +90,13 @@ class FaceModel:
         self.min_margin = float(min_margin)
         self.report = dict(report)
         self._spec = _spectrum(self.templates)
+        self._spec_conj = np.conj(self._spec)   # every read correlates with these
         self._norm = float(self.templates[0].size)
         self._lab = np.array([1 if l == "heads" else 0 for l in self.labels])
 
     def scores(self, feat):
         """(best heads score, best tails score) for a feature stack."""
-        s = best_match(_spectrum(feat), self._spec, self._norm)
+        s = best_match(_spectrum(feat), self._spec, self._norm, self._spec_conj)
         return float(s[self._lab == 1].max()), float(s[self._lab == 0].max())
 
     def read(self, feat):
