@@ -169,9 +169,12 @@ def test_level_is_four_medians_or_the_floor(values, floor):
     assert detect._level(v, floor) == max(floor, 4.0 * float(np.median(v)))
 
 
-@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 10 ** 6))
-def test_every_other_pixel(h, w, seed):
-    a = np.random.default_rng(seed).integers(0, 256, (h, w, 3)).astype(np.uint8)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 10 ** 6),
+       st.sampled_from([(3, np.uint8), ((), np.uint8), (3, np.float32), ((), np.float32)]))
+def test_every_other_pixel(h, w, seed, kind):
+    channels, dtype = kind
+    shape = (h, w) if channels == () else (h, w, channels)
+    a = (np.random.default_rng(seed).random(shape) * 255).astype(dtype)
     assert np.array_equal(detect._every_other(a), a[::2, ::2])
 
 

@@ -81,8 +81,8 @@ def _blurred_background(ring):
         bg = ring._bg_blur = cv2.GaussianBlur(ring.background, (3, 3), 0)
         x0, y0, x1, y1 = detection_roi(ring)
         ring._bg_feats = colour_feats(bg[y0:y1, x0:x1])
-        ring._bg_feats_grid = tuple(np.ascontiguousarray(a[::GRID, ::GRID]) for a in ring._bg_feats)
-        ring._in_ring_grid = np.ascontiguousarray(ring_mask(ring)[y0:y1:GRID, x0:x1:GRID])
+        ring._bg_feats_grid = tuple(_every_other(a) for a in ring._bg_feats)
+        ring._in_ring_grid = _every_other(ring_mask(ring)[y0:y1, x0:x1])
     return bg
 
 
