@@ -48,3 +48,19 @@ def test_calibration_does_not_depend_on_opencv_global_rng():
                (cv2.TERM_CRITERIA_MAX_ITER, 5, 0), 1, cv2.KMEANS_PP_CENTERS)
     second = ringmod.calibrate(img, ring_mm=mm)
     assert first.to_json() == second.to_json()
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1000, 700)])   # whole and fractional small pixels
+def test_small_region_is_that_region_of_the_small_copy(size):
+    rng = np.random.default_rng(8)
+    img = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    img = cv2.GaussianBlur(img, (0, 0), 2)
+    for coin_mm in (40.0, 60.0, 80.0, 100.0):      # factors 2..5 (1000 px is not 3 x 333)
+        rm = ringmod.RingModel(size, (size[0] / 2, size[1] / 2), (400, 380), 0, None, coin_mm, 1000.0)
+        w, h = rm.small_size
+        for roi in ((0, 0, w, h), (3, 5, w - 7, h - 2), (w // 3, 1, w // 2, h // 2)):
+            want = cv2.resize(img, rm.small_size, interpolation=cv2.INTER_LINEAR)[roi[1]:roi[3], roi[0]:roi[2]]
+            rm._small_last = None
+            assert np.array_equal(rm.small_region(img, *roi), want), (coin_mm, roi)
+            rm.small(img)     # and from the frame's copy, when one was made
+            assert np.array_equal(rm.small_region(img, *roi), want)

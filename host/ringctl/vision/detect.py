@@ -113,7 +113,7 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     f = ring.factor
     _blurred_background(ring)
     ox, oy, x1, y1 = detection_roi(ring)
-    small = ring.small(img)[oy:y1, ox:x1]
+    small = ring.small_region(img, ox, oy, x1, y1)
     r_s = ring.coin_radius_px / f
     coin_area = math.pi * r_s * r_s * ring.axes[1] / ring.axes[0]
     objects, thr, (lab, ys, xs) = foreground_objects(

@@ -142,6 +142,17 @@ class RingModel:
         self._small_last = (img, out)
         return out
 
+    def small_region(self, img, x0, y0, x1, y1):
+        """`small(img)[y0:y1, x0:x1]`. Without a copy of this frame at hand, and when the frame
+        is a whole number of small pixels across and down, only that region is resized: each
+        small pixel is made from its own factor x factor block, so the pixels are the same."""
+        last = getattr(self, "_small_last", None)
+        f = self.factor
+        w, h = self.small_size
+        if (last is not None and last[0] is img) or (w * f, h * f) != self.image_size:
+            return self.small(img)[y0:y1, x0:x1]
+        return cv2.resize(img[y0 * f:y1 * f, x0 * f:x1 * f], (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+
     def check_frame(self, img):
         if img is None or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
             raise UserError("frame must be a colour (BGR, 8-bit) image")
