@@ -60,7 +60,8 @@ def test_small_region_is_that_region_of_the_small_copy(size):
         w, h = rm.small_size
         for roi in ((0, 0, w, h), (3, 5, w - 7, h - 2), (w // 3, 1, w // 2, h // 2)):
             want = cv2.resize(img, rm.small_size, interpolation=cv2.INTER_LINEAR)[roi[1]:roi[3], roi[0]:roi[2]]
-            rm._small_last = None
+            rm._small_last = rm._region_last = None
             assert np.array_equal(rm.small_region(img, *roi), want), (coin_mm, roi)
+            assert np.array_equal(rm.small_region(img, *roi), want)   # kept for the same frame
             rm.small(img)     # and from the frame's copy, when one was made
             assert np.array_equal(rm.small_region(img, *roi), want)

@@ -196,7 +196,7 @@ def _timing(cfg, n, n_scenes=4):
         ac += c
 
         def new_frame():
-            rm._small_last = None
+            rm._small_last = rm._region_last = None
             judge.classify(img, rm, model)
         nc += _timed(new_frame, max(1, n // n_scenes))[1]
         mc = motion.MotionCheck(rm)

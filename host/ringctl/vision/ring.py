@@ -151,7 +151,13 @@ class RingModel:
         w, h = self.small_size
         if (last is not None and last[0] is img) or (w * f, h * f) != self.image_size:
             return self.small(img)[y0:y1, x0:x1]
-        return cv2.resize(img[y0 * f:y1 * f, x0 * f:x1 * f], (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        key = (x0, y0, x1, y1)
+        last = getattr(self, "_region_last", None)   # the last one is kept, as in small()
+        if last is not None and last[0] is img and last[1] == key:
+            return last[2]
+        out = cv2.resize(img[y0 * f:y1 * f, x0 * f:x1 * f], (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        self._region_last = (img, key, out)
+        return out
 
     def check_frame(self, img):
         if img is None or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
