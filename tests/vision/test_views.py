@@ -103,3 +103,75 @@ def test_one_coin_in_view_is_unsure_not_a_void_and_a_missing_camera_is_named(sit
     assert out["result"] == "unsure" and "none seen leaving" in out["reasons"][0]
     out = judge_views([frames[0], None], site2.rig, site2.model)
     assert out["result"] == "unsure" and any("camera B gave no frame" in r for r in out["reasons"])
+
+
+def _judged_whole_and_in_crops(model, img, rm):
+    from ringctl.vision import judge
+    from ringctl.vision.views import _is_count_reason, judge_view
+    whole = judge.classify(img, rm, model)
+    crops = judge_view(img, viewcal.CameraView("A", np.eye(3), rm), model)
+    return whole, crops, lambda v: sorted(r for r in v["reasons"] if not _is_count_reason(r))
+
+
+def test_each_view_is_judged_in_crops_around_its_objects_as_on_the_whole_frame(model):
+    # every kind of scene, chips and tokens on the floor, random layouts, lighting and shadows:
+    # judged only around what differs from the empty ring, the call, its reasons and the coins
+    # are the single-view judge's on the whole frame
+    from ringctl.sim import scenes, vision_bench
+    used = 0
+    for k, kind in enumerate(scenes.KINDS):
+        for seed in (300 + k, 400 + k):
+            spec = scenes.make(seed, kind, chips=2)
+            rm = vision_bench.site(spec, seed)
+            img, _ = render_scene(spec, np.random.default_rng(seed))
+            whole, crops, why = _judged_whole_and_in_crops(model, img, rm)
+            assert (crops["result"], why(crops)) == (whole["result"], why(whole)), (seed, kind)
+            a = sorted(tuple(c["center"]) for c in whole["coins"])
+            b = sorted(tuple(c["center"]) for c in crops["coins"])
+            assert len(a) == len(b) and np.allclose(a, b, atol=0.5), (seed, kind, a, b)
+            used += 0 < crops["crops"] <= 3
+    assert used >= 14          # crops, not the whole frame, for nearly every scene
+
+
+def test_a_colour_cast_over_the_whole_view_is_judged_on_the_whole_frame(model):
+    from ringctl.sim import scenes, vision_bench
+    spec = scenes.make(501, "valid", chips=0)
+    rm = vision_bench.site(spec, 501)
+    img, _ = render_scene(spec, np.random.default_rng(1))
+    cast = np.clip(img.astype(np.int16) + (0, 0, 45), 0, 255).astype(np.uint8)
+    whole, crops, why = _judged_whole_and_in_crops(model, cast, rm)
+    assert crops["crops"] == 1          # the gate found change everywhere: no crops
+    assert (crops["result"], why(crops)) == (whole["result"], why(whole))
+
+
+def test_an_arm_reaching_in_from_the_border_is_not_erased_as_a_cut_object(site2):
+    rng = np.random.default_rng(12)
+    coins = [(-0.3, 0.1, "heads"), (0.3, -0.1, "heads")]
+    frames = [shot(site2, c, coins, rng) for c in site2.cams]
+    assert judge_views(frames, site2.rig, site2.model)["result"] == "heads"
+    arm = frames[0].copy()
+    cam = site2.cams[0]
+    u, _ = cam.project((-0.25, 0.0, 0.0))[:2]
+    _, v_in = cam.project((-0.25, 0.4, 0.0))[:2]       # 0.2 m inside the ring's edge
+    arm[:int(v_in), int(u) - 40:int(u) + 40] = (90, 120, 170)
+    out = judge_views([arm, frames[1]], site2.rig, site2.model)
+    assert out["result"] == "unsure", out["reasons"]
+    assert out["views"][0]["cut_objects"] == 0
+
+
+@pytest.mark.parametrize("layout,chip", [("blue", "blue"), ("black", "black")])
+def test_a_chip_of_the_layouts_own_colour_in_the_ring_is_found_by_the_crops(layout, chip):
+    # the faintest objects the judge finds (a colour change only, or only the edge spots): the
+    # gate in front of the crops must find them too, or the coins would be called
+    from ringctl.sim import heldout
+    from ringctl.sim.vision_bench import heldout_model
+    from ringctl.vision import ring as ringmod
+    cfg = dict(size=(1920, 1080), coin_px=(56, 56.01), coin="copper", faces="render:0", stream=(41, 1),
+               layouts=[layout])
+    spec, _ = heldout.make(heldout.set_seeds(dict(cfg, stream=(41, 2)), 1)[0], "chip-in-ring", cfg)
+    spec["chips"][0].update(color=list(heldout.CHIPS[chip]), name=chip)
+    rm = ringmod.calibrate(heldout.empty_frame(spec, 2), ring_mm=heldout.ring_mm(spec))
+    whole, crops, why = _judged_whole_and_in_crops(heldout_model(cfg, n=6), heldout.render_frame(spec, 2), rm)
+    assert crops["result"] == whole["result"] == "unsure", crops["reasons"]
+    assert why(crops) == why(whole) and 0 < crops["crops"] <= 3
+    assert [o["kind"] for o in crops["others"] if o["inside"]] == [o["kind"] for o in whole["others"] if o["inside"]]

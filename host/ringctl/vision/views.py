@@ -1,77 +1,269 @@
 """Judge one moment seen by several cameras: single-view verdicts merged in ring millimetres.
 
-Each camera's frame is judged on its own by `judge.classify` (the single-view judge), after
-objects cut by that frame's border are painted over with the empty ring: a part of a coin
-is not a coin, and the camera that sees it whole judges it. Every coin found is mapped to
-ring mm by its camera's homography (`viewcal.CameraView`); the same coin seen in overlapping
-views is one coin, taken from the view where it is largest; if another view that sees it
-whole reads it differently (face, flat, inside), the call is "unsure", never a guess. What
-a view says about objects (outside, on the rim, tilted, a chip in the ring...) stands for
-the whole ring; what it says from counting its own coins does not (a view of half the ring
-sees one coin): the count is made over the merged coins, and fewer than two with nothing
-seen leaving is "unsure" (positive evidence before a void, rule 7.3.1).
+Each camera's frame is judged by `judge.classify` (the single-view judge) only where
+something differs from the empty ring: a cheap difference gate on a quarter-size copy of
+the frame (`_Gate`, its empty-ring half cached once per ring model) finds every object,
+at half the judge's lowest difference level so that it sees whatever the judge would see,
+and the judge then runs on a crop around each group of objects (the camera's RingModel
+shifted to the crop, `_CropRing`, cached per crop), never on the empty layout. When the
+gate finds too much (a lighting change, an arm across the view) the whole frame is judged.
+Objects cut by the frame's border are painted over with the empty ring first: a part of a
+coin is not a coin, and the camera that sees it whole judges it. Every coin found is mapped
+to ring mm by its camera's homography (`viewcal.CameraView`); the same coin seen in
+overlapping views is one coin, taken from the view where it is largest; if another view
+that sees it whole reads it differently (face, flat, inside), the call is "unsure", never a
+guess. What a view says about objects (outside, on the rim, tilted, a chip in the ring...)
+stands for the whole ring; what it says from counting its own coins does not (a view of half
+the ring sees one coin): the count is made over the merged coins, and fewer than two with
+nothing seen leaving is "unsure" (positive evidence before a void, rule 7.3.1).
 """
+import math
 import time
 
 import cv2
 import numpy as np
 
 from . import detect, judge
+from .ring import RingModel
 
 # single-view reasons that come from counting that view's coins: recomputed over all views
 _COUNT_REASONS = ("7.3.1 fewer than two coins", "unsure: more than two coins",
                   "unsure: cannot read a coin's face", "both coins", "one head and one tail",
                   "unsure: fewer than two coins", "unsure: only", "unsure: 0 coins found",
                   "unsure: 1 coin found")
-STRIP_COINS = 3.0     # border strip searched for cut objects, in coin diameters
+STRIP_COINS = 3.0     # an object cut by the border and reaching no further in: cut, in coin diameters
+# The gate: a difference (detect.diff_feats: chroma plus weaker log brightness) above
+# GATE_LEVEL on the quarter-size copy marks an object. The judge's lowest level is 28 (a colour
+# change inside the ring, detect.CHROMA_IN_RING; 45 elsewhere): half of it, on pixels already
+# averaged 2x2 (noise halved), finds every object the judge finds, even one half covering a pixel.
+GATE_LEVEL = 14.0
+GATE_MIN_COINS = 0.1   # smaller specks are noise (the judge drops objects under 0.2 coin)
+CROP_MARGIN_COINS = 2.5  # layout kept around each object, coin diameters: the judge measures
+#                          outlines 1.8 radii out and takes its levels from the layout's median
+WHOLE_VIEW_SHARE = 0.35  # crops covering more of the searched area than this: judge it whole
+MAX_CROPS = 12
+CROPS_KEPT = 64         # crop ring models cached per view (a still scene repeats its crops)
 
 
 def _is_count_reason(r):
     return r.startswith(_COUNT_REASONS)
 
 
-def erase_cut(img, ring):
-    """(frame, n): objects touching the frame's border painted over with the empty ring
-    (the background's own pixels, upsampled). Only border strips are searched: cheap at 4K."""
+class _CropRing(RingModel):
+    """A camera's RingModel for a crop of its frame whose corner (x0, y0) = f * (X0, Y0) lies on
+    the detection grid: the same ring, shifted; its background and detection-scale copy are
+    the camera's own, sliced (so the crop sees exactly the pixels the whole frame would)."""
+
+    def __init__(self, ring, X0, Y0, X1, Y1):
+        f = ring.factor
+        super().__init__(((X1 - X0) * f, (Y1 - Y0) * f), (ring.center[0] - X0 * f, ring.center[1] - Y0 * f),
+                         ring.axes, ring.angle_deg, ring.background[Y0:Y1, X0:X1].copy(), ring.coin_mm,
+                         ring.ring_mm, ring.warnings, ring.layout_bgr, ring.edge_px)
+        assert self.factor == f and self.small_size == (X1 - X0, Y1 - Y0)
+        self.frame_small = None          # (crop image, its detection-scale copy) while judged
+
+    def small(self, img):
+        got = self.frame_small
+        if got is not None and got[0] is img:
+            return got[1]
+        return super().small(img)
+
+
+class _Gate:
+    """Where a camera's frame differs from the empty ring; per ring model (cached on the view)."""
+
+    def __init__(self, ring):
+        self.ring = ring
+        f = ring.factor
+        self.sw, self.sh = ring.small_size
+        x0, y0, x1, y1 = self.roi = detect.detection_roi(ring)
+        bg = ring.background[y0:y1, x0:x1]       # sampled as the frames are: edges match
+        self.half_size = (max(1, (x1 - x0) // 2), max(1, (y1 - y0) // 2))
+        self.bg_feats = detect.colour_feats(cv2.resize(bg, self.half_size, interpolation=cv2.INTER_AREA))
+        self.d_coin = 2 * ring.coin_radius_px / f                  # coin diameter, detection px
+        r_h = ring.coin_radius_px / f / 2
+        self.min_area = GATE_MIN_COINS * math.pi * r_h * r_h * ring.axes[1] / ring.axes[0]
+        self.cell_px = max(2, int(round(r_h)))
+        self.cells = (max(1, self.half_size[0] // self.cell_px), max(1, self.half_size[1] // self.cell_px))
+        self.strip = STRIP_COINS * self.d_coin
+        self.margin = int(math.ceil(CROP_MARGIN_COINS * self.d_coin))
+        self.crops = {}
+        self.bg_blur = None
+
+    def objects(self, small):
+        """-> [(X0, Y0, X1, Y1) detection-scale box, touches the frame's border] per object.
+
+        Pixels over the level are counted per cell of GATE_CELL x GATE_CELL quarter-size px
+        (about a coin's radius); touching cells with any are one object (so are objects
+        closer than a cell: they share a crop anyway), kept when it has GATE_MIN_COINS of a
+        coin's area over the level: lone noise specks are not objects."""
+        x0, y0, x1, y1 = self.roi
+        half = cv2.resize(small[y0:y1, x0:x1], self.half_size, interpolation=cv2.INTER_AREA)
+        d = detect.diff_feats(detect.colour_feats(half), self.bg_feats)
+        hot = (d > GATE_LEVEL).astype(np.float32)
+        cw, ch = self.cells
+        count = cv2.resize(hot, (cw, ch), interpolation=cv2.INTER_AREA) * (self.cell_px * self.cell_px)
+        n, lbl, stats, _ = cv2.connectedComponentsWithStats((count > 0.01).astype(np.uint8), connectivity=8)
+        if n <= 1:
+            return []
+        area = np.bincount(lbl.ravel(), weights=count.ravel(), minlength=n)
+        sx = (x1 - x0) / cw
+        sy = (y1 - y0) / ch
+        out = []
+        for k in np.nonzero(area[1:] >= self.min_area)[0] + 1:
+            x, y, w, h, _ = stats[k]
+            X0, Y0 = max(0, x0 + int(x * sx)), max(0, y0 + int(y * sy))
+            X1 = min(self.sw, x0 + int(math.ceil((x + w) * sx)))
+            Y1 = min(self.sh, y0 + int(math.ceil((y + h) * sy)))
+            out.append(((X0, Y0, X1, Y1), X0 == 0 or Y0 == 0 or X1 >= self.sw or Y1 >= self.sh))
+        return out
+
+    def cut(self, small, box):
+        """Is this object (its gate box touching the border) cut by the frame's border and
+        reaching no further in than STRIP_COINS coins? Measured as the judge sees objects: the
+        judge's level (45) on the blurred detection-scale copy, specks opened away; the gate's
+        box is a cell coarse, so it may touch the border when the object does not."""
+        X0, Y0, X1, Y1 = box
+        reach = min(X1 if X0 == 0 else np.inf, Y1 if Y0 == 0 else np.inf,
+                    self.sw - X0 if X1 >= self.sw else np.inf, self.sh - Y0 if Y1 >= self.sh else np.inf)
+        if reach > self.strip:
+            return False
+        if self.bg_blur is None:             # once per ring model
+            self.bg_blur = cv2.GaussianBlur(self.ring.background, (3, 3), 0)
+        a = cv2.GaussianBlur(small[Y0:Y1, X0:X1], (3, 3), 0)
+        d = detect.diff_feats(detect.colour_feats(a), detect.colour_feats(self.bg_blur[Y0:Y1, X0:X1]))
+        m = cv2.morphologyEx((d > 45.0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        k, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        for x, y, w, h, area in stats[1:]:
+            if area >= 4 * self.min_area and ((X0 == 0 and x == 0) or (Y0 == 0 and y == 0) or
+                                              (X1 >= self.sw and x + w >= X1 - X0) or
+                                              (Y1 >= self.sh and y + h >= Y1 - Y0)):
+                return True
+        return False
+
+    def crop_boxes(self, boxes):
+        """Crops around the objects (margin all round, overlapping ones merged); None when they
+        would cover more than WHOLE_VIEW_SHARE of the searched area (judge the whole frame)."""
+        m = self.margin
+        rects = [[max(0, a - m), max(0, b - m), min(self.sw, c + m), min(self.sh, d + m)]
+                 for a, b, c, d in boxes]
+        merged = True
+        while merged:
+            merged = False
+            for i in range(len(rects)):
+                for j in range(i + 1, len(rects)):
+                    a, b = rects[i], rects[j]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                        rects[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                        del rects[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+        x0, y0, x1, y1 = self.roi
+        area = sum((c - a) * (d - b) for a, b, c, d in rects)
+        if len(rects) > MAX_CROPS or area > WHOLE_VIEW_SHARE * (x1 - x0) * (y1 - y0):
+            return None
+        return [tuple(r) for r in rects]
+
+    def crop_ring(self, rect):
+        ring = self.crops.get(rect)
+        if ring is None:
+            if len(self.crops) >= CROPS_KEPT:
+                self.crops.pop(next(iter(self.crops)))
+            ring = self.crops[rect] = _CropRing(self.ring, *rect)
+        return ring
+
+
+def _gate(view):
+    g = getattr(view, "_gate", None)
+    if g is None or g.ring is not view.ring:
+        g = view._gate = _Gate(view.ring)
+    return g
+
+
+def _paint(img, small, rect, cuts, ring):
+    """(img, small) of the detection rect with the cut objects' boxes (padded by a coin) painted
+    over with the empty ring; copies only when something is painted (frames stay untouched)."""
     f = ring.factor
+    X0, Y0, X1, Y1 = rect
+    pad = int(math.ceil(2 * ring.coin_radius_px / f))
+    copied = False
+    for a, b, c, d in cuts:
+        u0, v0 = max(X0, a - pad), max(Y0, b - pad)
+        u1, v1 = min(X1, c + pad), min(Y1, d + pad)
+        if u0 >= u1 or v0 >= v1:
+            continue
+        if not copied:
+            img, small, copied = img.copy(), small.copy(), True
+        bg = ring.background[v0:v1, u0:u1]
+        small[v0 - Y0:v1 - Y0, u0 - X0:u1 - X0] = bg
+        img[(v0 - Y0) * f:(v1 - Y0) * f, (u0 - X0) * f:(u1 - X0) * f] = cv2.resize(
+            bg, ((u1 - u0) * f, (v1 - v0) * f), interpolation=cv2.INTER_LINEAR)
+    return img, small
+
+
+def judge_view(img, view, model):
+    """One camera's frame -> classify's verdict shape (coins in that frame's px), plus
+    "cut_objects" and "crops" (how many regions the judge ran on; 0: nothing in view)."""
+    t0 = time.perf_counter()
+    ring = view.ring
+    ring.check_frame(img)
+    gate = _gate(view)
     small = ring.small(img)
-    detect._blurred_background(ring)
-    sh, sw = small.shape[:2]
-    d_coin = 2 * ring.coin_radius_px / f
-    s = int(min(max(4, STRIP_COINS * d_coin), sw // 2, sh // 2))
-    strips = getattr(ring, "_cut_strips", None)
-    if strips is None:       # the empty ring's features along the border, once per ring model
-        strips = ring._cut_strips = [
-            ((y0, y1, x0, x1), detect.colour_feats(ring._bg_blur[y0:y1, x0:x1]))
-            for (y0, y1, x0, x1) in ((0, s, 0, sw), (sh - s, sh, 0, sw), (s, sh - s, 0, s),
-                                     (s, sh - s, sw - s, sw))]
-    out, n = img, 0
-    for (y0, y1, x0, x1), bg_feats in strips:
-        a = cv2.GaussianBlur(small[y0:y1, x0:x1], (3, 3), 0)
-        dd = detect.diff_feats(detect.colour_feats(a), bg_feats)
-        thr = max(45.0, 4.0 * float(np.median(dd[::4, ::4])))
-        m = (dd > thr).astype(np.uint8)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        k, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
-        for j in range(1, k):
-            x, y, w, h, area = stats[j]
-            if area < 0.1 * d_coin * d_coin:
-                continue
-            gx, gy = x + x0, y + y0                 # in the small image
-            if not (gx == 0 or gy == 0 or gx + w >= sw or gy + h >= sh):
-                continue                            # not cut by the frame's border
-            if out is img:
-                out = img.copy()
-            pad = int(np.ceil(d_coin))              # the rest of the object beyond the strip
-            X0, Y0 = max(0, gx - pad), max(0, gy - pad)
-            X1, Y1 = min(sw, gx + w + pad), min(sh, gy + h + pad)
-            H, W = img.shape[:2]
-            u0, v0, u1, v1 = X0 * f, Y0 * f, min(W, X1 * f), min(H, Y1 * f)
-            patch = cv2.resize(ring.background[Y0:Y1, X0:X1], (u1 - u0, v1 - v0),
-                               interpolation=cv2.INTER_LINEAR)
-            out[v0:v1, u0:u1] = patch
-            n += 1
-    return out, n
+    found = gate.objects(small)
+    cut = [border and gate.cut(small, box) for box, border in found]
+    cuts = [box for (box, _), c in zip(found, cut) if c]
+    keep = [box for (box, _), c in zip(found, cut) if not c]
+    rects = gate.crop_boxes(keep)
+    if rects is None:                      # too much in view for crops: the whole frame
+        sw, sh = ring.small_size
+        frame, _ = _paint(img, small, (0, 0, sw, sh), cuts, ring)
+        out = judge.classify(frame, ring, model)
+        out.update(cut_objects=len(cuts), crops=1, ms=round((time.perf_counter() - t0) * 1000, 2))
+        return out
+    f = ring.factor
+    coins, others, nospin, unsure = [], [], [], []
+    for rect in rects:
+        X0, Y0, X1, Y1 = rect
+        crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, cuts, ring)
+        sub = gate.crop_ring(rect)
+        sub.frame_small = (crop, crop_small)
+        try:
+            out = judge.classify(crop, sub, model)
+        finally:
+            sub.frame_small = None
+        dx, dy = X0 * f, Y0 * f
+        for c in out["coins"]:
+            coins.append(dict(c, center=[round(c["center"][0] + dx, 1), round(c["center"][1] + dy, 1)]))
+        for o in out.get("others", []):
+            others.append(dict(o, center=[round(o["center"][0] + dx, 1), round(o["center"][1] + dy, 1)]))
+        for r in out["reasons"]:
+            if not _is_count_reason(r):
+                (nospin if out["result"] == "no-spin" else unsure).append(r)
+    result, reasons = _call(coins, nospin, unsure, "found in this view")
+    return {"result": result, "reasons": reasons, "coins": coins, "others": others,
+            "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
+                     "angle_deg": round(ring.angle_deg, 1)},
+            "cut_objects": len(cuts), "crops": len(rects), "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _call(coins, nospin, unsure, where):
+    """The call from what was seen: voiding evidence, then doubts, then the count, then faces."""
+    if nospin:
+        return "no-spin", sorted(set(nospin))
+    if unsure:
+        return "unsure", sorted(set(unsure))
+    if len(coins) < 2:
+        return "unsure", [f"unsure: only {len(coins)} coin(s) {where} and none seen leaving "
+                          "the ring (7.3.1 needs evidence): the boxer looks"]
+    if len(coins) > 2:
+        return "unsure", ["unsure: more than two coins in view"]
+    if any(c["face"] is None for c in coins):
+        return "unsure", ["unsure: cannot read a coin's face"]
+    faces = {c["face"] for c in coins}
+    result = faces.pop() if len(faces) == 1 else "odds"
+    return result, [f"both coins {result}" if result != "odds" else "one head and one tail"]
 
 
 def judge_views(frames, rig, model):
@@ -86,9 +278,8 @@ def judge_views(frames, rig, model):
             unsure.append(f"unsure: camera {v.name} gave no frame")
             verdicts.append(None)
             continue
-        clean, cut = erase_cut(img, v.ring)
-        out = judge.classify(clean, v.ring, model)
-        out["camera"], out["cut_objects"] = v.name, cut
+        out = judge_view(img, v, model)
+        out["camera"] = v.name
         verdicts.append(out)
         tag = f" (camera {v.name})" if len(views) > 1 else ""
         for r in out["reasons"]:
@@ -116,22 +307,8 @@ def judge_views(frames, rig, model):
                 unsure.append("unsure: coins nearly touching")
     if disagree:
         result, reasons = "unsure", sorted(set(disagree))
-    elif nospin:
-        result, reasons = "no-spin", sorted(set(nospin))
-    elif unsure:
-        result, reasons = "unsure", sorted(set(unsure))
-    elif len(coins) < 2:
-        result = "unsure"
-        reasons = [f"unsure: only {len(coins)} coin(s) seen by the cameras and none seen leaving "
-                   "the ring (7.3.1 needs evidence): the boxer looks"]
-    elif len(coins) > 2:
-        result, reasons = "unsure", ["unsure: more than two coins in view"]
-    elif any(c["face"] is None for c in coins):
-        result, reasons = "unsure", ["unsure: cannot read a coin's face"]
     else:
-        faces = {c["face"] for c in coins}
-        result = faces.pop() if len(faces) == 1 else "odds"
-        reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
+        result, reasons = _call(coins, nospin, unsure, "seen by the cameras")
     for c in coins:
         c.pop("px_per_mm", None)
     return {"result": result, "reasons": reasons, "coins": coins, "views": verdicts,
