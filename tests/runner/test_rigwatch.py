@@ -1,6 +1,9 @@
 """RigWatcher live: two simulated cameras read in parallel, paired, the stillness rule, the judge."""
 import time
 
+import cv2
+import numpy as np
+
 from ringctl.runner.rigwatch import RigWatcher
 from ringctl.sim.camera import CameraSource
 from ringctl.sim.physics import simulate_toss
@@ -36,7 +39,13 @@ def test_two_cameras_live_give_agreeing_verdicts_soon_after_true_rest(site2):
         time.sleep(0.3)
         _, t2, coins2 = w.view()
         assert t2 > t1 and coins2 and len(coins2) == len(coins1)
-        assert frame.shape[0] == 720 and len(verdict["views"]) == 2     # both views, side by side
+        # the evidence: both views side by side, each coin below at full resolution, labelled
+        assert len(verdict["views"]) == 2
+        d = max(c["diameter_px"] for c in verdict["coins"])
+        assert frame.shape[0] >= 720 + 3 * d and frame.shape[1] > 720
+        jpegs = w.evidence_jpegs(frame, verdict)         # encoded ahead: the record waits for none
+        assert jpegs and jpegs[0][1] is verdict and jpegs[1][1]["annotated"]
+        assert cv2.imdecode(np.frombuffer(jpegs[0][0], np.uint8), cv2.IMREAD_COLOR).shape == frame.shape
         assert not w.stalled(1.0)
         cams[1].stall()
         time.sleep(1.3)

@@ -547,8 +547,13 @@ class RingHost:
             # each still frame, then its annotated copy (ring, coins, verdict drawn on: the
             # evidence a person looks at; frame meta "annotated")
             jpegs = []
+            ready = getattr(self.watcher, "evidence_jpegs", None)   # encoded while still
             for i, frame in enumerate(f for f in frames if f is not None):
                 verdict = verdicts[i] if i < len(verdicts) else None
+                got = ready(frame, verdict) if ready is not None and verdict is not None else None
+                if got is not None:
+                    jpegs += got
+                    continue
                 ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
                 if ok:
                     jpegs.append((jpg.tobytes(), verdict))

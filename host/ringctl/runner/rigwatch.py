@@ -5,20 +5,30 @@ paired by timestamp into moments (`vision.paired.PairedSources`), every camera's
 rule runs on every frame (`vision.rest`), and every moment in which nothing moves is judged at
 once by the multi-view judge (`vision.views.judge_views`), so the verdicts are ready the
 instant the rule's still window closes: the result follows the coins' rest by that window plus
-one frame. Same interface as the single-camera watcher (reset, judged, latest, stalled, stop).
+one frame. The moment that opened the still period (the first frame showing the coins where
+they then stayed) is one of its still moments, by the rule's own definition: it is judged as
+soon as the next frame shows nothing moved. Each judged moment's evidence (the picture and its
+annotated copy, JPEG, as the host records them) is encoded at once on a second thread, so the
+host's record waits for no encoding. Same interface as the single-camera watcher (reset,
+judged, latest, stalled, stop) plus `evidence_jpegs`.
 """
+import queue
 import threading
 import time
 
 import cv2
 import numpy as np
 
+from ..vision.annotate import annotate, coin_colour, coin_label
 from ..vision.paired import PairedSources
 from ..vision.rest import StillnessWatch, window_for
 from ..vision.views import judge_views
 
 EVIDENCE_HEIGHT = 720     # px: the views side by side, as kept in the audit log
 JUDGED_PER_STILL = 2      # x keep: moments judged per still period
+JPEG_QUALITY = 90         # the host's evidence quality (runner/host.py records the same)
+CLOSEUP_COINS = 3.0       # a coin's close-up in the evidence: this many coin diameters square
+LABEL_PX = 22             # the close-up's label band
 
 
 class RigWatcher:
@@ -36,16 +46,24 @@ class RigWatcher:
         self.frames = 0
         self.errors = 0
         self.judge_ms = []
+        self.window_closed = None   # (host time the still window closed, its frame's arrival time)
         self._last_view = (None, None, None)   # (frames, t, verdict or None while moving)
         self._pictures = {}                    # moment's host time -> evidence picture
+        self._jpegs = {}                       # moment's host time -> [(jpeg, verdict meta)]
+        self._pic_lock = threading.Lock()
+        self._moving = None                    # (t, frames) of the newest moment that moved
+        self._encode = queue.Queue()
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="rig-watch", daemon=True)
         self.thread.start()
+        self.encoder = threading.Thread(target=self._encoder, name="rig-evidence", daemon=True)
+        self.encoder.start()
 
     def reset(self):
         with self.lock:
             self.recent = []
             self.still_since = None
+            self.window_closed = None
 
     def _run(self):
         while not self._stop:
@@ -57,38 +75,90 @@ class RigWatcher:
             self.last_frames = frames
             if any(f is None for f in frames):
                 with self.lock:          # a camera missing: no still moment can be complete
-                    self.recent, self.still_since = [], None
+                    self.recent = []
+                    self._close_window(t, None)
+                self._moving = None
                 for w in self.watches:
                     w.reset()
                 continue
             states = [w.update(f, t) for w, f in zip(self.watches, frames)]
             if any(s["moving"] for s in states):
                 with self.lock:
-                    self.recent, self.still_since = [], None
+                    self.recent = []
+                    self._close_window(t, None)
                     self._last_view = (frames, t, None)
+                self._moving = (t, frames)
                 continue
             still_s = min(s["still_s"] for s in states)
+            opened, self._moving = self._moving, None
+            if opened is not None and not self.recent and abs((t - still_s) - opened[0]) < 1e-6:
+                # the still period began with that frame (nothing has changed since): judge it
+                self._judge(*opened)
             with self.lock:
                 # enough moments of this still period judged already: the frames have not
                 # changed since, so the window's close is published before judging another
                 if len(self.recent) >= self.keep and still_s >= window_for(self.recent[-1][2]):
-                    self.still_since = t - still_s
+                    self._close_window(t, t - still_s)
             if len(self.recent) < JUDGED_PER_STILL * self.keep:
                 # the first moments of a still period are judged as they come (coins lying
                 # still for minutes need no more verdicts)
-                c0 = time.perf_counter()
-                verdict = judge_views(frames, self.rig, self.face_model)
-                self.judge_ms.append((time.perf_counter() - c0) * 1000)
-                del self.judge_ms[:-200]
-                with self.lock:
-                    self.recent.append((t, frames, verdict))
-                    self._last_view = (frames, t, verdict)
+                self._judge(t, frames)
             else:
                 with self.lock:     # still coins: the last verdict holds; screens stay live
                     self._last_view = (frames, t, self.recent[-1][2])
             verdict = self.recent[-1][2]
             with self.lock:
-                self.still_since = t - still_s if still_s >= window_for(verdict) else None
+                self._close_window(t, t - still_s if still_s >= window_for(verdict) else None)
+
+    def _judge(self, t, frames):
+        c0 = time.perf_counter()
+        verdict = judge_views(frames, self.rig, self.face_model)
+        self.judge_ms.append((time.perf_counter() - c0) * 1000)
+        del self.judge_ms[:-200]
+        # its evidence picture now, from the detection-scale copies the stillness rule has
+        # just made (the host's record then waits for no picture and, mostly, no encoding)
+        self._evidence(t, frames, verdict)
+        with self.lock:
+            self.recent.append((t, frames, verdict))
+            self._last_view = (frames, t, verdict)
+        self._encode.put((t, frames, verdict))
+
+    def _encoder(self):
+        """Evidence JPEGs of every judged moment, made while the still window runs."""
+        while not self._stop:
+            try:
+                t, frames, verdict = self._encode.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            pic = self._evidence(t, frames, verdict)
+            out = []
+            ok, jpg = cv2.imencode(".jpg", pic, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+            if ok:
+                out.append((jpg.tobytes(), verdict))
+                ok, jpg = cv2.imencode(".jpg", annotate(pic, verdict), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+                if ok:
+                    out.append((jpg.tobytes(), dict(verdict, annotated=True)))
+            with self._pic_lock:
+                if t in self._pictures:
+                    self._jpegs[t] = (verdict, out)
+
+    def evidence_jpegs(self, picture, verdict):
+        """[(JPEG, meta)] of a picture `judged()` returned (plain, then annotated with its
+        verdict), already encoded; None when not (yet): the caller encodes it."""
+        with self._pic_lock:
+            for t, p in self._pictures.items():
+                if p is picture:
+                    got = self._jpegs.get(t)
+                    return list(got[1]) if got is not None and got[0] is verdict else None
+        return None
+
+    def _close_window(self, t, still_since):
+        """(under the lock) The confirmed still period's start, or None; notes when it closed."""
+        if still_since is not None and self.still_since is None:
+            self.window_closed = (time.monotonic(), t)
+        elif still_since is None:
+            self.window_closed = None
+        self.still_since = still_since
 
     def view(self):
         """(latest evidence frame, its host time, coins [{center, radius, face, flat, inside,
@@ -115,15 +185,20 @@ class RigWatcher:
             if self.still_since is None:
                 return []
             got = [(t, f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6][-n:]
-        return [(self._evidence(t, f), v) for t, f, v in got]
+        return [(self._evidence(t, f, v), v) for t, f, v in got]
 
-    def _evidence(self, t, frames):
+    def _evidence(self, t, frames, verdict):
         """The moment's evidence picture, made once (the host asks again while it waits)."""
-        hit = self._pictures.get(t)
+        with self._pic_lock:
+            hit = self._pictures.get(t)
         if hit is None:
-            hit = evidence(frames)
-            self._pictures = {k: p for k, p in self._pictures.items() if k > t - 5.0}
-            self._pictures[t] = hit
+            made = moment_picture(frames, verdict, self.rig)
+            with self._pic_lock:
+                hit = self._pictures.get(t)
+                if hit is None:
+                    hit = self._pictures[t] = made
+                    self._pictures = {k: p for k, p in self._pictures.items() if k > t - 5.0}
+                    self._jpegs = {k: j for k, j in self._jpegs.items() if k in self._pictures}
         return hit
 
     def latest(self):
@@ -136,20 +211,63 @@ class RigWatcher:
     def stop(self):
         self._stop = True
         self.thread.join(2.0)
+        self.encoder.join(2.0)
         self.paired.close()
 
 
+def moment_picture(frames, verdict, rig):
+    """The evidence kept for a judged moment: every camera's frame scaled to EVIDENCE_HEIGHT,
+    side by side (the whole ring), and below it each coin the verdict found, at its camera's
+    full resolution, labelled as judged (face, confidence, flat, inside): what a person
+    checks in a dispute, at a fraction of the full frames' size (a small record is a quick
+    record, and the result waits for its record)."""
+    over = _side_by_side(frames, rig)
+    names = [v.name for v in rig.views]
+    tiles = []
+    for c in (verdict or {}).get("coins") or []:
+        k = names.index(c["camera"]) if c.get("camera") in names else None
+        if k is None or frames[k] is None or c.get("center_mm") is None:
+            continue
+        f = frames[k]
+        u, v = (int(round(x)) for x in rig.views[k].to_px([c["center_mm"]])[0])
+        half = max(8, int(round(CLOSEUP_COINS * c.get("diameter_px", 40) / 2)))
+        crop = f[max(0, v - half):max(0, v + half), max(0, u - half):max(0, u + half)]
+        tile = np.zeros((2 * half + LABEL_PX, 2 * half, 3), np.uint8)
+        if crop.size:
+            y0, x0 = max(0, half - v), max(0, half - u)
+            tile[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]] = crop
+        cv2.putText(tile, coin_label(c), (2, 2 * half + LABEL_PX - 7), cv2.FONT_HERSHEY_SIMPLEX,
+                    min(0.45, 2 * half / 330), coin_colour(c), 1, cv2.LINE_AA)
+        tiles.append(tile)
+    if not tiles:
+        return over
+    h = max(t.shape[0] for t in tiles)
+    strip = np.hstack([cv2.copyMakeBorder(t, 0, h - t.shape[0], 0, 4, cv2.BORDER_CONSTANT) for t in tiles])
+    W = over.shape[1]
+    if strip.shape[1] > W:
+        strip = cv2.resize(strip, (W, max(1, int(strip.shape[0] * W / strip.shape[1]))), interpolation=cv2.INTER_AREA)
+    strip = cv2.copyMakeBorder(strip, 0, 0, 0, W - strip.shape[1], cv2.BORDER_CONSTANT)
+    return np.vstack([over, strip])
+
+
+def _side_by_side(frames, rig=None):
+    parts = []
+    for k, f in enumerate(frames):
+        if f is None:
+            parts.append(np.zeros((EVIDENCE_HEIGHT, EVIDENCE_HEIGHT // 2, 3), np.uint8))
+            continue
+        if rig is not None and rig.views[k].ring.small_size[1] >= EVIDENCE_HEIGHT:
+            f = rig.views[k].ring.small(f)      # the copy the stillness rule made: cheaper
+        s = EVIDENCE_HEIGHT / f.shape[0]
+        parts.append(cv2.resize(f, (max(1, int(f.shape[1] * s)), EVIDENCE_HEIGHT), interpolation=cv2.INTER_AREA))
+    return parts[0] if len(parts) == 1 else np.hstack(parts)
+
+
 def evidence(frames):
-    """One picture of a moment: every camera's frame scaled to one height, side by side."""
+    """One picture of a moment for the screens: every camera's frame scaled to one height,
+    side by side (one camera: its frame as it is)."""
     if frames is None:
         return None
     if len(frames) == 1:
         return frames[0]
-    parts = []
-    for f in frames:
-        if f is None:
-            parts.append(np.zeros((EVIDENCE_HEIGHT, EVIDENCE_HEIGHT // 2, 3), np.uint8))
-            continue
-        s = EVIDENCE_HEIGHT / f.shape[0]
-        parts.append(cv2.resize(f, (max(1, int(f.shape[1] * s)), EVIDENCE_HEIGHT), interpolation=cv2.INTER_AREA))
-    return parts[0] if len(parts) == 1 else np.hstack(parts)
+    return _side_by_side(frames)

@@ -6,7 +6,16 @@ fast as asked (a recording). Frames are drawn by `render.render_scene` from a
 plain-dict spec; `scene_spec()` is the one place that maps physics to that spec. With the vision renderer,
 frames are composed by `fastrender.FastRenderer` (cached lit empty ring + per-frame coin
 patches, ~10x cheaper while coins move); `fast=False` renders every new scene in full.
+
+A real camera costs the host nothing to take a picture: its frames arrive on its own clock.
+So that the simulator does not compete with the host for the CPU while a toss plays (the host's
+latency would then measure the simulator), `prepare(toss, phase_s)` draws a toss's frames
+before it is released, on the camera's frame grid (the physics is known in advance): every
+moving frame's coin patches, and a bank of noised frames of the coins at rest. Played in real
+time, a prepared frame costs one copy of the noised empty ring (while coins move) or nothing
+(once they rest: a read-only bank frame); frames are never changed in place by their readers.
 """
+import math
 import json
 import time
 from dataclasses import dataclass
@@ -21,6 +30,7 @@ from .render import render_scene
 
 RENDER_FLAT_DEG = 2.0   # rest tilt below this is contact-margin noise in the engine: draw flat
 NOISE_BANK = 6          # pre-drawn noise frames, picked at random per frame
+REST_BANK = 4           # prepared noised frames of the coins at rest (never the same twice running)
 
 
 def placeholder_render(spec, rng=None):
@@ -167,6 +177,9 @@ class CameraSource(Source):
         self._clean_key = None
         self._clean = None
         self._bank = None
+        self._prep = None          # a prepared toss (see prepare)
+        self._rest_last = -1
+        self.prepared_frames = 0   # frames delivered from a preparation (not drawn live)
         if toss is not None:
             self.play(toss, t0)
 
@@ -182,14 +195,72 @@ class CameraSource(Source):
         self._k = 0                                          # the new toss with the old t0
         self.toss = toss
 
+    def _spec(self, toss, t):
+        if toss is None:
+            return scene_spec(self.cam, [], [], None, self.noise, self.jpeg, self.extra)
+        pos, quat = toss.pose_at(t)
+        return scene_spec(self.cam, pos, quat, toss.coin, self.noise, self.jpeg, self.extra)
+
+    def prepare(self, toss, phase_s, lead_s=0.3, after_s=0.5):
+        """Draw `toss`'s frames ahead, for frames taken at toss times phase_s + k / fps (from
+        lead_s before the release to after_s past the toss's end; later ones show the coins at
+        rest). -> True, or False when this camera cannot (no fast renderer, JPEG, a scene the
+        fast path does not draw): it then draws live."""
+        if self._fast is None or self.jpeg or toss is None:
+            return False
+        k0 = -int(math.ceil(lead_s * self.fps)) - 1
+        k1 = int(math.ceil((toss.duration_s + after_s - phase_s) * self.fps))
+        end = self._spec(toss, toss.duration_s + after_s)
+        end_key = json.dumps(dict(end, noise=0, jpeg=None), sort_keys=True)
+        patches, truth = self._fast.patches(end)
+        if patches is None:
+            return False
+        rest = []
+        for _ in range(REST_BANK):
+            f = self._fast.compose(patches, self.noise)
+            f.flags.writeable = False        # handed out many times: nobody may change it
+            rest.append(f)
+        frames = []
+        for k in range(k0, k1 + 1):
+            spec = self._spec(toss, phase_s + k / self.fps)
+            if json.dumps(dict(spec, noise=0, jpeg=None), sort_keys=True) == end_key:
+                frames.append((spec, None, truth))
+                continue
+            p, tr = self._fast.patches(spec)
+            if p is None:
+                return False
+            frames.append((spec, p, tr))
+        self._prep = {"toss": toss, "phase": phase_s, "k0": k0, "frames": frames,
+                      "rest": (end, rest, truth)}
+        return True
+
+    def _prepared(self, t):
+        """The prepared frame taken at toss time t, or None (not prepared: drawn live)."""
+        prep, toss = self._prep, self.toss
+        if prep is None or toss is None or prep["toss"] is not toss:
+            return None
+        k = int(round((t - prep["phase"]) * self.fps))
+        if abs(prep["phase"] + k / self.fps - t) > 1e-4 or k < prep["k0"]:
+            return None
+        i = k - prep["k0"]
+        spec, patches, truth = prep["frames"][i] if i < len(prep["frames"]) else (None, None, None)
+        if patches is None:                  # the coins at rest
+            spec, bank, truth = prep["rest"]
+            j = int(self.rng.integers(len(bank) - 1))
+            j = j + 1 if j >= self._rest_last else j
+            self._rest_last = j
+            img = bank[j]
+        else:
+            img = self._fast.compose(patches, self.noise)
+        self.last_spec, self.last_truth = spec, truth
+        self._clean_key = None               # the live path draws its next scene afresh
+        self.prepared_frames += 1
+        return img
+
     def frame_at(self, t):
         """Render the scene at toss time t (s after release); None toss: the empty ring."""
         toss = self.toss             # one read: play() may swap it from another thread
-        if toss is None:
-            spec = scene_spec(self.cam, [], [], None, self.noise, self.jpeg, self.extra)
-        else:
-            pos, quat = toss.pose_at(t)
-            spec = scene_spec(self.cam, pos, quat, toss.coin, self.noise, self.jpeg, self.extra)
+        spec = self._spec(toss, t)
         self.last_spec = spec
         key = json.dumps(dict(spec, noise=0, jpeg=None), sort_keys=True)
         if self._fast is not None:
@@ -247,12 +318,25 @@ class CameraSource(Source):
         now = time.monotonic()
         if self._next > now:
             time.sleep(self._next - now)
-            now = self._next
-        # a slow reader gets the current frame, not a backlog (as a live camera drops frames)
-        self._next = max(self._next + 1 / self.fps, now)
+            taken = self._next
+        else:
+            # a slow reader gets the newest frame taken, not a backlog (as a live camera drops
+            # frames); frames are taken on the camera's own clock
+            taken = self._next + math.floor((now - self._next) * self.fps) / self.fps
+        self._next = taken + 1 / self.fps
         t0 = self.t0
-        t = (now - t0) if t0 is not None else 0.0
-        return self.frame_at(t), now - self._clock0
+        t = (taken - t0) if t0 is not None else 0.0
+        frame = self._prepared(t) if t0 is not None else None
+        return (self.frame_at(t) if frame is None else frame), taken - self._clock0
+
+    def next_frame_at(self, t):
+        """time.monotonic() of the first frame this camera takes at or after t."""
+        n = math.ceil(round((t - self._next) * self.fps, 6))
+        return self._next + max(0, n) / self.fps
+
+    def share_clock(self, other):
+        """Take frames on `other`'s clock (cameras of one rig, triggered together)."""
+        self._clock0, self._next = other._clock0, other._next
 
     def still_frames(self, n=3):
         """n frames of the coins at rest (fresh sensor noise each)."""

@@ -54,7 +54,7 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
                          still_s=max_after_s) for k, c in enumerate(site.cams)]
     watches = [StillnessWatch(v.ring) for v in views]
     board_rest = board_rest_t if board_rest_t is not None else last_felt_impact(toss) + quiet_s
-    judged, verdict, n = [], None, 0
+    judged, verdict, n, opened = [], None, 0, None
     rest_t = toss.truth.get("rest_t")
     while True:
         got = [s.read() for s in srcs]
@@ -66,9 +66,13 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
         c0 = time.thread_time()
         states = [w.update(f, t) for w, (f, _) in zip(watches, got)]
         if any(s["moving"] for s in states):
-            judged = []
+            judged, opened = [], (t, [f for f, _ in got])
             continue
         still_s = min(s["still_s"] for s in states)
+        if opened is not None and not judged and abs((t - still_s) - opened[0]) < 1e-6:
+            # as the host's RigWatcher: the frame that opened the still period is one of it
+            judged.append(judge_views(opened[1], site.rig, site.model))
+        opened = None
         # as the host's RigWatcher: with enough moments of this still period judged, the
         # window's close needs no further judging (the frames have not changed since)
         ready = len(judged) >= stills and still_s >= window_for(judged[-1])

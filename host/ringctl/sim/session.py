@@ -26,6 +26,8 @@ class DemoSession:
         self.ring_mm = float(ring_mm)
         self.cameras = int(cameras)
         self.after_rest_ms = []      # true rest -> announced result, everything included
+        self.after_rest_parts = []   # per spin: where that time went (see play_spin)
+        self._wall_minus_mono = time.time() - time.monotonic()   # event times are wall clock
         self.seed = seed
         self.coin_px = coin_px
         self.fps = fps
@@ -142,6 +144,7 @@ class DemoSession:
             for ev in reply.data["events"]:
                 table_lines.append(_table_line(op, ev))
         toss = self._toss_for(seed, force)           # physics first: not part of the spin's time
+        self.simring.prepare(toss)                   # so are the cameras' frames (CameraSource.prepare)
         number, seen = self._arm()
         self.simring.play(toss)
         self.last_toss = toss
@@ -157,6 +160,8 @@ class DemoSession:
                   + 5.0)
         seen += self._read_events(wait_s, _for(number, "verdict"), "spin %d's verdict" % number)
         verdict = seen[-1].data
+        t_announced = seen[-1].t - self._wall_minus_mono     # published: recorded, board told
+        window = getattr(host.watcher, "window_closed", None)
         truth = toss.truth["outcome"]
         check = _check(verdict["result"], truth)
         if verdict["unsure"] and boxer_calls:
@@ -185,17 +190,27 @@ class DemoSession:
             quiet_end = _last_felt_impact(toss) + self.quiet_s
             net_ms = (t["result"] - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
-        after_ms = None
+        after_ms = parts = None
         if truth_rest is not None and t["result"] is not None and verdict.get("camera_decided") \
                 and not verdict["unsure"]:
-            # issue 13: from the coins' true rest to the announcement, everything included (the
-            # board's quiet, the cameras' still window, adjudication), for every spin the
+            # issue 13: from the coins' true rest to the announcement (the verdict published,
+            # after its record and the board's light), everything included (the board's quiet,
+            # the cameras' still window, adjudication, the record), for every spin the
             # cameras decided (a sensor's or a person's no spin may come before rest, 7.2; an
             # unsure verdict announces nothing: the boxer looks and calls)
-            after_ms = (t["result"] - t_release - truth_rest) * 1000.0
+            rest_abs = t_release + truth_rest
+            after_ms = (t_announced - rest_abs) * 1000.0
             self.after_rest_ms.append(after_ms)
             if after_ms < 0:
                 self.before_true_rest += 1
+            # where the time went, each from the true rest (ms): the board's "at rest" (impact
+            # quiet), the frame that closed the cameras' still window (its arrival, then the
+            # watcher done with it), the host's decision, and the announcement
+            ms = lambda x: None if x is None else round((x - rest_abs) * 1000.0, 1)  # noqa: E731
+            parts = {"board_rest": ms(t["rest"]), "window_frame": ms(window[1] if window else None),
+                     "window_closed": ms(window[0] if window else None), "decided": ms(t["result"]),
+                     "announced": round(after_ms, 1)}
+            self.after_rest_parts.append(parts)
         e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
                if e.kind == "light" and e.data.get("spin") == number
                and e.data["edge_to_light_us"] >= 0]
@@ -205,6 +220,7 @@ class DemoSession:
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
                "light": host.snapshot()["light"], "edge_to_light_ms": max(e2l) if e2l else None,
                "rest_to_result_ms": net_ms, "result_after_rest_ms": after_ms,
+               "after_rest_ms_parts": parts,
                "board_restarted": verdict["board_restarted"],
                "camera_fault": verdict["camera_fault"],
                "timings_s": {k: (None if t[k] is None else round(t[k] - t_release, 3))
@@ -297,6 +313,10 @@ class DemoSession:
                 "coin_px_min": self.rig.report["coverage"]["coin_px_min"],
                 "result_after_rest_ms_p50": _pct(self.after_rest_ms, 50),
                 "result_after_rest_ms_p99": _pct(self.after_rest_ms, 99),
+                "after_rest_ms_parts_p50": {k: _pct([p[k] for p in self.after_rest_parts if p[k] is not None], 50)
+                                            for k in ("board_rest", "window_frame", "window_closed",
+                                                      "decided", "announced")},
+                "load_avg_1min": round(os.getloadavg()[0], 2),
                 "adjudicate_ms_p50": _pct(self.host.watcher.judge_ms, 50) if self.host else None,
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
