@@ -99,3 +99,25 @@ def test_a_leaning_coin_that_pauses_then_topples_is_not_called_during_the_pause(
     r = _run(site2, arriving, 1.05)
     assert r["result"] == "heads" and not r["before_rest"], r
     assert r["announce_t"] >= 1.05 and r["after_rest_ms"] <= 300, r
+
+
+def test_a_settling_coins_last_sub_pixel_motion_is_seen_at_full_resolution(site2, monkeypatch):
+    # the last tens of ms of a settling wobble: the coin's centre shifts 0.15 px between frames,
+    # lost at the detection scale (a coin is 15 px there) but not at full resolution
+    from mvkit import shot
+    from ringctl.vision import rest
+    cam, view = site2.cams[0], site2.rig.views[0]
+    rng = np.random.default_rng(4)
+    frames = [shot(site2, cam, [(-0.3, 0.1, "heads"), (-0.1 + (k % 2) * 0.0001, -0.2, "tails")], rng)
+              for k in range(8)]
+
+    def still_s(watch):
+        return [watch.update(f, k / FPS)["still_s"] for k, f in enumerate(frames)][-1]
+    assert still_s(rest.StillnessWatch(view.ring)) == 0.0        # never still while it shakes
+    monkeypatch.setattr(rest, "FINE_LEVEL", 255)                  # the detection scale alone
+    assert still_s(rest.StillnessWatch(view.ring)) > 0.2
+    # and coins that lie still are still at full resolution too (sensor noise is not motion)
+    monkeypatch.undo()
+    lying = [shot(site2, cam, [(-0.3, 0.1, "heads"), (-0.1, -0.2, "tails")], rng) for _ in range(8)]
+    watch = rest.StillnessWatch(view.ring)
+    assert [watch.update(f, k / FPS)["still_s"] for k, f in enumerate(lying)][-1] > 0.2

@@ -240,11 +240,17 @@ class DemoSession:
                 raise UserError("the host refused to arm (%s): %s" % (reply.rule, reply.message),
                                 code=1)
             number = reply.data["spin"]
-            got = self._read_events(3.0, lambda e: (
-                e.kind == "phase" and e.data["phase"] in ("armed", "in-flight"))
-                or (e.kind == "alarm" and e.data["kind"] == "board-refused"
-                    and e.data["spin"] == number))
+            # the board's own word that it is armed: a toss played to a board not yet armed
+            # (a loaded machine can delay the simulated board's answer by seconds) is never
+            # seen landing, so the spin would wait forever for its verdict
+            def answer(e):
+                return (e.kind == "phase" and e.data["phase"] in ("armed", "in-flight")) or \
+                    (e.kind == "alarm" and e.data["kind"] == "board-refused" and e.data["spin"] == number)
+            got = self._read_events(BOARD_UP_S, answer)
             seen += got
+            if not (got and answer(got[-1])):
+                raise UserError("the board did not say it was armed for spin %d within %.0f s "
+                                "(is the machine overloaded?)" % (number, BOARD_UP_S), code=1)
             if not (got and got[-1].kind == "alarm"):
                 return number, seen
             time.sleep(0.5)

@@ -2,7 +2,9 @@
 
 The rule (`StillnessWatch`, one per camera): every object in the ring is still when no pixel
 of it has changed, neither since the previous frame nor since the first frame of the still
-period (so a slow creep adds up and is caught), for `window_s`:
+period (so a slow creep adds up and is caught), on the detection-scale copy of the frame, and
+no outline around an object has moved a quarter of a pixel since the previous frame, at full
+resolution (FINE_LEVEL), for `window_s`:
 - FLAT_WINDOW_S (0.08 s: three frames at 25 fps) when the latest verdict says every coin lies
   flat: a flat coin on a flat layout is in stable equilibrium, it cannot start to move again
   by itself; only a moving object can push it, and every object must be still;
@@ -19,9 +21,13 @@ Why a short window is enough for flat coins (figures for a 30.8 mm, 9.4 g penny 
 - rolling on its edge: the coin is not flat (the long window applies), and a rolling coin is
   a moving object for every frame of its roll (44 px coins at 25 fps: 15 mm/s is visible);
 - wobbling while settling (Euler's disc): the tilt amplitude decays to zero in a finite time
-  that shrinks with the amplitude; a wobble too small to see (under ~2 deg: the outline moves
-  under 0.1 px) ends within tens of ms and never turns the coin over, so it cannot change the
-  face, flat or inside;
+  that shrinks with the amplitude (as its cube, Moffatt 2000); it never turns the coin over, so
+  it cannot change the face, flat or inside. But its last ~100 ms (tilt 4 deg down to 0: the
+  coin's centre creeps 0.1-0.2 px per frame) are lost in the noise of the detection-scale copy
+  (a coin there is 15 px across): that check alone saw such a coin "still" up to 110 ms before
+  the physics' rest (`ring sim rest-bench`, seed 507). The full-resolution check around the
+  objects sees a quarter-pixel move of the outline and follows the wobble to its last tens of
+  ms, so a still window of 80 ms starts after it;
 - moving again after looking still: needs stored energy (a non-flat coin: long window) or a
   push from something moving (then not every object is still).
 The board's impact quiet (the piezos, `quiet_ms` = BOARD_QUIET_S, 200 ms) is a second check:
@@ -39,6 +45,12 @@ FLAT_WINDOW_S = 0.08
 UNSTABLE_WINDOW_S = 0.2
 DIFF_LEVEL = 14          # grey levels on the detection-scale frame (noise there is ~1)
 MOVING_PX = 2            # changed pixels of an object that count as motion
+# Full resolution, around the objects only: a settling coin's last sub-pixel motion. Grey
+# noise between two frames is ~2 levels (sensor noise 2 per channel): 12 is 6 sigma; an edge of
+# 50+ grey levels that moves 0.25 px changes its pixels by that much.
+FINE_LEVEL = 12
+FINE_PX = 4
+FINE_MAX_SHARE = 0.1     # objects covering more of the frame than this: the coarse check only
 
 
 class StillnessWatch:
@@ -54,12 +66,13 @@ class StillnessWatch:
     def reset(self):
         self._prev = None
         self._anchor = None
+        self._prev_frame = None
         self.since = None
 
     def update(self, frame, t_s):
         grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY)
-        prev, anchor = self._prev, self._anchor
-        self._prev = grey
+        prev, anchor, prev_frame = self._prev, self._anchor, self._prev_frame
+        self._prev, self._prev_frame = grey, frame
         _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
         moving = prev is None
         if not moving:
@@ -73,9 +86,31 @@ class StillnessWatch:
                 if cv2.countNonZero(cv2.bitwise_and(ch, near)) >= MOVING_PX:
                     moving = True
                     break
+            if not moving:
+                moving = self._fine_moving(frame, prev_frame, near)
         if moving or self.since is None:
             self._anchor, self.since = grey, t_s
         return {"still_s": 0.0 if moving else t_s - self.since, "moving": moving}
+
+    def _fine_moving(self, frame, ref, near):
+        """The settling tail at full resolution: around each object, FINE_PX changed pixels
+        (FINE_LEVEL grey levels) since the last frame. (Not since the still period's first:
+        the physics' own rest lets a coin creep 0.5 mm, which would only delay the call.)"""
+        f = self.ring.factor
+        n, _, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
+        H, W = frame.shape[:2]
+        boxes = [(max(0, x * f - f), max(0, y * f - f), min(W, (x + w) * f + f), min(H, (y + h) * f + f))
+                 for x, y, w, h, _ in stats[1:]]
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > FINE_MAX_SHARE * H * W:
+            return False             # a scene full of change: the coarse check speaks for it
+        if ref is None or ref.shape != frame.shape:
+            return False
+        for x0, y0, x1, y1 in boxes:
+            d = cv2.absdiff(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY),
+                            cv2.cvtColor(ref[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY))
+            if cv2.countNonZero(cv2.threshold(d, FINE_LEVEL, 255, cv2.THRESH_BINARY)[1]) >= FINE_PX:
+                return True
+        return False
 
 
 def window_for(verdict):
