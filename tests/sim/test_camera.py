@@ -68,3 +68,34 @@ def test_stalled_camera_gives_no_frames_until_it_recovers():
     assert src.read()[0] is None
     src.stall(False)
     assert src.read()[0].shape == (96, 96, 3)
+
+
+def test_a_prepared_toss_shows_the_frames_the_live_camera_would_draw(get_toss):
+    # drawn before the release (off the real-time path), each prepared frame is the frame the
+    # camera would have drawn live at that moment of its clock; the coins at rest come from a
+    # read-only bank (handed out many times: nobody may change one)
+    toss = get_toss(3)
+    cam = CameraSource(None, ring=toss.ring, size=(320, 320), fps=25.0, noise=0.0)
+    phase = 0.013
+    assert cam.prepare(toss, phase, lead_s=0.2, after_s=0.3)
+    cam.play(toss, time.monotonic())
+    at_rest = phase + int((toss.duration_s + 1.0) * 25) / 25.0      # past the toss: at rest
+    for t in [phase + k / 25.0 for k in (-3, 0, 10, 20, int(toss.truth["rest_t"] * 25))] + [at_rest]:
+        got = cam._prepared(t)
+        assert got is not None and np.array_equal(got, cam.frame_at(t)), t
+    rest = cam._prepared(at_rest)
+    assert not rest.flags.writeable
+    assert cam._prepared(phase + 0.5 / 25.0) is None           # not on the camera's clock: live
+    cam.play(None)
+    assert cam._prepared(phase) is None                          # another toss (none): live
+
+
+def test_a_live_camera_delivers_prepared_frames_on_its_own_clock(get_toss):
+    toss = get_toss(3)
+    cam = CameraSource(None, ring=toss.ring, size=(320, 320), fps=25.0, noise=2.0)
+    t0 = cam.next_frame_at(time.monotonic() + 0.05) - 0.011     # released at a known phase
+    cam.prepare(toss, 0.011)
+    cam.play(toss, t0)
+    stamps = [cam.read()[1] for _ in range(4)]
+    assert cam.prepared_frames == 4
+    assert np.allclose(np.diff(stamps), 1 / 25.0)                 # one frame per period of its clock

@@ -34,7 +34,8 @@ Several cameras over one ring (issue 13; modules imported by name):
   edge and known diameter; `Rig.views` = [CameraView(name, H, ring_model)].
 - `coverage.coverage(rig) -> {ok, coin_px_min, cameras_per_point, text, ...}` (fails < 40 px).
 - `views.judge_views(frames, rig, model) -> dict` (classify's shape, coins in ring mm, plus
-  per-view verdicts): same coin merged, judged where largest, disagreement -> unsure.
+  per-view verdicts): same coin merged, judged where largest, disagreement -> unsure; each
+  view is judged by `classify` on crops around what differs from its empty ring.
 - `rest.StillnessWatch(ring).update(frame, t_s)`, `rest.window_for(verdict)`: the stillness rule.
 - `paired.PairedSources(sources).read() -> ([frame per camera], t)`: parallel, paired by time.
 Synthetic scenes to test it on are stand-ins and live in `ringctl.sim` (render, scenes, faces).
