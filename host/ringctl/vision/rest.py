@@ -49,7 +49,7 @@ MOVING_PX = 2            # changed pixels of an object that count as motion
 # noise between two frames is ~2 levels (sensor noise 2 per channel): 12 is 6 sigma; an edge of
 # 50+ grey levels that moves 0.25 px changes its pixels by that much.
 FINE_LEVEL = 12
-FINE_PX = 4
+FINE_PX = 8
 FINE_MAX_SHARE = 0.1     # objects covering more of the frame than this: the coarse check only
 
 
