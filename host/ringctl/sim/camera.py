@@ -180,6 +180,7 @@ class CameraSource(Source):
         self._prep = None          # a prepared toss (see prepare)
         self._rest_last = -1
         self.prepared_frames = 0   # frames delivered from a preparation (not drawn live)
+        self.live_frames = 0       # frames of a toss drawn as they were read (real time)
         if toss is not None:
             self.play(toss, t0)
 
@@ -327,7 +328,10 @@ class CameraSource(Source):
         t0 = self.t0
         t = (taken - t0) if t0 is not None else 0.0
         frame = self._prepared(t) if t0 is not None else None
-        return (self.frame_at(t) if frame is None else frame), taken - self._clock0
+        if frame is None:
+            frame = self.frame_at(t)
+            self.live_frames += self.toss is not None
+        return frame, taken - self._clock0
 
     def next_frame_at(self, t):
         """time.monotonic() of the first frame this camera takes at or after t."""

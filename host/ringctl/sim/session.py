@@ -323,6 +323,9 @@ class DemoSession:
                                             for k in ("board_rest", "window_frame", "window_closed",
                                                       "decided", "announced")},
                 "load_avg_1min": round(os.getloadavg()[0], 2),
+                # the simulated cameras' frames drawn live while the host ran (the rest were
+                # drawn before each release: CameraSource.prepare)
+                "sim_frames_drawn_live_share": self._live_share(),
                 "adjudicate_ms_p50": _pct(self.host.watcher.judge_ms, 50) if self.host else None,
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
@@ -337,6 +340,12 @@ class DemoSession:
                         "clean_valid": sum(r["scenario"] is None and r["outcome"] in
                                            ("heads", "tails", "odds") for r in recs),
                         "forced": sum(r["scenario"] is not None for r in recs)}}
+
+    def _live_share(self):
+        cams = self.simring.cameras if getattr(self, "simring", None) else []
+        live = sum(c.live_frames for c in cams)
+        total = live + sum(c.prepared_frames for c in cams)
+        return round(live / total, 3) if total else None
 
     def open_at_end(self):
         """What the game leaves open when the demo stops: the spinner's game and the wagers
