@@ -25,7 +25,9 @@ from ..vision.rest import StillnessWatch, window_for
 from ..vision.views import judge_views
 
 EVIDENCE_HEIGHT = 720     # px: the views side by side, as kept in the audit log
-JUDGED_PER_STILL = 2      # x keep: moments judged per still period
+# x keep: moments judged per still period. The host takes `keep` agreeing moments of the
+# confirmed still period; judging more only competes with its record for the CPU.
+JUDGED_PER_STILL = 1
 JPEG_QUALITY = 90         # the host's evidence quality (runner/host.py records the same)
 CLOSEUP_COINS = 3.0       # a coin's close-up in the evidence: this many coin diameters square
 LABEL_PX = 22             # the close-up's label band

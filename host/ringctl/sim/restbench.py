@@ -73,10 +73,9 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
             # as the host's RigWatcher: the frame that opened the still period is one of it
             judged.append(judge_views(opened[1], site.rig, site.model))
         opened = None
-        # as the host's RigWatcher: with enough moments of this still period judged, the
-        # window's close needs no further judging (the frames have not changed since)
-        ready = len(judged) >= stills and still_s >= window_for(judged[-1])
-        if not ready:
+        # as the host's RigWatcher: `stills` moments of a still period are judged, no more
+        # (the frames have not changed since)
+        if len(judged) < stills:
             judged.append(judge_views([f for f, _ in got], site.rig, site.model))
         verdict = judged[-1]
         cpu = time.thread_time() - c0
