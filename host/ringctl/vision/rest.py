@@ -51,6 +51,7 @@ MOVING_PX = 2            # changed pixels of an object that count as motion
 FINE_LEVEL = 12
 FINE_PX = 8
 FINE_MAX_SHARE = 0.1     # objects covering more of the frame than this: the coarse check only
+FINE_CELL = 8            # detection-scale px per cell when finding the objects (a coin is ~16)
 
 
 class StillnessWatch:
@@ -61,6 +62,7 @@ class StillnessWatch:
         self.ring = ring
         self._bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY)
         self._kernel = np.ones((5, 5), np.uint8)
+        self._open = np.ones((2, 2), np.uint8)
         self.reset()
 
     def reset(self):
@@ -87,20 +89,25 @@ class StillnessWatch:
                     moving = True
                     break
             if not moving:
-                moving = self._fine_moving(frame, prev_frame, near)
+                moving = self._fine_moving(frame, prev_frame, fg)
         if moving or self.since is None:
             self._anchor, self.since = grey, t_s
         return {"still_s": 0.0 if moving else t_s - self.since, "moving": moving}
 
-    def _fine_moving(self, frame, ref, near):
+    def _fine_moving(self, frame, ref, fg):
         """The settling tail at full resolution: around each object, FINE_PX changed pixels
         (FINE_LEVEL grey levels) since the last frame. (Not since the still period's first:
-        the physics' own rest lets a coin creep 0.5 mm, which would only delay the call.)"""
-        f = self.ring.factor
-        n, _, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
+        the physics' own rest lets a coin creep 0.5 mm, which would only delay the call.)
+        Objects are the foreground without its noise specks, found on cells of FINE_CELL
+        detection-scale px (cheap), each with a cell of layout around it."""
+        f, c = self.ring.factor, FINE_CELL
+        obj = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open)
+        sh, sw = obj.shape
+        cells = cv2.resize(obj, (max(1, sw // c), max(1, sh // c)), interpolation=cv2.INTER_AREA)
+        n, _, stats, _ = cv2.connectedComponentsWithStats((cells > 0).astype(np.uint8), connectivity=8)
         H, W = frame.shape[:2]
-        boxes = [(max(0, x * f - f), max(0, y * f - f), min(W, (x + w) * f + f), min(H, (y + h) * f + f))
-                 for x, y, w, h, _ in stats[1:]]
+        boxes = [(max(0, (x - 1) * c * f), max(0, (y - 1) * c * f), min(W, (x + w + 1) * c * f),
+                  min(H, (y + h + 1) * c * f)) for x, y, w, h, _ in stats[1:]]
         if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > FINE_MAX_SHARE * H * W:
             return False             # a scene full of change: the coarse check speaks for it
         if ref is None or ref.shape != frame.shape:
