@@ -5,9 +5,13 @@ of it has changed, neither since the previous frame nor since the first frame of
 period (so a slow creep adds up and is caught), on the detection-scale copy of the frame, and
 no outline around an object has moved a quarter of a pixel since the previous frame, at full
 resolution (FINE_LEVEL), for `window_s`:
-- FLAT_WINDOW_S (0.08 s: three frames at 25 fps) when the latest verdict says every coin lies
+- FLAT_WINDOW_S (0.16 s: four frames at 25 fps) when the latest verdict says every coin lies
   flat: a flat coin on a flat layout is in stable equilibrium, it cannot start to move again
-  by itself; only a moving object can push it, and every object must be still;
+  by itself; only a moving object can push it, and every object must be still. What the
+  window must outlast is the end of settling that no camera sees: a coin rocking in place
+  under 2 degrees (its outline moves under 0.1 px a frame) for up to 130 ms after its last
+  visible motion before the physics' rest (`ring sim rest-bench --ring-mm 3000 --cameras 2`,
+  seed 506: an 80 ms window called it 51 ms before the true rest; 160 ms leaves 30 ms more);
 - UNSTABLE_WINDOW_S (0.2 s) otherwise: a coin on edge, leaning or on the other coin holds
   potential energy and can topple after a pause (a no-spin if it stays so, 7.3.4, but its final
   pose is what counts). Balanced on its rim it falls as theta0 * cosh(t / tau), tau =
@@ -27,7 +31,7 @@ Why a short window is enough for flat coins (figures for a 30.8 mm, 9.4 g penny 
   (a coin there is 15 px across): that check alone saw such a coin "still" up to 110 ms before
   the physics' rest (`ring sim rest-bench`, seed 507). The full-resolution check around the
   objects sees a quarter-pixel move of the outline and follows the wobble to its last tens of
-  ms, so a still window of 80 ms starts after it;
+  ms, so the still window starts after it;
 - moving again after looking still: needs stored energy (a non-flat coin: long window) or a
   push from something moving (then not every object is still).
 The board's impact quiet (the piezos, `quiet_ms` = BOARD_QUIET_S, 200 ms) is a second check:
@@ -41,7 +45,7 @@ import cv2
 import numpy as np
 
 BOARD_QUIET_S = 0.2      # the board's quiet_ms (its minimum): a second, independent check
-FLAT_WINDOW_S = 0.08
+FLAT_WINDOW_S = 0.16
 UNSTABLE_WINDOW_S = 0.2
 DIFF_LEVEL = 14          # grey levels on the detection-scale frame (noise there is ~1)
 MOVING_PX = 2            # changed pixels of an object that count as motion
