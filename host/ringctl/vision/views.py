@@ -68,6 +68,12 @@ class _CropRing(RingModel):
             return got[1]
         return super().small(img)
 
+    def small_region(self, img, x0, y0, x1, y1):
+        got = self.frame_small
+        if got is not None and got[0] is img:
+            return got[1][y0:y1, x0:x1]
+        return super().small_region(img, x0, y0, x1, y1)
+
 
 class _Gate:
     """Where a camera's frame differs from the empty ring; per ring model (cached on the view)."""
