@@ -277,6 +277,7 @@ def find_boundary(img):
     r_end = np.minimum(tx, ty) - win
     r_idx = np.arange(max_r)[None, :]
     st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
+    near = _steps(polar, max(2, win // 4))
     rng = np.random.default_rng(0)
     best, found = None, []
     # per ray: the innermost step at least `frac` of the ray's strongest. The strongest step
@@ -291,8 +292,10 @@ def find_boundary(img):
             if not np.isfinite(m) or m < 8:
                 continue
             i = int(np.argmax(row >= frac * m))
-            while i + 1 < max_r and row[i + 1] > row[i]:
-                i += 1
+            # the edge: the peak of a short-window step near the crossing (climbing the wide
+            # step runs on to a narrow wall's outer edge: its two edges merge into one ramp)
+            lo = max(0, i - win // 2)
+            i = lo + int(np.argmax(near[k, lo:i + win + 1]))
             pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
         if len(pts) < n_ang // 3:
             continue
