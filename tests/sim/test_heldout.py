@@ -24,7 +24,7 @@ def test_seed_streams_are_separate_and_fixed():
 
 
 def test_sets_cover_what_the_issue_lists():
-    specs = _specs("check-1080p", 80) + _specs("sealed", 40)
+    specs = _specs("check-1080p", 80) + _specs("sealed-2", 40)
     kinds = {sp["kind"] for sp, _ in specs}
     assert kinds == set(heldout.KINDS)
     chips = [c for sp, _ in specs for c in sp["chips"]]

@@ -4,7 +4,8 @@ plus still-frame adjudication and motion-check ms at 1920x1080 and 3840x2160.
 
 Sets: `tuning-960` is the tuning generator's own held-out seed range (scenes.HELDOUT_SEEDS);
 the others come from the independent generator `ringctl.sim.heldout` (its SETS: `tune-*`,
-`check-*`, and `sealed`, which no threshold was ever looked at against). Each set's face model
+`check-*`, the opened `sealed-1`/`sealed-2`, and `sealed-3`, which no threshold was ever looked
+at against: run it once, by the lead, after the last change). Each set's face model
 is trained from its own site's photos of one coin, as a casino would.
 """
 import collections
@@ -23,7 +24,9 @@ from ..cliutil import OneLineParser
 
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 CALLS = ("heads", "tails", "odds")
-DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed")
+DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed-2")
+# run only when named (`--sets sealed-3:80`), once, after the last change: never by default
+SEALED_SETS = ("sealed-3",)
 
 
 def face_model(size=(960, 720), n=10):
@@ -150,7 +153,7 @@ def evaluate_set(name, n):
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
     if name not in heldout.SETS:
-        raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS)}")
+        raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS + SEALED_SETS)}")
     cfg = heldout.SETS[name]
     model = heldout_model(cfg)
     t = Tally()
@@ -228,7 +231,8 @@ def main(argv=None):
     p = OneLineParser(prog="ring bench vision", description=__doc__)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--sets", default=",".join(DEFAULT_SETS),
-                   help=f"comma-separated scene sets, NAME or NAME:SCENES (default {','.join(DEFAULT_SETS)})")
+                   help=f"comma-separated scene sets, NAME or NAME:SCENES (default {','.join(DEFAULT_SETS)}; "
+                        f"also {','.join(SEALED_SETS)}, run once by the lead)")
     p.add_argument("--scenes", type=int, default=100, help="scenes per set (default 100)")
     p.add_argument("--repeat", type=int, default=40, help="timed runs per resolution (over 4 scenes)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
