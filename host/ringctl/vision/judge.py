@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from . import detect, faceid
+from . import chipcheck, detect, faceid
 
 # L1 distance of normalised (b, g, r) from the trained coin colour. Coins measure <= 0.13 (even
 # with clipped highlights); white, grey and black chips ~0.26, coloured ones more (TRAIN seeds).
@@ -22,6 +22,8 @@ EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
+RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (tune-1080p blobs)
+SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
 
 
 def _tol(r, ring=None):
@@ -39,6 +41,10 @@ def classify(img, ring, model):
     R = ring.radius
     c_ring = np.array(ring.center)
     coins, others, nospin, unsure = [], [], [], []
+    # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
+    # if the object can be one of the game's two coins (7.3.1)
+    away = []      # (reason, entry, size): a coin seen outside or on the rim
+    doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
         if b.axes is None or b.plane_center is None:
             # too big or shapeless to measure: if it reaches into the ring it may hide a coin
@@ -52,14 +58,21 @@ def classify(img, ring, model):
         colour = float(np.abs(np.subtract(b.chroma, model.chroma)).sum())
         size = a / r_exp
         in_ring = dist < R
+        touches_ring = in_ring or dist - a < R
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(a, 1),
                  "face": None, "flat": False, "inside": False, "confidence": 0.0}
         # a clean disc of a chip's size (or a token's), not cut by the picture's edge
         disc = bb / a > 0.9 and b.fit_err < 1.0 and not b.touches_border
+        kind = None
         if disc and (CHIP_MIN <= size <= CHIP_MAX or (size <= TOKEN_MAX and colour > COLOUR_TOL)):
-            kind = "chip" if size >= CHIP_MIN else "token"
-            others.append(_other(b, kind, in_ring or dist - a < R, ring))
-            if in_ring or dist - a < R:   # 7.3.2: a coin may have hit it; the coins are still read
+            kind = "chip" if size >= CHIP_MIN or (touches_ring and _chip_rim(img, ring, b)) else "token"
+        elif (colour <= COLOUR_REJECT or touches_ring) and _chip_rim(img, ring, b):
+            # evenly spaced spots of another colour round its edge (or round the inner circle
+            # its outline was measured on): a chip, whatever size it measured
+            kind = "chip"
+        if kind:
+            others.append(_other(b, kind, touches_ring, ring))
+            if touches_ring:   # 7.3.2: a coin may have hit it; the coins are still read
                 unsure.append(f"7.3.2 a {kind} in the ring: boxer to check whether a coin hit it")
             continue   # outside the ring a chip is not a coin and hides none
         if colour > COLOUR_REJECT:
@@ -74,27 +87,35 @@ def classify(img, ring, model):
             entry["radius"] = round(r_exp, 1)
             entry["inside"] = bool(dist + a < R - _tol(a, ring))
             entry["confidence"] = 0.9
-            coins += [entry, dict(entry)]
-            nospin.append("7.3.4 coin lying on or touching the other coin")
+            both = [dict(entry, _in=in_ring), dict(entry, _in=in_ring)]
+            coins += both
+            if in_ring:
+                nospin.append("7.3.4 coin lying on or touching the other coin")
+            else:   # two coins together outside: the spin's two only if the ring holds fewer than two
+                away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim",
+                             both, None))
             continue
+        doubt = None
         if colour > COLOUR_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not in_ring:
                 continue   # neither the colour nor the size of a coin: a token or chip
-            unsure.append("unsure: coin-coloured object that may or may not be a coin")
-            others.append(_other(b, "doubtful", in_ring, ring))
-            continue
-        if abs(size - 1) > SIZE_TOL:
+            doubt = "unsure: coin-coloured object that may or may not be a coin"
+        elif abs(size - 1) > SIZE_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
                 if in_ring:
                     unsure.append("unsure: object in the ring that is not a coin")
                 continue
-            unsure.append("unsure: coin-coloured object of the wrong size")
-            others.append(_other(b, "doubtful", in_ring, ring))
-            continue
-        if b.fit_err > EVIDENCE_FIT_PX:
+            doubt = "unsure: coin-coloured object of the wrong size"
+        elif b.fit_err > EVIDENCE_FIT_PX:
             # not a clean disc or ellipse: no evidence for a void (or a call) can rest on it
-            unsure.append("unsure: coin-coloured object that may or may not be a coin")
-            others.append(_other(b, "doubtful", in_ring, ring))
+            doubt = "unsure: coin-coloured object that may or may not be a coin"
+        if doubt:
+            o = _other(b, "doubtful", in_ring, ring)
+            others.append(o)
+            if touches_ring:
+                unsure.append(doubt)
+            else:
+                doubt_out.append((doubt, o))
             continue
         ratio = bb / a
         # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)
@@ -102,7 +123,7 @@ def classify(img, ring, model):
         tol = _tol(a, ring)
         entry["inside"] = bool(clear > tol)
         if clear < -tol:
-            nospin.append("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim")
+            away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
         if ratio < TILT_RATIO:
@@ -118,8 +139,27 @@ def classify(img, ring, model):
                 entry["face"], entry["confidence"] = face, round(conf, 3)
             else:
                 entry["confidence"] = 1.0
-        entry["_pc"], entry["_a"] = pc, a
+        entry["_pc"], entry["_a"], entry["_in"], entry["_size"] = pc, a, in_ring, size
         coins.append(entry)
+    # Outside the ring: with both coins of the spin seen in the ring, something else outside is
+    # not one of them. It is a third coin only if it matches them (then the boxer looks);
+    # anything else there is ignored. With fewer than two in the ring, a coin seen outside or on
+    # the rim is the evidence for a void (7.3.1) and a doubtful object leaves the spin unsure.
+    ring_sizes = [c["_size"] for c in coins if c.get("_in") and "_size" in c]
+    ref = float(np.median(ring_sizes)) if ring_sizes else 1.0
+    in_play = sum(1 for c in coins if c.get("_in"))
+    for reason, seen, size in away:
+        if seen[0].get("_in") or in_play < 2:
+            nospin.append(reason)
+        elif size is not None and abs(size / ref - 1) <= SAME_COIN:
+            unsure.append("unsure: a third coin-like object outside the ring")
+        else:   # not like the coins in the ring (or two things together): neither of the spin's coins
+            for entry in seen:
+                coins.remove(entry)
+            others.append({"center": seen[0]["center"], "radius": seen[0]["radius"], "kind": "object",
+                           "inside": False})
+    if in_play < 2:
+        unsure += [reason for reason, _ in doubt_out]
     # two flat coins must not touch (7.3.4)
     flat = [c for c in coins if "_pc" in c]
     for i in range(len(flat)):
@@ -132,8 +172,8 @@ def classify(img, ring, model):
             elif gap < 2 * tol:
                 unsure.append("unsure: coins nearly touching")
     for c in coins:
-        c.pop("_pc", None)
-        c.pop("_a", None)
+        for k in ("_pc", "_a", "_in", "_size"):
+            c.pop(k, None)
     if nospin:
         result, reasons = "no-spin", sorted(set(nospin))
     elif unsure:
@@ -156,6 +196,14 @@ def classify(img, ring, model):
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _chip_rim(img, ring, b):
+    """A chip's edge spots: a strong, evenly spaced pattern of colour change round the rim.
+    On tune-1080p and the opened sealed-2 (466 objects), coins measure periodic <= 0.77 (and
+    spot <= 0.22), chips with a clean outline spot >= 0.1 at periodic >= 0.9."""
+    f = chipcheck.chip_rim(img, ring, b)
+    return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
 
 
 def _distinct(others):

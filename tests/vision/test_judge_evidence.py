@@ -1,0 +1,165 @@
+"""No void without evidence, chips are not coins (issue 12): what lies OUTSIDE the ring voids a
+spin only if it can be one of the spin's two coins, and a chip is told from a coin by its edge
+spots even when it measures a coin's size. Each case failed before its fix (a valid spin voided
+or left unsure)."""
+import numpy as np
+import pytest
+
+from ringctl.sim import heldout
+from ringctl.sim.vision_bench import heldout_model
+from ringctl.vision import chipcheck, detect, judge, ring as ringmod
+
+CFG = dict(size=(1920, 1080), coin_px=(60, 60.01), coin="brass", faces="plate:b", stream=(44, 1))
+CALLS = ("heads", "tails", "odds")
+
+
+@pytest.fixture(scope="module")
+def model():
+    return heldout_model(CFG, n=6)
+
+
+def _scene(kind, k=0, layout="green"):
+    cfg = dict(CFG, layouts=[layout])
+    seed = heldout.set_seeds(dict(cfg, stream=(44, 1, k)), 1)[0]
+    spec, expect = heldout.make(seed, kind, cfg)
+    spec.pop("_post")   # no motion blur or JPEG: the object's size is what the test sets
+    spec["_post"] = {"jpeg": 90, "motion": None}
+    spec["blur"] = 0.0
+    spec["chips"] = []
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    return spec, expect, rm, seed
+
+
+def _free_spot(spec, d_out, r_obj):
+    """A plane point d_out coin radii outside the wall, clear of the coins, well inside the frame."""
+    c0, R, r = np.array(spec["ring"]["center"]), spec["ring"]["radius"], spec["_coin_r"]
+    w, h = spec["size"]
+    coins = [np.array(c["center_px"]) for c in spec["coins"]]
+    for a in np.linspace(0, 2 * np.pi, 72, endpoint=False):
+        p = c0 + (R + spec["ring"]["wall_px"] + d_out * r) * np.array([np.cos(a), np.sin(a)])
+        q = np.array(heldout._to_image(spec, p))
+        if 3 * r_obj < q[0] < w - 3 * r_obj and 3 * r_obj < q[1] < h - 3 * r_obj and \
+                all(np.hypot(*(q - c)) > 4 * r for c in coins):
+            return p
+    raise AssertionError("no free spot")
+
+
+def _chip(spec, p, radius, colour, n_spots=6):
+    return {"center_px": heldout._to_image(spec, p), "radius_px": radius, "kind": "chip",
+            "color": list(colour), "spots": [235, 235, 235], "n_spots": n_spots, "name": "test"}
+
+
+def _judge(model, spec, rm, seed):
+    return judge.classify(heldout.render_frame(spec, seed), rm, model)
+
+
+def test_a_coin_sized_chip_outside_is_not_a_coin_outside(model):
+    """One coin in view and a yellow chip no bigger than a coin outside the ring: before, the
+    chip (the brass coin's colour, a clean disc of a coin's size) was 'a coin outside the ring'
+    and the spin was voided. Its edge spots say chip: the spin is unsure (one coin found)."""
+    spec, expect, rm, seed = _scene("one")
+    r = spec["_coin_r"]
+    spec["chips"] = [_chip(spec, _free_spot(spec, 3.0, 1.05 * r), 1.04 * r, heldout.CHIPS["yellow"])]
+    v = _judge(model, spec, rm, seed)
+    assert expect == "unsure"
+    assert v["result"] == "unsure", v
+    assert [o["kind"] for o in v["others"]] == ["chip"], v["others"]
+
+
+def test_a_coin_sized_chip_in_the_ring_is_named(model):
+    spec, expect, rm, seed = _scene("valid", 1)
+    r, c0 = spec["_coin_r"], np.array(spec["ring"]["center"])
+    coins = [np.array(c["center_px"]) for c in spec["coins"]]
+    p = next(c0 + d * np.array([np.cos(a), np.sin(a)]) for d in (0, 4 * r, 8 * r) for a in np.linspace(0, 6, 9)
+             if all(np.hypot(*(np.array(heldout._to_image(spec, c0 + d * np.array([np.cos(a), np.sin(a)]))) - q))
+                    > 4 * r for q in coins))
+    spec["chips"] = [_chip(spec, p, 1.04 * r, heldout.CHIPS["yellow"], 8)]
+    v = _judge(model, spec, rm, seed)
+    assert v["result"] == "unsure" and "7.3.2 a chip in the ring: boxer to check whether a coin hit it" \
+        in v["reasons"], v
+    assert len(v["coins"]) == 2 and all(c["face"] for c in v["coins"])
+
+
+def test_edge_spots_tell_chips_from_coins(model):
+    """chipcheck on rendered objects: every chip colour with 4-8 spots against both coin faces."""
+    spec, _, rm, seed = _scene("valid", 2, layout="blue")
+    r = spec["_coin_r"]
+    spots = [_free_spot(spec, d, 1.3 * r) for d in (2.5, 6.0)]
+    feats = {"chip": [], "coin": []}
+    for i, name in enumerate(heldout.CHIPS):
+        spec["chips"] = [_chip(spec, spots[i % 2], 1.25 * r, heldout.CHIPS[name], (4, 6, 8)[i % 3])]
+        img = heldout.render_frame(spec, seed + i)
+        for b in detect.find_blobs(img, rm):
+            if b.axes is None or b.fit_err > 1.0:
+                continue
+            near_chip = np.hypot(*(np.array(b.center) - spec["chips"][0]["center_px"])) < 0.5 * r
+            if near_chip or i == 0:
+                feats["chip" if near_chip else "coin"].append(chipcheck.chip_rim(img, rm, b))
+    assert len(feats["chip"]) >= 5 and len(feats["coin"]) == 2, feats
+    assert all(f["spot"] >= judge.RIM_SPOT and f["periodic"] >= judge.RIM_PERIODIC for f in feats["chip"]), feats
+    assert not any(f["spot"] >= judge.RIM_SPOT and f["periodic"] >= judge.RIM_PERIODIC for f in feats["coin"]), feats
+
+
+def test_a_bigger_coin_coloured_disc_outside_is_not_one_of_the_two_coins(model):
+    """Two flat coins in the ring and, outside, a plain brass disc 12% bigger (a token, a coin
+    of another game): before, a coin outside the ring voided the spin. It is not one of the
+    spin's two coins, which are both in the ring: the spin is called."""
+    spec, expect, rm, seed = _scene("valid", 3)
+    r = spec["_coin_r"]
+    extra = dict(spec["coins"][0], center_px=heldout._to_image(spec, _free_spot(spec, 3.0, 1.2 * r)),
+                 radius_px=1.12 * r, face="heads")
+    spec["coins"] = spec["coins"] + [extra]
+    v = _judge(model, spec, rm, seed)
+    assert expect in CALLS
+    assert v["result"] == expect, v
+    assert len(v["coins"]) == 2
+
+
+def test_a_third_coin_outside_is_the_boxers_call_not_a_void(model):
+    """Two flat coins in the ring and a third like them outside: not evidence that one of the
+    spin's coins left the ring (both are in it), so no void; the boxer looks."""
+    spec, expect, rm, seed = _scene("valid", 4)
+    r = spec["_coin_r"]
+    extra = dict(spec["coins"][0], center_px=heldout._to_image(spec, _free_spot(spec, 3.0, r)))
+    spec["coins"] = spec["coins"] + [extra]
+    v = _judge(model, spec, rm, seed)
+    assert v["result"] == "unsure", v
+    assert "unsure: a third coin-like object outside the ring" in v["reasons"]
+
+
+def test_one_coin_in_the_ring_and_one_outside_is_still_a_void(model):
+    spec, expect, rm, seed = _scene("outside", 5)
+    spec["chips"] = [_chip(spec, _free_spot(spec, 6.0, 1.3 * spec["_coin_r"]), 1.25 * spec["_coin_r"],
+                           heldout.CHIPS["yellow"])]
+    v = _judge(model, spec, rm, seed)
+    assert expect == "no-spin"
+    assert v["result"] == "no-spin" and "7.3.1 coin outside the ring" in v["reasons"], v
+
+
+def test_a_doubtful_object_outside_does_not_stop_a_call(model):
+    """A coin-coloured object outside that cannot be measured as a coin (20% too big and seen
+    at a slant: a medallion, a dropped token) while both coins lie flat in the ring: before, its
+    long outline was taken for two coins touching and the spin was voided (7.3.4). Even were it
+    coins, they would not be the spin's two: the spin is called."""
+    spec, expect, rm, seed = _scene("valid", 6)
+    r = spec["_coin_r"]
+    extra = dict(spec["coins"][0], center_px=heldout._to_image(spec, _free_spot(spec, 3.0, 1.3 * r)),
+                 radius_px=1.2 * r, tilt_deg=35.0, tilt_axis_deg=20.0)
+    spec["coins"] = spec["coins"] + [extra]
+    v = _judge(model, spec, rm, seed)
+    assert expect in CALLS
+    assert v["result"] == expect, v
+    assert len(v["coins"]) == 2 and [o["inside"] for o in v["others"]] == [False], v
+
+
+def test_a_smaller_coin_coloured_disc_outside_does_not_stop_a_call(model):
+    """Both coins flat in the ring and, outside, a brass disc 18% smaller than a coin (a token
+    or a foreign coin): before, 'coin-coloured object of the wrong size' left the spin unsure."""
+    spec, expect, rm, seed = _scene("valid", 7)
+    r = spec["_coin_r"]
+    extra = dict(spec["coins"][1], center_px=heldout._to_image(spec, _free_spot(spec, 3.0, r)), radius_px=0.82 * r)
+    spec["coins"] = spec["coins"] + [extra]
+    v = _judge(model, spec, rm, seed)
+    assert expect in CALLS
+    assert v["result"] == expect, v
+    assert [(o["kind"], o["inside"]) for o in v["others"]] == [("doubtful", False)], v["others"]
