@@ -24,6 +24,7 @@ FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (tune-1080p blobs)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
+CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 
 
 def _tol(r, ring=None):
@@ -63,17 +64,21 @@ def classify(img, ring, model):
                  "face": None, "flat": False, "inside": False, "confidence": 0.0}
         # a clean disc of a chip's size (or a token's), not cut by the picture's edge
         disc = bb / a > 0.9 and b.fit_err < 1.0 and not b.touches_border
+        # a clean coin lying flat well inside the ring: its face is read first and only an
+        # unreadable one is checked for a chip's edge spots (the common case pays nothing)
+        plain = colour <= COLOUR_TOL and abs(size - 1) <= SIZE_TOL and b.fit_err <= 1.0 and \
+            bb / a >= FLAT_RATIO and R - (dist + a) > _tol(a, ring)
         kind = None
         if disc and (CHIP_MIN <= size <= CHIP_MAX or (size <= TOKEN_MAX and colour > COLOUR_TOL)):
             kind = "chip" if size >= CHIP_MIN or (touches_ring and _chip_rim(img, ring, b)) else "token"
-        elif (colour <= COLOUR_REJECT or touches_ring) and _chip_rim(img, ring, b):
+        elif not plain and (colour <= COLOUR_REJECT or touches_ring) and _chip_rim(img, ring, b):
             # evenly spaced spots of another colour round its edge (or round the inner circle
             # its outline was measured on): a chip, whatever size it measured
             kind = "chip"
         if kind:
             others.append(_other(b, kind, touches_ring, ring))
             if touches_ring:   # 7.3.2: a coin may have hit it; the coins are still read
-                unsure.append(f"7.3.2 a {kind} in the ring: boxer to check whether a coin hit it")
+                unsure.append(CHIP_IN_RING.format(kind))
             continue   # outside the ring a chip is not a coin and hides none
         if colour > COLOUR_REJECT:
             others.append(_other(b, "object", in_ring, ring))
@@ -136,6 +141,10 @@ def classify(img, ring, model):
             entry["flat"] = True
             if entry["inside"]:
                 face, conf, h, t = model.read(faceid.features(faceid.coin_patch(img, ring, b)))
+                if face is None and _chip_rim(img, ring, b):
+                    others.append(_other(b, "chip", True, ring))
+                    unsure.append(CHIP_IN_RING.format("chip"))
+                    continue
                 entry["face"], entry["confidence"] = face, round(conf, 3)
             else:
                 entry["confidence"] = 1.0
