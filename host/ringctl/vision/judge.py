@@ -1,7 +1,9 @@
 """Judge one still frame: which objects are coins, are they inside and flat (rule 7.3), what faces.
 
 Never guesses: anything that could change the call but cannot be measured with margin makes
-the result "unsure" (the boxer looks), never heads/tails/odds.
+the result "unsure" (the boxer looks), never heads/tails/odds. Never voids without evidence: a
+no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
+stacked or touching in the ring, or outside / on the rim while the ring holds fewer than two).
 """
 import time
 
@@ -22,7 +24,7 @@ EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
-RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (tune-1080p blobs)
+RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 
@@ -44,7 +46,7 @@ def classify(img, ring, model):
     coins, others, nospin, unsure = [], [], [], []
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
-    away = []      # (reason, entry, size): a coin seen outside or on the rim
+    away = []        # (reason, [coin entries], size or None): a coin (or two together) outside or on the rim
     doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
         if b.axes is None or b.plane_center is None:
