@@ -291,11 +291,15 @@ def find_boundary(img):
             m = row.max()
             if not np.isfinite(m) or m < 8:
                 continue
-            i = int(np.argmax(row >= frac * m))
-            # the edge: the peak of a short-window step near the crossing (climbing the wide
-            # step runs on to a narrow wall's outer edge: its two edges merge into one ramp)
-            lo = max(0, i - win // 2)
-            i = lo + int(np.argmax(near[k, lo:i + win + 1]))
+            i0 = i = int(np.argmax(row >= frac * m))
+            while i + 1 < max_r and row[i + 1] > row[i]:
+                i += 1
+            # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
+            # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
+            lo = max(0, i0 - win // 2)
+            j = lo + int(np.argmax(near[k, lo:i0 + win + 1]))
+            if abs(j - i) > max(2, win // 3):
+                i = j
             pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
         if len(pts) < n_ang // 3:
             continue
