@@ -33,6 +33,11 @@ from .sensors import socket_lines
 ROOT = Path(__file__).resolve().parents[3]
 FW_DIR = ROOT / "firmware"
 RESET_EXIT = 75
+# A deployed image (.mpy, as on the Pico) runs in a 64-bit heap the size of the Pico's 32-bit
+# one; the source tree is compiled on the board at import, which needs heap an image never does
+# (the parser's and compiler's own memory: app.py alone failed at 256K with the witness on).
+IMAGE_HEAP = "256K"
+SOURCE_HEAP = "384K"
 
 
 def _die_with_parent():
@@ -47,7 +52,7 @@ def _die_with_parent():
 
 
 class SimBoard:
-    def __init__(self, flash_dir, key=None, device_id=None, firmware_dir=None, heapsize="256K",
+    def __init__(self, flash_dir, key=None, device_id=None, firmware_dir=None, heapsize=None,
                  env=None, deploy=None, follow_flash=False):
         """follow_flash: run the image deployed in flash_dir (its manifest.json) whenever there
         is one, else the source tree, re-deciding at every (re)boot, as a Pico runs whatever
@@ -63,7 +68,7 @@ class SimBoard:
         if self.deploy is not None:
             self.fw = self.flash
         self.follow_flash = follow_flash
-        self.heapsize = heapsize
+        self.heapsize = heapsize   # None: SOURCE_HEAP or IMAGE_HEAP, by what runs
         self.extra_env = dict(env or {})
         self.proc = None
         self.master = self.slave = None
@@ -141,8 +146,9 @@ class SimBoard:
             except OSError:
                 pass
         self._log = open(self.flash / "board.log", "ab")
+        heap = self.heapsize or (IMAGE_HEAP if (fw / "manifest.json").is_file() else SOURCE_HEAP)
         self.proc = subprocess.Popen(
-            [micropython_binary(), "-X", "heapsize=" + self.heapsize, str(main)],
+            [micropython_binary(), "-X", "heapsize=" + heap, str(main)],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
             pass_fds=(self.master,), env=env, cwd=str(self.flash),
             preexec_fn=_die_with_parent)

@@ -284,14 +284,14 @@ def find_boundary(img):
     # may be the wall's OUTER edge (a floor far from the layout's colour, a wall close to it),
     # so every level is tried and the innermost ellipse with support all round is the boundary;
     # print inside the ring is thin and scattered and does not make a whole ellipse.
-    for frac in (0.8, 1.0, 0.6, 0.4, 0.25):
+    for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
         pts = []
         for k in range(n_ang):
             row = st[k]
             m = row.max()
             if not np.isfinite(m) or m < 8:
                 continue
-            i0 = i = int(np.argmax(row >= frac * m))
+            i0 = i = int(np.argmax(row >= max(8.0, frac * m)))
             while i + 1 < max_r and row[i + 1] > row[i]:
                 i += 1
             # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
@@ -363,7 +363,13 @@ def _refine(img, ell, layout_bgr, f, n=360):
     pal = np.asarray(layout_bgr, np.float32).reshape(-1, 3)   # the layout's colours
     d = np.sqrt(((samp[:, :, None, :] - pal[None, None]) ** 2).sum(axis=3)).min(axis=2)
     st = _steps(d, 2 * win)
-    i = np.argmax(st, axis=1)
+    # the innermost strong step, not the strongest: the wall's outer edge (a floor far from
+    # the layout's colour) can out-step the layout's own edge within the search span
+    top = st.max(axis=1)
+    i = np.argmax(st >= np.maximum(8.0, 0.12 * top)[:, None], axis=1)
+    for k in range(n):
+        while i[k] + 1 < st.shape[1] and st[k, i[k] + 1] > st[k, i[k]]:
+            i[k] += 1
     ok = np.isfinite(st[np.arange(n), i]) & (st[np.arange(n), i] > 8)
     if ok.sum() < n // 3:
         return None
