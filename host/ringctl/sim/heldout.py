@@ -12,8 +12,9 @@ Sets named `tune-*` were looked at while tuning; `check-*` only to find failures
 threshold; `sealed-N` sets use their own seed streams (SeedSequence entropies) and settings that
 differ from the others (coin size range, coin colour and brightness, real coin faces never used
 elsewhere). A sealed set is run once, after the last change, and then opened (its misses looked
-at) and replaced by a new one: `sealed-1` and `sealed-2` are opened, `sealed-3` is sealed (no
-threshold was ever looked at against it; it is run once by the lead).
+at) and replaced by a new one: `sealed-1`, `sealed-2` and `sealed-3` are opened (`sealed-3`: no
+threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md). The next
+sealed set needs fresh entropy.
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
     img = render_frame(spec, seed)     # renderer + motion blur + JPEG
@@ -32,7 +33,7 @@ from . import render, scenes
 COIN_MM = scenes.COIN_MM
 SEALED_ENTROPY = 0x12_5EA1ED    # "sealed-1": opened (one miss looked at) after its single run
 SEALED2_ENTROPY = 0x12_5EA1E2   # "sealed-2" (was "sealed"): opened after its single run (issue 12)
-# "sealed-3": never looked at while tuning; fresh entropy from secrets.randbits(128)
+# "sealed-3": never looked at while tuning (fresh entropy, secrets.randbits(128)); run once, opened
 SEALED3_ENTROPY = 319215704820460125846939368800580628668
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
