@@ -23,7 +23,7 @@ def test_check_1080p_sample_real_coin_faces():
     cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 1))   # the set's settings, fresh seeds
     model = heldout_model(heldout.SETS["check-1080p"], n=6)
     t = Tally()
-    for seed, kind, expect, rm, img in heldout_scenes(cfg, 10):
+    for seed, kind, expect, rm, img in heldout_scenes(cfg, 10, t):
         if rm is None:
             t.calibration_failure(seed, kind)
             continue
@@ -31,5 +31,8 @@ def test_check_1080p_sample_real_coin_faces():
     s = t.summary()
     assert s["wrong_including_voided"] == 0, t.misses
     assert s["calibration_failed"] <= 1
+    # every ring calibrated on the layout's own edge, as the generator drew it
+    assert len(t.calibration_off_px) + s["calibration_failed"] == 10
+    assert s["calibration_off_3px"] == 0 and s["calibration_off_px_max"] < 3.0, s
     assert s["valid"] >= 3 and s["called_fraction_of_valid"] == 1.0, t.misses
     assert s["flagged_fraction_of_invalid"] == 1.0, t.misses

@@ -70,6 +70,7 @@ class Tally:
         self.scores = collections.Counter()
         self.valid = self.valid_called = self.invalid = self.invalid_flagged = self.invalid_nospin = 0
         self.calibration_failed = 0
+        self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
         self.misses = []     # (seed, kind, expected, result, reasons) of every non-right verdict
 
@@ -88,6 +89,12 @@ class Tally:
         if s != "right":
             self.misses.append((seed, kind, expect, v["result"], v["reasons"]))
 
+    def calibrated(self, spec, rm):
+        """How far the calibrated ring is from the generator's own (the layout's edge)."""
+        a = spec["ring"]["radius"]
+        b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
+        self.calibration_off_px.append(max(abs(rm.axes[0] - a), abs(rm.axes[1] - b)))
+
     def calibration_failure(self, seed, kind):
         self.calibration_failed += 1
         self.kinds[kind]["calibration-failed"] += 1
@@ -98,6 +105,10 @@ class Tally:
                 "wrong": self.scores["wrong"], "voided": self.scores["voided"],
                 "wrong_including_voided": self.scores["wrong"] + self.scores["voided"],
                 "unsure": self.scores["unsure"], "calibration_failed": self.calibration_failed,
+                # rings calibrated more than 3 px off the truth (e.g. on the wall's outer edge)
+                "calibration_off_3px": sum(e > 3.0 for e in self.calibration_off_px),
+                "calibration_off_px_max": round(max(self.calibration_off_px), 2)
+                if self.calibration_off_px else None,
                 "valid": self.valid, "valid_called": self.valid_called,
                 "called_fraction_of_valid": round(self.valid_called / max(1, self.valid), 4),
                 "invalid": self.invalid, "invalid_flagged": self.invalid_flagged,
@@ -137,14 +148,17 @@ def heldout_model(cfg, n=10):
     return faceid.train(imgs["heads"], imgs["tails"], rm)
 
 
-def heldout_scenes(cfg, n):
-    """(seed, kind, expected, RingModel or None, frame) for `n` scenes of a heldout set."""
+def heldout_scenes(cfg, n, tally=None):
+    """(seed, kind, expected, RingModel or None, frame) for `n` scenes of a heldout set; each
+    calibration's error against the generator's ring goes to `tally`."""
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, None, cfg)
         try:
             rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
         except UserError:
             rm = None
+        if rm is not None and tally is not None:
+            tally.calibrated(spec, rm)
         yield seed, spec["kind"], expect, rm, heldout.render_frame(spec, seed) if rm else None
 
 
@@ -157,7 +171,7 @@ def evaluate_set(name, n):
     cfg = heldout.SETS[name]
     model = heldout_model(cfg)
     t = Tally()
-    for seed, kind, expect, rm, img in heldout_scenes(cfg, n):
+    for seed, kind, expect, rm, img in heldout_scenes(cfg, n, t):
         if rm is None:
             t.calibration_failure(seed, kind)
             continue
