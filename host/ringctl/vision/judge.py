@@ -3,7 +3,7 @@
 Never guesses: anything that could change the call but cannot be measured with margin makes
 the result "unsure" (the boxer looks), never heads/tails/odds. Never voids without evidence: a
 no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
-stacked or touching in the ring, or outside / on the rim while the ring holds fewer than two).
+or one on the other in the ring, or outside / on the rim while the ring holds fewer than two).
 """
 import time
 
