@@ -23,13 +23,13 @@ CHIP_MIN, CHIP_MAX = 1.16, 1.8
 EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void needs a clean fit
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
-TILT_RATIO = 0.93
+TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
 # two flat coins touching - valid: 7.3.4 voids a coin that does not lie flat - or a few px apart
 # from one just over the other's edge: the boxer looks. Below it one clearly lies on the other.
 TOUCH_SIZE = 1.9
-TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both lie flat"     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
+TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both lie flat"
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
