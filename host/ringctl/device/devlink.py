@@ -180,6 +180,17 @@ def hello_once(port, device_id=None, timeout=10.0, usb_serial=None):
         link.close()
 
 
+def _ask_reset(link, mode, timeout):
+    """Send CMD_RESET `mode` and wait for its EV_RESULT: -> None when accepted, else why not."""
+    cmd = link.command(ringmsg.CMD_RESET, mode)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ev = link.next_event(end - time.monotonic())
+        if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
+            return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
+    return "no answer to the reset command"
+
+
 def reset_board(port, device_id, timeout=5.0):
     """Ask the running controller to reset (authenticated CMD_RESET): a simulated board then
     boots whatever its flash holds. -> None when the board accepted, else why not."""
@@ -189,13 +200,7 @@ def reset_board(port, device_id, timeout=5.0):
         return str(exc)
     try:
         link.take_backlog()
-        cmd = link.command(ringmsg.CMD_RESET, "")
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            ev = link.next_event(end - time.monotonic())
-            if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
-                return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
-        return "no answer to the reset command"
+        return _ask_reset(link, "", timeout)
     finally:
         link.close()
 
@@ -217,13 +222,7 @@ def escape_to_repl(port, device_id, timeout=5.0):
         if play:
             return ("the board holds %d unrecorded play event(s); run `ring run` to record "
                     "them first" % len(play))
-        cmd = link.command(ringmsg.CMD_RESET, "repl")
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            ev = link.next_event(end - time.monotonic())
-            if ev is not None and ev.code == ringmsg.EV_RESULT and ev.a == cmd:
-                return None if ev.b == ringmsg.R_OK else "controller refused the reset: " + ev.text
-        return "no answer to the reset command"
+        return _ask_reset(link, "repl", timeout)
     finally:
         link.close()
 
