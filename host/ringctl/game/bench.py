@@ -19,7 +19,7 @@ import tempfile
 import time
 from fractions import Fraction
 
-from ..cliutil import OneLineParser
+from ..cliutil import OneLineParser, print_figures
 from ..errors import UserError
 from .chips import RESIDUE_LIMIT, Chips
 from .engine import Engine
@@ -201,9 +201,5 @@ def main(argv):
     res["rounding_target_pay_ms"] = TARGET_PAY_MS
     res["rounding_target_met"] = worst["pay_ms"] <= TARGET_PAY_MS
     res["cpus"] = os.cpu_count()
-    if args.json:
-        print(json.dumps(res))
-    else:
-        for k, v in res.items():
-            print(f"{k:28s} {v}")
+    print_figures(res, args.json)
     return 0

@@ -8,7 +8,6 @@ peer silence either end saw while both were alive (must stay far below 1000 / 20
 how long after the host died the board declared it lost while an attacker replayed the
 host's recorded frames every 50 ms (must be <= 2000 ms).
 """
-import json
 import os
 import pty
 import statistics
@@ -17,7 +16,7 @@ import time
 import tty
 from pathlib import Path
 
-from ..cliutil import OneLineParser
+from ..cliutil import OneLineParser, print_figures
 from ..errors import UserError
 from ..fw import ringlink as rl
 from ..mpunix import micropython_binary
@@ -196,9 +195,5 @@ def main(argv):
     res.update(liveness())
     res["rtt_target_p99_ms"] = TARGET_P99_MS
     res["rtt_target_met"] = res["rtt_ms_p99"] < TARGET_P99_MS
-    if args.json:
-        print(json.dumps(res))
-    else:
-        for k, v in res.items():
-            print(f"{k:28s} {v}")
+    print_figures(res, args.json)
     return 0
