@@ -1,6 +1,7 @@
 # Outgoing event queue (one preallocated byte ring, never silent on overflow) and the 64-bit microsecond event clock built from small ints.
 import time
 import struct
+from struct import pack_into
 from ringmsg import EVENT_HDR, EV_OVERFLOW
 
 try:
@@ -55,14 +56,10 @@ class Clock:
         if w < 0:
             w = 0
             lo = 0
-        buf[off] = lo & 0xFF
-        buf[off + 1] = (lo >> 8) & 0xFF
-        buf[off + 2] = (lo >> 16) & 0xFF
-        buf[off + 3] = ((lo >> 24) & 0x3F) | ((w & 3) << 6)
-        buf[off + 4] = (w >> 2) & 0xFF
-        buf[off + 5] = (w >> 10) & 0xFF
-        buf[off + 6] = (w >> 18) & 0xFF
-        buf[off + 7] = (w >> 26) & 0xFF
+        # the u64 lo | w << 30, from small ints only: bytes 0-2 of lo, byte 3 = lo's top
+        # 6 bits and w's low 2, bytes 4-7 = w >> 2 (one C call, not eight stores)
+        pack_into("<HBBI", buf, off, lo & 0xFFFF, (lo >> 16) & 0xFF,
+                  ((lo >> 24) & 0x3F) | ((w & 3) << 6), w >> 2)
 
 
 class EventQueue:

@@ -242,6 +242,13 @@ def crc32(data):
     return binascii.crc32(data) & 0xFFFFFFFF
 
 
+# CRC-32 of a frame *with* its CRC appended (u32 LE): the same constant for every intact
+# frame (the CRC's residue), so the check is one C call over the whole frame, with no slice
+# and no unpack. Below 2**30: a small int on a 32-bit port (no allocation either).
+CRC_RESIDUE = const(0x2144DF1C)   # CRC-32 of any intact frame, its CRC included
+_crc = binascii.crc32
+
+
 class Deframer:
     """Bytes in, CRC-checked decoded frames out; resyncs at every 0x00; spots REPL text.
 
@@ -294,8 +301,15 @@ class Deframer:
             return out
         if not isinstance(data, bytes):
             data = bytes(data)      # one copy in C: find() needs bytes
-        start = 0
         n = len(data)
+        if (on_frame is not None and data[0] == 0 and data[n - 1] == 0 and n > 2
+                and not self._buf and not self._drop and data.find(b"\x00", 1) == n - 1):
+            # the board's usual read: one whole frame, 0x00 | COBS | 0x00 (the loop below
+            # does the same in three find() turns)
+            self.repl_maybe = False
+            self._chunk(memoryview(data)[1:n - 1], n - 2, on_frame, arg, None)
+            return None
+        start = 0
         while start <= n:
             z = data.find(b"\x00", start)
             if z < 0:
@@ -343,33 +357,37 @@ class Deframer:
             else:
                 m = len(chunk)
             start = z + 1
-            if m > MAX_ENCODED:
-                self.oversize += 1
-                self._junked(chunk)
-                if self.verbose:
-                    out.append(("oversize", bytes(chunk)))
-                continue
-            k = _cobs_decode_into(chunk, self._dec)
-            if k < MIN_FRAME or k > MAX_FRAME:
-                self.malformed += 1
-                self._junked(chunk)
-                if self.verbose:
-                    out.append(("malformed", bytes(chunk)))
-                continue
-            fr = self._dmv[:k]
-            if crc32(fr[:k - CRC_LEN]) != struct.unpack_from("<I", fr, k - CRC_LEN)[0]:
-                self.crc_errors += 1
-                self._junked(chunk)
-                if self.verbose:
-                    out.append(("crc", bytes(fr)))
-                continue
-            self.frames += 1
-            self.repl = False
-            if on_frame is not None:
-                on_frame(fr, arg)
-            else:
-                out.append(("frame", bytes(fr)) if self.verbose else bytes(fr))
+            self._chunk(chunk, m, on_frame, arg, out)
         return out
+
+    def _chunk(self, chunk, m, on_frame, arg, out):
+        """One run between delimiters (m bytes): decode, check, hand over or count."""
+        if m > MAX_ENCODED:
+            self.oversize += 1
+            self._junked(chunk)
+            if self.verbose:
+                out.append(("oversize", bytes(chunk)))
+            return
+        k = _cobs_decode_into(chunk, self._dec)
+        if k < MIN_FRAME or k > MAX_FRAME:
+            self.malformed += 1
+            self._junked(chunk)
+            if self.verbose:
+                out.append(("malformed", bytes(chunk)))
+            return
+        fr = self._dmv[:k]
+        if _crc(fr) != CRC_RESIDUE:
+            self.crc_errors += 1
+            self._junked(chunk)
+            if self.verbose:
+                out.append(("crc", bytes(fr)))
+            return
+        self.frames += 1
+        self.repl = False
+        if on_frame is not None:
+            on_frame(fr, arg)
+        else:
+            out.append(("frame", bytes(fr)) if self.verbose else bytes(fr))
 
 
 # ---- HMAC-SHA256 (MicroPython has no hmac module) ------------------------------------
@@ -389,11 +407,14 @@ def _keypair(key):
     return ((k ^ _IPAD).to_bytes(64, "big"), (k ^ _OPAD).to_bytes(64, "big"))
 
 
+_sha256 = hashlib.sha256
+
+
 def hmac_sha256(kp, data):
     """HMAC-SHA256 with a keypair from _keypair (RFC 2104)."""
-    h = hashlib.sha256(kp[0])
+    h = _sha256(kp[0])
     h.update(data)
-    o = hashlib.sha256(kp[1])
+    o = _sha256(kp[1])
     o.update(h.digest())
     return o.digest()
 
@@ -462,7 +483,7 @@ def seal_into(buf, kp, mtype, flags, seq, ack, payload, mv=None):
     if mv is None:
         mv = memoryview(buf)
     buf[end:end + TAG_LEN] = memoryview(hmac_sha256(kp, mv[:end]))[:TAG_LEN]
-    struct.pack_into("<I", buf, end + TAG_LEN, crc32(mv[:end + TAG_LEN]))
+    struct.pack_into("<I", buf, end + TAG_LEN, _crc(mv[:end + TAG_LEN]))   # unsigned on both
     return end + TAG_LEN + CRC_LEN
 
 
@@ -848,7 +869,8 @@ class Session:
     def _on_frame(self, fr, now):
         # (the Deframer checked the CRC and the length: parse_header without its checks)
         mtype, flags, seq, ack = struct.unpack_from(HDR_FMT, fr, 0)
-        payload = fr[HDR_LEN:len(fr) - TAG_LEN - CRC_LEN]
+        end = len(fr) - TAG_LEN - CRC_LEN
+        payload = fr[HDR_LEN:end]
         if mtype == MT_HELLO:
             if not verify(self._hello_rx, fr):
                 # Outside a session this is a key that does not match (configuration), not
@@ -885,7 +907,8 @@ class Session:
             self._rto_at = None
             self.state = ST_UP
             self.handshakes += 1
-        elif not verify(self._rx, fr):
+        elif self._rx is None or not _tag_ok(hmac_sha256(self._rx, fr[:end]), fr, end):
+            # (verify() inlined: fr is the Deframer's view, longer than MIN_FRAME)
             if self._rx is None and not self._old_rx and self._new_rx is None:
                 self.stale += 1      # no session yet: nothing to check it against
                 return
@@ -1092,8 +1115,9 @@ class Session:
                 self._reply = None
                 return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
                                   r, now)
-            if ((self.state == ST_IDLE or (self.state == ST_UP and
-                                           self.peer_silent_ms(now) > DEVICE_HOST_LOST_MS))
+            st = self.state
+            if ((st == ST_IDLE or (st == ST_UP and (not self._heard or _tdiff(
+                    now, self._alive_at) > DEVICE_HOST_LOST_MS)))     # peer_silent_ms, inlined
                     and _tdiff(now, self._advert_at) >= 0):
                 self._advert_at = (now + ADVERT_MS) & _TMASK
                 z = bytes(NONCE_LEN)
