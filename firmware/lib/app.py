@@ -13,6 +13,7 @@ from micropython import const
 import ringmsg as M
 from ringmsg import R_OK, R_REFUSED, R_INVALID, R_UNKNOWN   # EV_RESULT b codes
 import ringlink
+from ringlink import MT_CMD, MT_EVENT
 import pins
 from config import Config
 from light import Light
@@ -354,11 +355,8 @@ class App:
             return
         now = time.ticks_ms()
         q = self.events
-        while True:
-            ev = q.peek()
-            if ev is None:
-                break
-            if s.send(ringlink.MT_EVENT, ev, now) < 0:
+        while q.count:
+            if s.send(MT_EVENT, q.peek(), now) < 0:
                 break           # link ring full: stays queued (EV_OVERFLOW if ours fills)
             q.pop()
         b = self.board
@@ -399,7 +397,7 @@ class App:
             m = s.recv()
             if m is None:
                 break
-            if m[0] == ringlink.MT_CMD:
+            if m[0] == MT_CMD:
                 try:
                     code, cid, text = M.unpack_cmd(m[1])
                 except ValueError:

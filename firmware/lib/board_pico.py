@@ -156,10 +156,10 @@ class Board:
         from usbcdc import LinkCDC
         fastlink.install()
         self.rx = self.link = LinkCDC(machine.USBDevice() if self.usbd is None else self.usbd)
-
-    def link_read(self, buf):
-        """What the host sent, up to len(buf), never waiting (usbcdc.LinkCDC.readinto)."""
-        return self.link.readinto(buf)
+        # the port's own methods, bound once: no board layer in the link pass's calls
+        # link_read(buf): what the host sent, up to len(buf), never waiting
+        self.link_read = self.link.readinto
+        self.tx_room = self.link.room
 
     def link_write(self, data):
         """Queue one encoded frame whole, or drop it when the buffer has no room for it (the
@@ -176,9 +176,6 @@ class Board:
 
     def link_flush(self):
         pass            # the USB task sends the next piece when the host took the last one
-
-    def tx_room(self):
-        return self.link.room()
 
     def tx_max_us(self):
         return self.max_us

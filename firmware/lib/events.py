@@ -20,6 +20,11 @@ RING_BYTES = const(8192)
 TEXT_MAX = const(72)      # ringlink MAX_PAYLOAD 98 - EVENT_HDR 25 (longer text is cut)
 RESERVE = const(26)       # room always kept for the EV_OVERFLOW report (EVENT_HDR + 1)
 _TMASK = const(0x3FFFFFFF)
+# the u64 time lo | w << 30 from small ints only: bytes 0-2 of lo, byte 3 = lo's top 6 bits
+# and w's low 2, bytes 4-7 = w >> 2
+TIME_FMT = "<HBBI"
+# one record: length byte + ringmsg.EVENT_FMT "<IIBqii" with the q written as TIME_FMT
+RECORD_FMT = "<BIIBHBBIii"
 
 
 class Clock:
@@ -33,6 +38,8 @@ class Clock:
         self.base = time.ticks_us()
         self.last = self.base
         self.wraps = 0
+        self.w = 0                # split()'s result (attributes made here: no allocation later)
+        self.lo = 0
 
     def update(self):
         t = time.ticks_us()
@@ -40,14 +47,17 @@ class Clock:
             self.wraps += 1
         self.last = t
 
-    def pack(self, buf, off, ticks=None):
-        """8 little-endian bytes at buf[off]: us since start of a ticks_us value taken in the
-        last ~8 minutes (None = now). Allocation-free."""
-        self.update()
+    def split(self, ticks=None):
+        """us since start of a ticks_us value taken in the last ~8 minutes (None = now) as
+        two small ints: self.w (wraps of 2^30 us) and self.lo (us within it). No allocation."""
+        t = time.ticks_us()          # update(), inlined: this runs for every event
+        if t < self.last:
+            self.wraps += 1
+        self.last = t
         w = self.wraps
         if ticks is None:
-            ticks = self.last
-        elif ticks > self.last and w:
+            ticks = t
+        elif ticks > t and w:
             w -= 1                 # taken before the last wrap
         lo = ticks - self.base
         if lo < 0:
@@ -56,9 +66,15 @@ class Clock:
         if w < 0:
             w = 0
             lo = 0
-        # the u64 lo | w << 30, from small ints only: bytes 0-2 of lo, byte 3 = lo's top
-        # 6 bits and w's low 2, bytes 4-7 = w >> 2 (one C call, not eight stores)
-        pack_into("<HBBI", buf, off, lo & 0xFFFF, (lo >> 16) & 0xFF,
+        self.w = w
+        self.lo = lo
+
+    def pack(self, buf, off, ticks=None):
+        """8 little-endian bytes at buf[off]: split(ticks) as a u64. Allocation-free."""
+        self.split(ticks)
+        lo = self.lo
+        w = self.w
+        pack_into(TIME_FMT, buf, off, lo & 0xFFFF, (lo >> 16) & 0xFF,
                   ((lo >> 24) & 0x3F) | ((w & 3) << 6), w >> 2)
 
 
@@ -114,11 +130,12 @@ class EventQueue:
             return False
         if o != self.head and self.head < self.size:
             self.buf[self.head] = 0           # wrap marker
-        self.buf[o] = n
-        # ringmsg.EVENT_FMT "<IIBqii" in three parts: the q (time) is written by the clock
-        struct.pack_into("<IIB", self.buf, o + 1, self.boot_id, self.next_id, code)
-        self.clock.pack(self.buf, o + 10, t_ticks)
-        struct.pack_into("<ii", self.buf, o + 18, a, b)
+        c = self.clock
+        c.split(t_ticks)
+        lo = c.lo
+        w = c.w
+        pack_into(RECORD_FMT, self.buf, o, n, self.boot_id, self.next_id, code, lo & 0xFFFF,
+                  (lo >> 16) & 0xFF, ((lo >> 24) & 0x3F) | ((w & 3) << 6), w >> 2, a, b)
         if raw is not None:
             k = n - EVENT_HDR
             self.mv[o + 1 + EVENT_HDR:o + 1 + n] = raw if k == len(raw) else memoryview(raw)[:k]

@@ -7,8 +7,13 @@ import ringmsg as M
 
 
 class FixedClock:
-    def pack(self, buf, off, ticks=None):
-        struct.pack_into("<q", buf, off, 123456789 if ticks is None else ticks)
+    def __init__(self):
+        self.w = self.lo = 0
+
+    def split(self, ticks=None):
+        v = 123456789 if ticks is None else ticks
+        self.lo = v & 0x3FFFFFFF
+        self.w = v >> 30
 
 
 class FakeTime:
