@@ -348,5 +348,126 @@ def test_session_feed_decodes_in_place_and_keeps_nothing_of_the_buffer():
     assert all(isinstance(g[1], bytes) for g in got)
 
 
+
+def _connected_pair():
+    dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO)
+    host = rl.Session(KEY, rl.ROLE_HOST, {"name": "t"})
+    dev.start(0)
+    host.start(0)
+    for t in range(1, 6):
+        for a, b in ((host, dev), (dev, host), (host, dev), (dev, host)):
+            while True:
+                out = a.poll(t)
+                if out is None:
+                    break
+                b.feed(out, t)
+    assert dev.connected and host.connected
+    return dev, host
+
+
+def test_crc_residue_is_the_crc_check():
+    """The Deframer checks a frame's CRC as the CRC-32 of the whole frame, CRC included: the
+    same constant (CRC_RESIDUE) for any intact frame; any one bit flipped changes it."""
+    kp = rl._keypair(KEY)
+    for n in (0, 1, 5, 37, 98):
+        fr = rl.seal(kp, rl.MT_EVENT, 0, n, 7, bytes((i * 7 + n) & 0xFF for i in range(n)))
+        assert binascii.crc32(fr) == rl.CRC_RESIDUE
+        assert rl.crc32(fr[:-4]) == int.from_bytes(fr[-4:], "little")
+        for i in range(len(fr)):
+            for bit in (1, 0x80):
+                bad = bytearray(fr)
+                bad[i] ^= bit
+                assert binascii.crc32(bad) != rl.CRC_RESIDUE, (n, i, bit)
+
+
+def _runs(on_whole):
+    """Good, corrupt and odd inputs through Deframer.feed with a frame callback: each either
+    whole in one call (on_whole: the board's one-frame fast path where it applies) or a byte
+    at a time (the general loop). -> (frames handed over, counters, _chunk calls)."""
+    kp = rl._keypair(KEY)
+    good = rl.encode(rl.seal(kp, rl.MT_CMD, 0, 3, 9, b"\x02\x00\x00\x00\x05"))
+    bad_crc = bytearray(good)
+    bad_crc[12] ^= 0x40 if bad_crc[12] != 0x40 else 0x41
+    zero_in = bytearray(good)
+    zero_in[20] = 0                          # two runs, neither a frame
+    bad_code = bytearray(good)
+    bad_code[1] = 0xF0                       # first block runs past the end
+    short = rl.encode(b"\x10" * 12)
+    oversize = b"\x00" + b"\x01" * 140 + b"\x00"
+    no_lead = good[1:]                       # completes a pending run
+    inputs = [good, bytes(bad_crc), bytes(zero_in), bytes(bad_code), short, oversize, good,
+              b"abc", good, b"\x00", no_lead, b"MicroPython v1.2", good,
+              b"MicroPython v1.28.0 on rp2\r\n>>> \x00", good]
+    d = rl.Deframer()
+    calls = [0]
+    chunk = d._chunk
+
+    def counting(*a):
+        calls[0] += 1
+        return chunk(*a)
+    d._chunk = counting
+    got = []
+
+    def on_frame(fr, arg):
+        got.append((bytes(fr), arg))
+    for k, data in enumerate(inputs):
+        if on_whole:
+            d.feed(data, on_frame, k)
+        else:
+            for b in data:
+                d.feed(bytes([b]), on_frame, k)
+    counts = (d.frames, d.crc_errors, d.malformed, d.oversize, d.repl_seen, d.garbage_bytes,
+              d.repl, d.repl_maybe)
+    return got, counts, calls[0]
+
+
+def test_one_frame_read_takes_the_fast_path_and_counts_like_the_loop():
+    """A read of exactly one whole frame (0x00 | COBS | 0x00, nothing pending) skips the
+    Deframer's loop; everything it is given must come out as from the loop: the same frames
+    in the same calls, the same counters for what is corrupt, oversize or REPL text."""
+    whole, counts_w, calls_w = _runs(True)
+    bytewise, counts_b, calls_b = _runs(False)
+    assert whole == bytewise, (whole, bytewise)
+    assert counts_w == counts_b, (counts_w, counts_b)
+    assert counts_w[0] == 6 and counts_w[1] == 1 and counts_w[2] >= 2 and counts_w[3] == 1
+    # the loop runs every run through _chunk; the fast path only what fails its checks
+    assert calls_b > calls_w, (calls_w, calls_b)
+    d = rl.Deframer()
+    d._chunk = None                  # a good whole frame never reaches the loop's helper
+    got = []
+    d.feed(rl.encode(rl.seal(rl._keypair(KEY), rl.MT_ACK, 0, 1, 1, bytes(16))),
+           lambda fr, arg: got.append(len(fr)), None)
+    assert got == [46] and d.frames == 1
+
+
+def test_header_fields_read_over_the_whole_u32_range():
+    """The session reads seq and ack byte by byte: values past 2^30 and 2^31 (a 32-bit port's
+    small-int limit, the sign bit) must arrive as they were sent."""
+    dev, host = _connected_pair()
+    for seq in (0x3FFFFFFF, 0x40000001, 0x80000001, 0xFFFFFFF0):
+        dev._una = dev._snd = dev._next = seq
+        host._rx_next = host._rx_acked = seq - host._rx_off
+        host._una = host._snd = host._next = seq ^ 0x5A5A5A5A
+        dev._rx_next = dev._rx_acked = (seq ^ 0x5A5A5A5A) - dev._rx_off
+        assert dev.send(rl.MT_EVENT, b"ev", 20) == seq
+        while True:
+            out = dev.poll(20)
+            if out is None:
+                break
+            host.feed(out, 20)
+        m = host.recv()
+        assert m is not None and m[0] == rl.MT_EVENT and m[2] - host._rx_off == seq, m
+        host.ack(m[2])
+        host.send(rl.MT_CMD, b"\x02\x01\x00\x00\x00", 20)   # carries the ack of seq
+        while True:
+            out = host.poll(20)
+            if out is None:
+                break
+            dev.feed(out, 20)
+        c = dev.recv()
+        assert c is not None and c[2] - dev._rx_off == seq ^ 0x5A5A5A5A, (c, seq)
+        assert dev._una == seq + 1 and dev.unacked == 0, (hex(dev._una), hex(seq))
+
+
 if __name__ == "__main__":
     mptest.main(globals())
