@@ -251,6 +251,7 @@ def paths(app, board, dev, host, wire):
     r["command_to_ack_bytecode_us"], r["command_to_ack_bytecode_median_us"] = command_to_ack(
         app, board, dev, host, wire, pico)[:2]
     fastlink.install()
+    r["command_steps_us"] = command_steps(app, board, dev, host, wire, pico)
     r.update(pico_link_io(pico, r["command_frame_bytes"], r["command_answer_bytes"]))
     r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
@@ -305,6 +306,92 @@ def command_to_ack(app, board, dev, host, wire, pico, reps=50):
     finally:
         board.link_read, board.link_write = saved
     return _best(per), _median(per), sizes[0], sizes[1], _median(junk), _median(whole)
+
+
+def _sealed_cmds(dev, host, n):
+    """n DISARM frames as the host would send them next (in order, each acking what the board
+    has sent): sealed beforehand so a timing loop runs nothing else between two frames."""
+    seq = host._next
+    out = []
+    for k in range(n):
+        pl = M.pack_cmd(M.CMD_DISARM, 5000 + k, "")
+        out.append(ringlink.encode(ringlink.seal(host._tx, ringlink.MT_CMD, 0, seq + k,
+                                                 dev._next + k, pl)))
+    host._next = host._una = host._snd = seq + n     # those seqs are used
+    return out
+
+
+def command_steps(app, board, dev, host, wire, pico, n=120):
+    """The command pass step by step, each timed hot (back to back, the faster half of the
+    runs, as the reference loops are timed): -> dict of us per step, and pass_hot: the whole
+    link pass on pre-sealed frames back to back. command_to_ack_median_us is the same pass
+    with a host's work in between each (caches cold on this machine): the figure scaled."""
+    now = time.ticks_ms()
+    lk = pico.link
+    r = {}
+    saved = board.link_read, board.link_write
+    board.link_read = pico.link_read
+    board.link_write = pico.link_write
+    try:
+        _drain(app)
+        wire.pump(dev, host, now)
+        # the whole pass on frames sealed beforehand (each answer taken by the "host" at
+        # once); each pass timed alone: a collection between two passes is not the pass's
+        per = []
+        for _ in range(3):
+            for k, fr in enumerate(_sealed_cmds(dev, host, n)):
+                if not k % 16:
+                    gc.collect()        # the pass holds collections off: keep room for it
+                _usb_in(lk, fr)
+                t = time.ticks_us()
+                app.link_service()
+                per.append(time.ticks_diff(time.ticks_us(), t))
+                lk.tx_out = lk.tx_in
+                lk.tx_busy = 0
+        r["pass_hot"] = _fast_mean(per)
+        host._rx_next = dev._next - host._rx_off      # the answers went to a "host" that took
+        host._rx_acked = host._rx_next                 # them without reading: in step again
+        dev._una = dev._snd = dev._next
+        # deframe + CRC + verify + session checks, the message queued, recv() and unpack_cmd
+        per = []
+        for _ in range(3):
+            for k, fr in enumerate(_sealed_cmds(dev, host, n)):
+                if not k % 16:
+                    gc.collect()
+                t = time.ticks_us()
+                dev.feed(fr, now)
+                M.unpack_cmd(dev.recv()[1])
+                per.append(time.ticks_diff(time.ticks_us(), t))
+        r["deframe_verify_unpack"] = _fast_mean(per)
+        dev._rx_acked = dev._rx_next
+        r["command"] = _timed_pair(None, lambda: app.command(M.CMD_DISARM, 7, ""),
+                                   lambda: _drain(app))
+        q = app.events
+
+        def acked():
+            dev._una = dev._snd = dev._next
+
+        def to_link():
+            dev.send(ringlink.MT_EVENT, q.peek(), now)
+            q.pop()
+        r["event_to_link"] = _timed_pair(lambda: app.result(7, 0), to_link, acked)
+
+        def queued():
+            dev.send(ringlink.MT_EVENT, bytes(M.EVENT_HDR), now)
+        dev._last_ack_tx = now          # no heartbeat due: poll sends the event frame
+        r["seal_encode"] = _timed_pair(queued, lambda: dev.poll(now), acked)
+        host._rx_next = dev._next - host._rx_off
+        host._rx_acked = host._rx_next
+    finally:
+        board.link_read, board.link_write = saved
+    # the pair is in step again: a real command goes through and is answered
+    host.send(ringlink.MT_CMD, M.pack_cmd(M.CMD_STATUS, 9, ""), now)
+    got = dev.frames_rx
+    wire.pump(dev, host, now)
+    if dev.frames_rx == got or dev.recv() is None:
+        raise RuntimeError("bench: the link pair is out of step after command_steps")
+    wire.pump(dev, host, now)
+    return r
 
 
 def _usb_in(lk, data):

@@ -47,6 +47,13 @@ def test_command_to_ack_is_wake_plus_pass_plus_the_next_usb_frame(hot):
     # one call each way on the link port: the frame's size does not multiply anything
     line = (hot["usb_rx_cb_us"] + hot["link_read_us"] + hot["link_write_us"]) * 200 / 1000
     assert est["command_to_ack_line_ms"] == round(line, 3)
+    # the pass step by step (hot), scaled the same way; the steps are parts of the pass
+    steps = est["command_steps_ms"]
+    assert set(steps) >= {"deframe_verify_unpack", "command", "event_to_link", "seal_encode",
+                          "link_read", "link_write", "wake", "pass_hot"}
+    assert steps["seal_encode"] == round(hot["command_steps_us"]["seal_encode"] * 200 / 1000, 3)
+    parts = sum(v for k, v in steps.items() if k not in ("pass_hot", "wake"))
+    assert 0 < parts <= steps["pass_hot"] * 1.5, (parts, steps)
 
 
 def test_loop_wait_p99_model():

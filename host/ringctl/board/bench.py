@@ -195,6 +195,11 @@ def command_to_ack(p, factor):
         "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
         "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
         "command_to_ack_pass_garbage_bytes_32bit": round(g_pass),
+        # where the pass's time goes: each step timed hot on its own (hotpaths.command_steps),
+        # with the link port's read and write and the wake-up; pass_hot is the whole pass so
+        "command_steps_ms": {k: round(ms(v), 3) for k, v in dict(
+            p["command_steps_us"], wake=wake, link_read=p["link_read_us"],
+            link_write=p["link_write_us"]).items()},
         "gc_collect_ms": round(gc_ms, 3),
     }
 
