@@ -166,6 +166,32 @@ def _garbage(fn):
     return d
 
 
+def _alloc_volume(op, T=16384, want=8, most=4000):
+    """Bytes op() allocates as gc.threshold counts them: every allocation, also what is freed
+    again at once (a call whose state is over 11 words gets its frame from the heap and frees
+    it on return), so it can be twice the garbage op leaves. Counted from the automatic
+    collections a threshold of T bytes makes over repeated calls: T x collections / calls."""
+    gc.collect()
+    gc.threshold(T)
+    gc.collect()
+    cols = []
+    last = gc.mem_alloc()
+    i = 0
+    try:
+        while len(cols) < want and i < most:
+            op()
+            a = gc.mem_alloc()
+            if a < last:            # a collection ran during this call
+                cols.append(i)
+            last = a
+            i += 1
+    finally:
+        gc.threshold(-1)
+    if len(cols) < 3:
+        raise RuntimeError("bench: op allocates too little to count (%d calls)" % i)
+    return T * (len(cols) - 1) / (cols[-1] - cols[0])
+
+
 def _fast_mean(xs):
     """Mean of the faster half: microsecond ticks are too coarse for a minimum of a 2-3 us
     path, and the slower half holds the other jobs' preemptions."""
@@ -227,6 +253,13 @@ def paths(app, board, dev, host, wire):
     r["hb_rx_garbage_bytes"] = _garbage(lambda: dev.feed(ack, now))
     dev._last_ack_tx -= ringlink.HB_MS
     r["hb_tx_garbage_bytes"] = _garbage(lambda: dev.poll(now))
+    # what they allocate as the collector's threshold counts it (freed call frames too)
+    r["hb_rx_alloc_bytes"] = round(_alloc_volume(lambda: dev.feed(ack, now)))
+
+    def hb_tx():
+        dev._last_ack_tx -= ringlink.HB_MS
+        dev.poll(now)
+    r["hb_tx_alloc_bytes"] = round(_alloc_volume(hb_tx))
     wire.pump(dev, host, now)
     r["frame_receive_bytes"] = len(fr)
     per = []
@@ -251,7 +284,9 @@ def paths(app, board, dev, host, wire):
     r["command_to_ack_bytecode_us"], r["command_to_ack_bytecode_median_us"] = command_to_ack(
         app, board, dev, host, wire, pico)[:2]
     fastlink.install()
-    r["command_steps_us"] = command_steps(app, board, dev, host, wire, pico)
+    steps = command_steps(app, board, dev, host, wire, pico)
+    r["command_alloc_bytes"] = steps.pop("alloc_bytes")
+    r["command_steps_us"] = steps
     r.update(pico_link_io(pico, r["command_frame_bytes"], r["command_answer_bytes"]))
     r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
@@ -349,6 +384,28 @@ def command_steps(app, board, dev, host, wire, pico, n=120):
                 lk.tx_out = lk.tx_in
                 lk.tx_busy = 0
         r["pass_hot"] = _fast_mean(per)
+        # the pass's allocations as the collector's threshold counts them, the harness's
+        # own (the frame into the slot) taken off
+        frames = _sealed_cmds(dev, host, 200)
+        it = iter(frames)
+
+        def one():
+            _usb_in(lk, next(it))
+            app.link_service()
+            lk.tx_out = lk.tx_in
+            lk.tx_busy = 0
+        whole = _alloc_volume(one, want=6, most=200)
+        host._next = host._una = host._snd = dev._rx_next     # the frames left unsent
+        host._rx_next = dev._next - host._rx_off
+        host._rx_acked = host._rx_next
+        dev._una = dev._snd = dev._next
+        it = iter(frames)
+
+        def harness():
+            _usb_in(lk, next(it))
+            lk.rx_r = lk.rx_w
+            lk.rx_off = 0
+        r["alloc_bytes"] = round(whole - _alloc_volume(harness, T=2048, want=6, most=200))
         host._rx_next = dev._next - host._rx_off      # the answers went to a "host" that took
         host._rx_acked = host._rx_next                 # them without reading: in step again
         dev._una = dev._snd = dev._next

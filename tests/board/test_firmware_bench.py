@@ -14,7 +14,8 @@ def test_hot_paths_cover_what_the_issue_names(hot):
               "supervisor_pass_us", "frame_send_us", "frame_receive_us", "hello_us",
               "link_read_us", "link_write_us", "usb_rx_cb_us", "usb_tx_cb_us", "poll_ioctl_us",
               "asyncio_wake_us", "command_garbage_bytes", "hb_rx_garbage_bytes",
-              "hb_tx_garbage_bytes"):
+              "hb_tx_garbage_bytes", "command_alloc_bytes", "hb_rx_alloc_bytes",
+              "hb_tx_alloc_bytes"):
         assert isinstance(hot[k], (int, float)) and hot[k] >= 0, k
     assert hot["edge_path"] == "hard"
     assert hot["edge_to_lamp_us"] >= hot["glitch_us"], "the lamp comes after the glitch filter"
@@ -22,6 +23,9 @@ def test_hot_paths_cover_what_the_issue_names(hot):
     # (was 1000 ms on the REPL's stdout)
     assert hot["tx_block_ms"] == 0
     assert set(hot["idle_load_us_per_s"]) == {"timer", "link", "supervisor", "heartbeats"}
+    # the collector's threshold counts freed call frames too: never less than the garbage
+    for k in ("command", "hb_rx", "hb_tx"):
+        assert hot[k + "_alloc_bytes"] >= hot[k + "_garbage_bytes"] * 0.95, k
 
 
 def test_scaling_is_factor_times_unix_plus_unscaled_waits(hot):

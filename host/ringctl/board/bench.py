@@ -166,12 +166,16 @@ def command_to_ack(p, factor):
     cpu50 = ms(wake + p["command_to_ack_median_us"])
     cpu_best = ms(wake + p["command_to_ack_us"])
     io = ms(p["usb_rx_cb_us"] + p["link_read_us"] + p["link_write_us"])
-    # garbage on the chip (32-bit): the idle link's (heartbeats both ways) accumulates between
+    # allocation on the chip (32-bit): the idle link's (heartbeats both ways) adds up between
     # the supervisor's collections; beyond GC_EVERY an automatic collection runs. Never inside
     # the link pass (app.link_service holds collections off until its answers are queued),
     # but one may be running in another pass when the command arrives (the loop wait below).
-    g_pass = p["command_garbage_bytes"] * HEAP32_RATIO
-    g_idle = HB_PER_S * (p["hb_rx_garbage_bytes"] + p["hb_tx_garbage_bytes"]) * HEAP32_RATIO
+    # What makes an automatic collection is what gc.threshold counts: every byte allocated,
+    # also what is freed again at once (a call whose state is over 11 words takes its frame
+    # from the heap and frees it on return) - ~2x the garbage left (*_alloc_bytes, measured
+    # from the collections a threshold makes; the *_garbage_bytes undercounted them).
+    g_pass = p["command_alloc_bytes"] * HEAP32_RATIO
+    g_idle = HB_PER_S * (p["hb_rx_alloc_bytes"] + p["hb_tx_alloc_bytes"]) * HEAP32_RATIO
     autos = int((g_idle * COLLECT_S + g_pass) // GC_EVERY)
     gc_ms = ms(p["gc_collect_us"]) * HEAP32_RATIO    # the chip's heap holds ~0.7x the bytes
     timer_hz = 1000.0 / p["timer_period_idle_ms"]
@@ -194,7 +198,8 @@ def command_to_ack(p, factor):
         "command_to_ack_line_ms": round(io, 3),
         "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
         "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
-        "command_to_ack_pass_garbage_bytes_32bit": round(g_pass),
+        "command_to_ack_pass_alloc_bytes_32bit": round(g_pass),
+        "collections_per_s": round((1 + autos) / COLLECT_S, 2),
         # where the pass's time goes: each step timed hot on its own (hotpaths.command_steps),
         # with the link port's read and write and the wake-up; pass_hot is the whole pass so
         "command_steps_ms": {k: round(ms(v), 3) for k, v in dict(
