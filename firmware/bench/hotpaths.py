@@ -394,7 +394,7 @@ def command_steps(app, board, dev, host, wire, pico, n=120):
             app.link_service()
             lk.tx_out = lk.tx_in
             lk.tx_busy = 0
-        whole = _alloc_volume(one, want=6, most=200)
+        whole = _alloc_volume(one, want=12, most=200)
         host._next = host._una = host._snd = dev._rx_next     # the frames left unsent
         host._rx_next = dev._next - host._rx_off
         host._rx_acked = host._rx_next
@@ -405,7 +405,7 @@ def command_steps(app, board, dev, host, wire, pico, n=120):
             _usb_in(lk, next(it))
             lk.rx_r = lk.rx_w
             lk.rx_off = 0
-        r["alloc_bytes"] = round(whole - _alloc_volume(harness, T=2048, want=6, most=200))
+        r["alloc_bytes"] = round(whole - _alloc_volume(harness, T=2048, want=12, most=200))
         host._rx_next = dev._next - host._rx_off      # the answers went to a "host" that took
         host._rx_acked = host._rx_next                 # them without reading: in step again
         dev._una = dev._snd = dev._next
