@@ -1,6 +1,5 @@
 # Outgoing event queue (one preallocated byte ring, never silent on overflow) and the 64-bit microsecond event clock built from small ints.
 import time
-import struct
 from struct import pack_into
 from ringmsg import EVENT_HDR, EV_OVERFLOW
 
