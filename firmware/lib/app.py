@@ -43,10 +43,11 @@ LINK_FRAMES = const(4)        # frames per link-task pass (bounded work per loop
 FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_BARRED)
 TX_FRAME_ROOM = const(132)    # board tx buffer room one encoded frame needs (129 + delimiters)
 SELFTEST_MS = const(300)
-# collect after this many bytes. The link (ringlink) makes ~0.15 KB of garbage per frame sent
-# and ~1.2 KB per frame received on the 64-bit unix port (about half on the Pico): with
-# heartbeats both ways every 200 ms that is ~7 KB/s at idle, so 8 KB caps the garbage at
-# ~1 collection/s (the supervisor adds one every 2 s; hard IRQs run during collections).
+# collect after this many bytes allocated. gc.threshold counts every allocation, also call
+# frames freed on return: the link (ringlink) allocates ~1.3-1.5 KB per heartbeat frame each
+# way on the 64-bit unix port (~0.7 KB of it left as garbage; ~0.7x that on the Pico), ~14
+# KB/s at idle, so 8 KB means ~1.5 collections/s with the supervisor's every 2 s (hard IRQs
+# run during collections; `ring bench firmware` prints collections_per_s).
 GC_EVERY = const(8192)
 PASS_SLACK = const(4096)      # garbage of one link pass, made with collections held off
                               # (link_service): a command pass ~2.4 KB on the 64-bit port
