@@ -59,6 +59,8 @@ class FakeLink:
 class StillCamera:
     """Returns the same frame forever, or nothing at all (a stalled camera)."""
 
+    fps = 25.0
+
     def __init__(self, stalled=False):
         self.stalled = stalled
 
@@ -66,31 +68,38 @@ class StillCamera:
         time.sleep(0.01)
         if self.stalled:
             return None, None
-        return np.zeros((40, 40, 3), np.uint8), time.monotonic()
+        return np.full((40, 40, 3), 120, np.uint8), time.monotonic()
+
+    def close(self):
+        pass
 
 
 @pytest.fixture
 def host(tmp_path, monkeypatch):
-    import ringctl.vision.judge as judge
-    import ringctl.vision.motion as motion
+    import ringctl.runner.rigwatch as rigwatch
+    from ringctl.vision.ring import RingModel
 
     class AlwaysStill:
         def __init__(self, ring, **kw):
             pass
 
         def update(self, frame, t):
-            return {"still": True, "still_s": 1.0,
-                    "coins": [{"center": [10, 10], "still_s": 1.0, "moving": False}] * 2}
+            return {"still_s": 1.0, "moving": False}
 
+    coins = [{"center": [10, 10], "radius": 5, "face": "heads", "flat": True,
+              "inside": True, "confidence": 0.9}] * 2
     verdict = {"result": "heads", "reasons": ["both coins heads"], "ms": 1.0,
-               "coins": [{"center": [10, 10], "radius": 5, "face": "heads", "flat": True,
-                          "inside": True, "confidence": 0.9}] * 2}
-    monkeypatch.setattr(motion, "MotionCheck", AlwaysStill)
-    monkeypatch.setattr(judge, "classify", lambda img, ring, model: dict(verdict))
+               "coins": [dict(c, camera="A", cameras=["A"]) for c in coins],
+               "views": [{"result": "heads", "reasons": [], "coins": coins}]}
+    monkeypatch.setattr(rigwatch, "StillnessWatch", AlwaysStill)
+    monkeypatch.setattr(rigwatch, "judge_views", lambda frames, rig, model: dict(verdict))
     log = AuditLog(str(tmp_path / "audit.db"))
     link = FakeLink(log)
-    h = RingHost(link, log, Engine(), camera=StillCamera(), ring_model=object(),
-                 face_model=object(), still_timeout_s=1.0, camera_stale_s=0.3)
+    camera = StillCamera()
+    ring = RingModel((40, 40), (20, 20), (18, 18), 0.0, np.zeros((40, 40, 3), np.uint8), 25.0, 1000.0)
+    watcher = rigwatch.RigWatcher.one_camera(camera, ring, object(), keep=3, stale_s=0.3)
+    h = RingHost(link, log, Engine(), watcher=watcher, still_timeout_s=1.0, camera_stale_s=0.3)
+    h.test_camera = camera
     for op in ({"op": "spinner", "calls": "heads"}, {"op": "bets-open"},
                {"op": "bet", "id": "s1", "on": "spinner", "amount": 10}, {"op": "bets-closed"}):
         assert h.submit(TableOp(op=op, **BOXER)).ok
@@ -206,7 +215,7 @@ def test_board_restart_mid_spin_voids_the_spin(host):
 
 
 def test_stalled_camera_gives_fault_light_and_a_manual_call(host):
-    host.camera = StillCamera(stalled=True)
+    host.test_camera.stalled = True
     arm(host)
     land_and_rest(host.link)
     host.wait_rest(2.0)

@@ -15,6 +15,7 @@ def two_spins(h):
         arm(h)
         land_and_rest(h.link)
         assert run_until(h, lambda: h.spin.finished)
+        h.pump(0.05)        # the spin's last events (its at-rest phase) belong to it, not the next
         for op in ({"op": "bets-open"}, {"op": "bets-closed"}):
             from ringctl.runner.commands import TableOp
             h.submit(TableOp(op=op, user="ann", role="boxer"))

@@ -50,7 +50,7 @@ class FakeSession:
         FakeSession.made.append(work)
         self.board_tty, self.firmware, self.log_path = "pty", "mp", os.path.join(work, "audit.db")
         self.rig = argparse.Namespace(views=[1], report={"coverage": {"text": "whole ring"}})
-        self.host = argparse.Namespace(ring_model=None)
+        self.host = None
 
     def __enter__(self):
         open(self.log_path, "w").close()

@@ -78,7 +78,7 @@ def run(args):
     port, device_id = _board(args, cfg)
     check_path(port)            # missing, not a serial port: said now, not as "LINK LOST"
     key = load_key(args.key or cfg.get("key") or device_id)
-    ring_model = face_model = camera = watcher = None
+    ring_model = watcher = None
     cam_spec = args.camera or cfg.get("camera")
     if isinstance(cam_spec, (str, int)):
         cam_spec = [cam_spec]
@@ -86,13 +86,7 @@ def run(args):
         watcher = _rig_watcher(cam_spec, cfg)
     elif cam_spec:
         cam_spec = cam_spec[0]
-        from ..vision import FaceModel, RingModel, open_source
-        if not cfg.get("ring") or not cfg.get("model"):
-            raise UserError("a camera needs the ring calibration and the face model: put "
-                            "\"ring\" and \"model\" in --config (ring vision calibrate / train)")
-        ring_model = RingModel.load(cfg["ring"])
-        face_model = FaceModel.load(cfg["model"])
-        camera = open_source(cam_spec)
+        ring_model, watcher = _one_camera_watcher(cam_spec, cfg)
     # The log last: a refused start leaves no new file behind.
     log_path = args.log or cfg.get("log") or default_path()
     log = open_log(log_path)
@@ -103,10 +97,11 @@ def run(args):
     except UserError:
         link.close()
         log.close()
+        if watcher is not None:
+            watcher.stop()
         raise
-    host = RingHost(link, log, engine, camera=camera, ring_model=ring_model,
-                    face_model=face_model, quiet_s=float(cfg.get("quiet_s", 1.0)),
-                    stills=int(cfg.get("stills", 3)), watcher=watcher)
+    host = RingHost(link, log, engine, watcher=watcher, quiet_s=float(cfg.get("quiet_s", 1.0)),
+                    stills=int(cfg.get("stills", 3)))
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
@@ -121,6 +116,19 @@ def run(args):
         host.close()
         link.close()
         log.close()
+
+
+def _one_camera_watcher(cam_spec, cfg):
+    """One camera with its ring calibration: a rig of one. -> (its RingModel, the watcher)."""
+    from ..vision import FaceModel, RingModel, open_source
+    from .rigwatch import RigWatcher
+    if not cfg.get("ring") or not cfg.get("model"):
+        raise UserError("a camera needs the ring calibration and the face model: put "
+                        "\"ring\" and \"model\" in --config (ring vision calibrate / train)")
+    ring_model = RingModel.load(cfg["ring"])
+    face_model = FaceModel.load(cfg["model"])
+    return ring_model, RigWatcher.one_camera(open_source(cam_spec), ring_model, face_model,
+                                             keep=int(cfg.get("stills", 3)))
 
 
 def _rig_watcher(cam_specs, cfg):

@@ -1,7 +1,8 @@
 """RingHost: one ring's live loop, and the only writer during play — it owns the spin from arm to settlement.
 
-The same class runs `ring run` (real board, real camera) and `ring demo` (simulated board under
-`micropython`, simulated camera). Consoles are thin clients of its API:
+The same class runs `ring run` (real board, real cameras) and `ring demo` (simulated board under
+`micropython`, simulated cameras); the cameras are its watcher's (`runner.rigwatch.RigWatcher`:
+one camera is a rig of one). Consoles are thin clients of its API:
 
     host.start()                      # its own thread runs the loop (or call host.step())
     reply = host.submit(cmd)          # typed Command (runner.commands) -> Reply; any thread
@@ -23,8 +24,6 @@ import re
 import threading
 import time
 
-import cv2
-
 from ..fw import ringmsg as rm
 from ..game.adjudicate import AdjudicationError, SpinAdjudicator
 from ..link.alarms import BoardAlarms
@@ -37,13 +36,9 @@ from ..record.witness import WitnessFeed
 from . import commands as C
 from . import faults
 from .events import EventBus
-from ..vision.annotate import annotate
 
 logger = logging.getLogger("ringctl.runner")
 
-# Coins count as still once the camera has seen no motion for this long (the board's quiet
-# time after the last impact is the other, independent half of "at rest").
-STILL_WINDOW_S = 0.15
 PLAY_EVENTS = (rm.EV_PHASE, rm.EV_BEAM, rm.EV_WALL, rm.EV_MAT, rm.EV_BUTTON, rm.EV_IMPACT,
                rm.EV_REST, rm.EV_BARRED)
 NO_SPIN_SETTLE_S = 2.0         # a barred/called spin: decided once the ring is this quiet
@@ -55,6 +50,7 @@ LINK_LOST = "LINK LOST: the board shows link-lost; calls are manual"
 FAULT_ACK_ROLES = ("supervisor",)     # a board fault is back in play only on a supervisor's word
 CLEAR_ROLES = ("boxer", "supervisor", "technician")
 RULE_AT_START = re.compile(r"^(\d+(?:\.\d+)*)\s")
+STILL_WAIT_S = 0.02            # waiting for still verdicts: board events are handled this often
 
 
 class Refused(Exception):
@@ -94,15 +90,11 @@ class Spin:
 
 
 class RingHost:
-    def __init__(self, link, log, engine, camera=None, ring_model=None, face_model=None,
-                 quiet_s=1.0, stills=3, still_timeout_s=2.5, camera_stale_s=1.0,
-                 rest_timeout_s=15.0, watcher=None):
+    def __init__(self, link, log, engine, watcher=None, quiet_s=1.0, stills=3, still_timeout_s=2.5,
+                 camera_stale_s=1.0, rest_timeout_s=15.0):
         self.link = link
         self.log = log
         self.engine = engine
-        self.camera = camera
-        self.ring_model = ring_model
-        self.face_model = face_model
         self.quiet_s = quiet_s
         self.stills = stills
         self.still_timeout_s = still_timeout_s
@@ -114,7 +106,7 @@ class RingHost:
         self.phase = "unknown"                  # the board's phase, as it last reported it
         self.fault = None                       # the board's fault while it holds one (faults.py)
         self.boot_id = None
-        self.watcher = watcher          # several cameras: runner.rigwatch.RigWatcher (issue 13)
+        self.watcher = watcher          # the cameras (runner.rigwatch.RigWatcher), or None: manual calls
         self.camera_fault = False
         self.link_up = None
         self._link_state = None
@@ -167,7 +159,7 @@ class RingHost:
                 "phase": self.phase, "light": self.light,
                 "fault": None if self.fault is None else dict(self.fault),
                 "link": {"up": bool(self.link_up)},
-                "camera": ("none" if self.camera is None and self.watcher is None else
+                "camera": ("none" if self.watcher is None else
                            "stalled" if self.camera_fault else "ok"),
                 "spinner": spinner,
                 "results": list(self.results),
@@ -507,14 +499,16 @@ class RingHost:
             return [], []
         deadline = time.monotonic() + self.still_timeout_s
         while True:
-            got = watcher.judged(self.stills)
+            # woken the moment the still window closes (no polling interval in the result's
+            # time); board events meanwhile wait at most STILL_WAIT_S to be recorded
+            got = watcher.wait_judged(self.stills, STILL_WAIT_S)
             if len(got) >= self.stills:
                 break
             if watcher.stalled(self.camera_stale_s):
                 return [], []
             if time.monotonic() > deadline:
                 break
-            self.pump(0.005)
+            self.pump(0)
         return [f for f, _ in got], [v for _, v in got]
 
     def adjudicate(self):
@@ -544,23 +538,12 @@ class RingHost:
             t_result = time.monotonic()
             # A stalled camera is a fault the boxer must see (fault light); the boxer then calls it.
             light = rm.LIGHT_FAULT if self.camera_fault else outcome.light
-            # each still frame, then its annotated copy (ring, coins, verdict drawn on: the
-            # evidence a person looks at; frame meta "annotated")
+            # each still moment's evidence, then its annotated copy (ring, coins, verdict drawn
+            # on: what a person looks at; frame meta "annotated"), encoded by the watcher while
+            # the still window ran
             jpegs = []
-            ready = getattr(self.watcher, "evidence_jpegs", None)   # encoded while still
             for i, frame in enumerate(f for f in frames if f is not None):
-                verdict = verdicts[i] if i < len(verdicts) else None
-                got = ready(frame, verdict) if ready is not None and verdict is not None else None
-                if got is not None:
-                    jpegs += got
-                    continue
-                ok, jpg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-                if ok:
-                    jpegs.append((jpg.tobytes(), verdict))
-                if ok and verdict is not None:
-                    ok, jpg = cv2.imencode(".jpg", annotate(frame, verdict), [cv2.IMWRITE_JPEG_QUALITY, 90])
-                    if ok:
-                        jpegs.append((jpg.tobytes(), dict(verdict, annotated=True)))
+                jpegs += self.watcher.evidence_jpegs(frame, verdicts[i] if i < len(verdicts) else None)
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first
@@ -679,9 +662,6 @@ class RingHost:
             raise Refused(refusal[0], "not armed: %s" % refusal[1])
         before = self.spin
         spin = self._new_spin()
-        if self.camera is not None and self.ring_model is not None and self.watcher is None:
-            self.watcher = CameraWatcher(self.camera, self.ring_model, self.face_model,
-                                         keep=self.stills)
         records.record_arm(self.log, spin.number, user=cmd.user, role=cmd.role)   # durable first
         if not self._tell_board(rm.CMD_ARM, ""):                                  # then the board
             self.spin = before                # never armed: its number stays used, on record
@@ -851,95 +831,3 @@ def _verdict_json(v):
     if not isinstance(v, dict):
         return v
     return {"result": v.get("result"), "reasons": v.get("reasons", []), "coins": v.get("coins", [])}
-
-
-class CameraWatcher:
-    """Reads the camera on its own thread, runs the per-frame motion check (issue 4) and
-    judges frames as they come, so verdicts are ready when the board says "at rest".
-
-    Frames are judged while no coin moves; once the motion check has seen the coins still
-    for its window, every frame inside that still period counts as a still frame (they
-    were still all along), so the stills are there the moment the window closes."""
-
-    def __init__(self, camera, ring_model, face_model, keep=3, window_s=STILL_WINDOW_S):
-        from ..vision import MotionCheck
-        self.camera = camera
-        self.ring_model = ring_model
-        self.face_model = face_model
-        self.motion = MotionCheck(ring_model, window_s=window_s)
-        self.keep = keep
-        self.lock = threading.Lock()
-        self.recent = []            # (host time, frame, verdict) while nothing moves
-        self.still_since = None     # host time the coins were first seen still, once confirmed
-        self.last_frame_t = time.monotonic()
-        self.errors = 0
-        self.frames = 0
-        self.last_frame = None
-        self._last_view = (None, None, [])
-        self._stop = False
-        self.thread = threading.Thread(target=self._run, name="camera", daemon=True)
-        self.thread.start()
-
-    def reset(self):
-        with self.lock:
-            self.recent = []
-            self.still_since = None
-
-    def _run(self):
-        from ..vision import classify
-        while not self._stop:
-            try:
-                frame, t_s = self.camera.read()
-            except Exception:           # a camera that throws is a stalled camera
-                self.errors += 1
-                frame = None
-            if frame is None:
-                time.sleep(0.01)
-                continue
-            now = time.monotonic()
-            self.last_frame_t = now
-            self.frames += 1
-            self.last_frame = frame
-            state = self.motion.update(frame, now)
-            coins = state.get("coins") or []
-            if not coins or any(c.get("moving") for c in coins):
-                with self.lock:
-                    self.recent = []    # something moved: earlier frames are stale
-                    self.still_since = None
-                    self._last_view = (frame, t_s, [self._moving_coin(c) for c in coins])
-                continue
-            verdict = classify(frame, self.ring_model, self.face_model)
-            with self.lock:
-                self.recent.append((now, frame, verdict))
-                del self.recent[:-4 * self.keep]
-                if state.get("still"):
-                    self.still_since = now - float(state.get("still_s", 0.0))
-                self._last_view = (frame, t_s, [dict(c, moving=False)
-                                                for c in verdict.get("coins", [])])
-
-    def _moving_coin(self, c):
-        return {"center": c["center"], "radius": self.ring_model.coin_radius_px, "face": None,
-                "flat": None, "inside": None, "confidence": None, "moving": c.get("moving", False)}
-
-    def view(self):
-        with self.lock:
-            frame, t_s, coins = self._last_view
-            return frame, t_s, [dict(c) for c in coins]
-
-    def judged(self, n):
-        """The newest n (frame, verdict) pairs seen inside the confirmed still period."""
-        with self.lock:
-            if self.still_since is None:
-                return []
-            got = [(f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6]
-            return got[-n:]
-
-    def latest(self):
-        return [self.last_frame] if self.last_frame is not None else []
-
-    def stalled(self, stale_s):
-        return time.monotonic() - self.last_frame_t > stale_s
-
-    def stop(self):
-        self._stop = True
-        self.thread.join(2.0)

@@ -1,16 +1,20 @@
-"""RigWatcher: all cameras of the ring read in parallel, the stillness rule, every still moment judged.
+"""RigWatcher: the host's one camera watcher -- every camera of the ring read in parallel, the stillness rule, every still moment judged.
 
-The host's view of the coins for one or several cameras (a `vision.viewcal.Rig`): frames are
-paired by timestamp into moments (`vision.paired.PairedSources`), every camera's stillness
-rule runs on every frame (`vision.rest`), and every moment in which nothing moves is judged at
-once by the multi-view judge (`vision.views.judge_views`), so the verdicts are ready the
-instant the rule's still window closes: the result follows the coins' rest by that window plus
-one frame. The moment that opened the still period (the first frame showing the coins where
-they then stayed) is one of its still moments, by the rule's own definition: it is judged as
-soon as the next frame shows nothing moved. Each judged moment's evidence (the picture and its
-annotated copy, JPEG, as the host records them) is encoded at once on a second thread, so the
-host's record waits for no encoding. Same interface as the single-camera watcher (reset,
-judged, latest, stalled, stop) plus `evidence_jpegs`.
+One camera or several: a single camera is a rig of one (`RigWatcher.one_camera(source,
+ring_model, ...)`, its ring calibration mapped to ring mm by `rig_of_one`), so `ring run
+--camera X` with a ring calibration and a multi-camera rig go through the same code. Frames
+are paired by timestamp into moments (`vision.paired.PairedSources`; one camera: each frame
+is a moment), every camera's stillness rule runs on every frame (`vision.rest`), and every
+moment in which nothing moves is judged at once by the multi-view judge
+(`vision.views.judge_views`; one view: the single-view judge on the crops where something
+differs from the empty ring), so the verdicts are ready the instant the rule's still window
+closes: the result follows the coins' rest by that window plus one frame. The moment that
+opened the still period (the first frame showing the coins where they then stayed) is one of
+its still moments, by the rule's own definition: it is judged as soon as the next frame shows
+nothing moved. Each judged moment's evidence (the picture and its annotated copy, JPEG, as the
+host records them) is encoded at once on a second thread, so the host's record waits for no
+encoding. The host's interface: reset, judged, wait_judged, latest, view, stalled, stop,
+evidence_jpegs.
 """
 import queue
 import threading
@@ -22,25 +26,43 @@ import numpy as np
 from ..vision.annotate import annotate, coin_colour, coin_label
 from ..vision.paired import PairedSources
 from ..vision.rest import StillnessWatch, window_for
+from ..vision.viewcal import CameraView, Rig
 from ..vision.views import judge_views
 
 EVIDENCE_HEIGHT = 720     # px: the views side by side, as kept in the audit log
 # x keep: moments judged per still period. The host takes `keep` agreeing moments of the
 # confirmed still period; judging more only competes with its record for the CPU.
 JUDGED_PER_STILL = 1
-JPEG_QUALITY = 90         # the host's evidence quality (runner/host.py records the same)
+JPEG_QUALITY = 90         # the evidence the host records
 CLOSEUP_COINS = 3.0       # a coin's close-up in the evidence: this many coin diameters square
 LABEL_PX = 22             # the close-up's label band
 
 
+def rig_of_one(ring_model, name="A"):
+    """One camera's ring calibration (a vision RingModel) as a rig of one view: its pixels map
+    to ring mm through the ring's own ellipse and known diameter (centre 0, +y up), so the
+    multi-view judge and the stillness rule see exactly that camera and that calibration."""
+    ppm = ring_model.px_per_mm
+    cx, cy = ring_model.center
+    to_plane = np.vstack([ring_model.to_plane, [0.0, 0.0, 1.0]])    # the ring a circle, centre kept
+    to_mm = np.array([[1 / ppm, 0.0, -cx / ppm], [0.0, -1 / ppm, cy / ppm], [0.0, 0.0, 1.0]])
+    view = CameraView(name, to_mm @ to_plane, ring_model, ring_model.coin_mm)
+    return Rig([view], ring_model.ring_mm, ring_model.coin_mm)
+
+
 class RigWatcher:
+    @classmethod
+    def one_camera(cls, source, ring_model, face_model, keep=3, stale_s=1.0):
+        """The watcher of a single camera with its ring calibration (`ring run --camera X`)."""
+        return cls([source], rig_of_one(ring_model), face_model, keep=keep, stale_s=stale_s)
+
     def __init__(self, sources, rig, face_model, keep=3, stale_s=1.0):
         self.rig = rig
         self.face_model = face_model
         self.keep = keep
         self.paired = sources if isinstance(sources, PairedSources) else PairedSources(sources, stale_s=stale_s)
         self.watches = [StillnessWatch(v.ring) for v in rig.views]
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()     # notified when a moment is judged or the window closes
         self.recent = []            # (host time, frames, verdict) while nothing moves
         self.still_since = None
         self.last_frame_t = time.monotonic()
@@ -123,6 +145,7 @@ class RigWatcher:
         with self.lock:
             self.recent.append((t, frames, verdict))
             self._last_view = (frames, t, verdict)
+            self.lock.notify_all()
         self._encode.put((t, frames, verdict))
 
     def _encoder(self):
@@ -133,31 +156,28 @@ class RigWatcher:
             except queue.Empty:
                 continue
             pic = self._evidence(t, frames, verdict)
-            out = []
-            ok, jpg = cv2.imencode(".jpg", pic, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-            if ok:
-                out.append((jpg.tobytes(), verdict))
-                ok, jpg = cv2.imencode(".jpg", annotate(pic, verdict), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-                if ok:
-                    out.append((jpg.tobytes(), dict(verdict, annotated=True)))
+            out = encode_evidence(pic, verdict)
             with self._pic_lock:
                 if t in self._pictures:
                     self._jpegs[t] = (verdict, out)
 
     def evidence_jpegs(self, picture, verdict):
-        """[(JPEG, meta)] of a picture `judged()` returned (plain, then annotated with its
-        verdict), already encoded; None when not (yet): the caller encodes it."""
+        """[(JPEG, meta)] of a picture `judged()` or `latest()` returned: plain, then annotated
+        with its verdict (when there is one). Encoded ahead on the evidence thread while the
+        still window ran; encoded now only when that thread has not got to it yet."""
         with self._pic_lock:
             for t, p in self._pictures.items():
                 if p is picture:
                     got = self._jpegs.get(t)
-                    return list(got[1]) if got is not None and got[0] is verdict else None
-        return None
+                    if got is not None and got[0] is verdict:
+                        return list(got[1])
+        return encode_evidence(picture, verdict)
 
     def _close_window(self, t, still_since):
         """(under the lock) The confirmed still period's start, or None; notes when it closed."""
         if still_since is not None and self.still_since is None:
             self.window_closed = (time.monotonic(), t)
+            self.lock.notify_all()          # the host waits for this (wait_judged)
         elif still_since is None:
             self.window_closed = None
         self.still_since = still_since
@@ -183,10 +203,20 @@ class RigWatcher:
 
     def judged(self, n):
         """The newest n (evidence frame, verdict) pairs inside the confirmed still period."""
+        return self.wait_judged(n, 0.0)
+
+    def wait_judged(self, n, timeout):
+        """judged(n), waiting up to `timeout` s for n of them (woken when a moment is judged or
+        the still window closes): fewer when they do not come in time."""
+        deadline = time.monotonic() + timeout
         with self.lock:
-            if self.still_since is None:
-                return []
-            got = [(t, f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6][-n:]
+            while True:
+                got = [] if self.still_since is None else \
+                    [(t, f, v) for (t, f, v) in self.recent if t >= self.still_since - 1e-6][-n:]
+                left = deadline - time.monotonic()
+                if len(got) >= n or left <= 0:
+                    break
+                self.lock.wait(left)
         return [(self._evidence(t, f, v), v) for t, f, v in got]
 
     def _evidence(self, t, frames, verdict):
@@ -215,6 +245,19 @@ class RigWatcher:
         self.thread.join(2.0)
         self.encoder.join(2.0)
         self.paired.close()
+
+
+def encode_evidence(picture, verdict):
+    """[(JPEG, meta)]: the picture (meta: its verdict), then its copy annotated with the verdict."""
+    out = []
+    ok, jpg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if ok:
+        out.append((jpg.tobytes(), verdict))
+    if ok and verdict is not None:
+        ok, jpg = cv2.imencode(".jpg", annotate(picture, verdict), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        if ok:
+            out.append((jpg.tobytes(), dict(verdict, annotated=True)))
+    return out
 
 
 def moment_picture(frames, verdict, rig):

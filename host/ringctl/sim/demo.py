@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from ..console.options import add_console_option, ring_outline, serve_beside
+from ..console.options import add_console_option, serve_beside
 from ..errors import UserError
 from ..runner.commands import parse_command
 from ..vision.rest import BOARD_QUIET_S
@@ -66,7 +66,7 @@ def run(args):
             out.note("ring %.0f mm, %d camera(s) calibrated with the sheet: %s"
                      % (args.ring_mm, len(demo.rig.views), demo.rig.report["coverage"]["text"]))
             web = serve_beside(demo.host, demo.log_path, args, parse_command,
-                               ring=ring_outline(demo.host.ring_model), say=out.note, demo_dir=work)
+                               say=out.note, demo_dir=work)
             try:
                 rng = np.random.default_rng(args.seed)
                 for n in range(args.spins):

@@ -69,5 +69,5 @@ def hd_ring_host(log_path, n=50, fps=25.0, size=HD, seed=3):
     frames, ring, cam = hd_frames(n, fps, size, seed)
     rig, face_model = commission([cam], ring, CoinSpec(), np.random.default_rng(seed + 7))
     watcher = RigWatcher([LoopSource(frames, fps)], rig, face_model, stale_s=2.0)
-    host = RingHost(None, AuditLog(log_path), Engine(), face_model=face_model, watcher=watcher)
+    host = RingHost(None, AuditLog(log_path), Engine(), watcher=watcher)
     return host, rig

@@ -100,8 +100,8 @@ class DemoSession:
         for cam in self.simring.cameras:
             cam.frame_at(0.0)            # the renderer's one-off empty-ring drawing, before play
         watcher = RigWatcher(self.simring.cameras, self.rig, face_model, stale_s=2.0)
-        self.host = RingHost(self.link, self.host_log, Engine(), face_model=face_model, quiet_s=self.quiet_s,
-                             camera_stale_s=2.0, watcher=watcher)
+        self.host = RingHost(self.link, self.host_log, Engine(), watcher=watcher, quiet_s=self.quiet_s,
+                             camera_stale_s=2.0)
         self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
         self.table = Table(np.random.default_rng(self.seed))
         self.host.start()
