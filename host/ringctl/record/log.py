@@ -8,9 +8,12 @@ record; the ring board witnesses the chain (witness.py here, firmware/lib/witnes
 Durability: each append is one IMMEDIATE transaction committed with synchronous=FULL in WAL
 mode, so when `append()` returns the record survives kill -9 and power loss; only then may
 the host acknowledge the device event it records or announce what the record justifies.
+`with log.batch():` makes the appends inside one transaction (one WAL sync, not one each):
+all of them are durable when the block ends, or none (a spin's frames and its spin record).
 When the disk is full (or the log otherwise cannot be written) append raises LogWriteError
 with one line saying so and what to do; nothing is half-written.
 """
+import contextlib
 import os
 import sqlite3
 import time
@@ -124,6 +127,7 @@ class AuditLog:
         self.readonly = readonly
         if (readonly or not create) and not os.path.exists(self.path):
             raise FileNotFoundError(self.path)
+        self._batch = False
         if readonly:
             self.db = self._open_readonly()
             return
@@ -198,6 +202,31 @@ class AuditLog:
         seq, _ = self.append_once(kind, data, blob, event, ts)
         return seq
 
+    @contextlib.contextmanager
+    def batch(self):
+        """The appends inside are one transaction: durable together when the block ends (one
+        sync of the log), or none of them (LogWriteError, or any error inside). Nested: part of
+        the outer batch."""
+        if self._batch:
+            yield
+            return
+        cur = self.db.cursor()
+        try:
+            cur.execute("BEGIN IMMEDIATE")
+            self._batch = True
+            yield
+            cur.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            raise LogWriteError(self.path, exc) from exc
+        except BaseException:
+            self._rollback()
+            raise
+        finally:
+            self._batch = False
+
     def append_once(self, kind, data, blob=None, event=None, ts=None):
         """Like append, -> (seq, written) where written is False for a duplicate event.
         Raises LogWriteError (disk full, read-only, I/O) with nothing written."""
@@ -211,20 +240,24 @@ class AuditLog:
         ts_us = int(round((time.time() if ts is None else float(ts)) * 1e6))
         digest = canonical.body_digest(kind, ts_us, text, blob_sha, boot_id, event_id)
         cur = self.db.cursor()
+        own = not self._batch           # in a batch, the batch commits
         try:
-            cur.execute("BEGIN IMMEDIATE")
+            if own:
+                cur.execute("BEGIN IMMEDIATE")
             if event is not None:
                 row = cur.execute("SELECT seq FROM records WHERE boot_id=? AND event_id=?",
                                   (boot_id, event_id)).fetchone()
                 if row:
-                    cur.execute("COMMIT")
+                    if own:
+                        cur.execute("COMMIT")
                     return row[0], False
             row = cur.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             seq, prev = (row[0] + 1, row[1]) if row else (1, GENESIS)
             cur.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
                         (seq, ts_us, kind, text, blob, blob_sha, boot_id, event_id, prev,
                          canonical.chain(prev, digest)))
-            cur.execute("COMMIT")
+            if own:
+                cur.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             self._rollback()
             if "locked" in str(exc) or "busy" in str(exc):

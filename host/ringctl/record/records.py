@@ -43,18 +43,19 @@ def record_event(log, ev, **extra):
 def record_spin(log, spin_id, adjudicator, frames=(), **extra):
     """A decided spin: every frame that decided it (JPEG bytes + meta, e.g. the camera
     verdict), then one "spin" record with the events, outcome, reasons and every human step
-    (calls, refusals, overrides and who), plus `extra` (lights, verdicts, ...).
-    -> seq of the spin record."""
+    (calls, refusals, overrides and who), plus `extra` (lights, verdicts, ...), all in one
+    transaction: durable together when this returns, or none of them. -> seq of the spin record."""
     if adjudicator.outcome is None:
         raise ValueError("decide the spin before recording it")
-    frame_seqs = []
-    for jpeg, meta in frames:
-        frame_seqs.append(log.append("frame", {"spin": spin_id, "meta": meta}, blob=jpeg))
-    data = {"spin": spin_id, "events": [_event_fields(ev) for ev in adjudicator.events],
-            "outcome": adjudicator.outcome.as_json(), "steps": adjudicator.steps,
-            "frames": frame_seqs}
-    data.update(extra)
-    return log.append("spin", data)
+    with log.batch():       # one transaction: one sync of the log, the frames only with their spin
+        frame_seqs = []
+        for jpeg, meta in frames:
+            frame_seqs.append(log.append("frame", {"spin": spin_id, "meta": meta}, blob=jpeg))
+        data = {"spin": spin_id, "events": [_event_fields(ev) for ev in adjudicator.events],
+                "outcome": adjudicator.outcome.as_json(), "steps": adjudicator.steps,
+                "frames": frame_seqs}
+        data.update(extra)
+        return log.append("spin", data)
 
 
 def record_op(log, op, events=None, user=None, role=None):
