@@ -73,6 +73,7 @@ class Spin:
         self.t_first_impact = None
         self.t_rest = None           # host clock when the board said "at rest"
         self.t_result = None         # host clock when the spin was decided
+        self.t_recorded = None       # host clock when that decision's record was durable
         self.phase = rm.PH_ARMED
         self.lights = []             # (light name, edge-to-light us or -1)
         self.barred = []             # reasons the board barred the spin
@@ -547,7 +548,7 @@ class RingHost:
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first
-            spin.outcome, spin.t_result = outcome, t_result
+            spin.outcome, spin.t_result, spin.t_recorded = outcome, t_result, time.monotonic()
             self._tell_board(rm.CMD_LIGHT, str(light))                     # then the board
             if self.camera_fault and not was_fault:
                 self._alarm("camera-stalled", "camera stalled: the fault light is on; the boxer "
@@ -566,7 +567,7 @@ class RingHost:
     def _timings(self, spin):
         """Host monotonic clock (s) of the spin's milestones, for latency figures."""
         return {"armed": spin.t_armed, "landed": spin.t_first_impact, "rest": spin.t_rest,
-                "result": spin.t_result}
+                "result": spin.t_result, "recorded": spin.t_recorded}
 
     def _announce_result(self, spin):
         out = spin.outcome

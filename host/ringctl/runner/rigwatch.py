@@ -11,9 +11,10 @@ differs from the empty ring), so the verdicts are ready the instant the rule's s
 closes: the result follows the coins' rest by that window plus one frame. The moment that
 opened the still period (the first frame showing the coins where they then stayed) is one of
 its still moments, by the rule's own definition: it is judged as soon as the next frame shows
-nothing moved. Each judged moment's evidence (the picture and its annotated copy, JPEG, as the
-host records them) is encoded at once on a second thread, so the host's record waits for no
-encoding. The host's interface: reset, judged, wait_judged, latest, view, stalled, stop,
+nothing moved. Each judged moment's evidence (its picture, made from the detection-scale
+copies the stillness rule made of those frames, and the picture and its annotated copy as
+JPEG, as the host records them) is made at once on a second thread, so neither the next frame
+nor the host's record waits for it: the watcher's own thread does only the rule and the judge. The host's interface: reset, judged, wait_judged, latest, view, stalled, stop,
 evidence_jpegs.
 """
 import queue
@@ -73,6 +74,7 @@ class RigWatcher:
         self.window_closed = None   # (host time the still window closed, its frame's arrival time)
         self._last_view = (None, None, None)   # (frames, t, verdict or None while moving)
         self._pictures = {}                    # moment's host time -> evidence picture
+        self._smalls = {}                      # moment's host time -> its detection-scale copies
         self._jpegs = {}                       # moment's host time -> [(jpeg, verdict meta)]
         self._pic_lock = threading.Lock()
         self._moving = None                    # (t, frames) of the newest moment that moved
@@ -106,12 +108,15 @@ class RigWatcher:
                     w.reset()
                 continue
             states = [w.update(f, t) for w, f in zip(self.watches, frames)]
+            # the rule's detection-scale copies (kept by each RingModel: no new work), for the
+            # moment's evidence picture
+            smalls = [v.ring.small(f) for v, f in zip(self.rig.views, frames)]
             if any(s["moving"] for s in states):
                 with self.lock:
                     self.recent = []
                     self._close_window(t, None)
                     self._last_view = (frames, t, None)
-                self._moving = (t, frames)
+                self._moving = (t, frames, smalls)
                 continue
             still_s = min(s["still_s"] for s in states)
             opened, self._moving = self._moving, None
@@ -126,7 +131,7 @@ class RigWatcher:
             if len(self.recent) < JUDGED_PER_STILL * self.keep:
                 # the first moments of a still period are judged as they come (coins lying
                 # still for minutes need no more verdicts)
-                self._judge(t, frames)
+                self._judge(t, frames, smalls)
             else:
                 with self.lock:     # still coins: the last verdict holds; screens stay live
                     self._last_view = (frames, t, self.recent[-1][2])
@@ -134,14 +139,13 @@ class RigWatcher:
             with self.lock:
                 self._close_window(t, t - still_s if still_s >= window_for(verdict) else None)
 
-    def _judge(self, t, frames):
+    def _judge(self, t, frames, smalls):
         c0 = time.perf_counter()
         verdict = judge_views(frames, self.rig, self.face_model)
         self.judge_ms.append((time.perf_counter() - c0) * 1000)
         del self.judge_ms[:-200]
-        # its evidence picture now, from the detection-scale copies the stillness rule has
-        # just made (the host's record then waits for no picture and, mostly, no encoding)
-        self._evidence(t, frames, verdict)
+        with self._pic_lock:
+            self._smalls[t] = smalls            # for its picture, made on the evidence thread
         with self.lock:
             self.recent.append((t, frames, verdict))
             self._last_view = (frames, t, verdict)
@@ -220,17 +224,20 @@ class RigWatcher:
         return [(self._evidence(t, f, v), v) for t, f, v in got]
 
     def _evidence(self, t, frames, verdict):
-        """The moment's evidence picture, made once (the host asks again while it waits)."""
+        """The moment's evidence picture, made once: on the evidence thread, or by the host
+        when it asks first."""
         with self._pic_lock:
             hit = self._pictures.get(t)
+            smalls = self._smalls.get(t)
         if hit is None:
-            made = moment_picture(frames, verdict, self.rig)
+            made = moment_picture(frames, verdict, self.rig, smalls)
             with self._pic_lock:
                 hit = self._pictures.get(t)
                 if hit is None:
                     hit = self._pictures[t] = made
                     self._pictures = {k: p for k, p in self._pictures.items() if k > t - 5.0}
                     self._jpegs = {k: j for k, j in self._jpegs.items() if k in self._pictures}
+                self._smalls = {k: m for k, m in self._smalls.items() if k > t - 5.0 and k not in self._pictures}
         return hit
 
     def latest(self):
@@ -260,13 +267,13 @@ def encode_evidence(picture, verdict):
     return out
 
 
-def moment_picture(frames, verdict, rig):
+def moment_picture(frames, verdict, rig, smalls=None):
     """The evidence kept for a judged moment: every camera's frame scaled to EVIDENCE_HEIGHT,
     side by side (the whole ring), and below it each coin the verdict found, at its camera's
     full resolution, labelled as judged (face, confidence, flat, inside): what a person
     checks in a dispute, at a fraction of the full frames' size (a small record is a quick
     record, and the result waits for its record)."""
-    over = _side_by_side(frames, rig)
+    over = _side_by_side(frames, rig, smalls)
     names = [v.name for v in rig.views]
     tiles = []
     for c in (verdict or {}).get("coins") or []:
@@ -295,14 +302,15 @@ def moment_picture(frames, verdict, rig):
     return np.vstack([over, strip])
 
 
-def _side_by_side(frames, rig=None):
+def _side_by_side(frames, rig=None, smalls=None):
     parts = []
     for k, f in enumerate(frames):
         if f is None:
             parts.append(np.zeros((EVIDENCE_HEIGHT, EVIDENCE_HEIGHT // 2, 3), np.uint8))
             continue
         if rig is not None and rig.views[k].ring.small_size[1] >= EVIDENCE_HEIGHT:
-            f = rig.views[k].ring.small(f)      # the copy the stillness rule made: cheaper
+            # the copy the stillness rule made: cheaper
+            f = smalls[k] if smalls is not None else rig.views[k].ring.small(f)
         s = EVIDENCE_HEIGHT / f.shape[0]
         parts.append(cv2.resize(f, (max(1, int(f.shape[1] * s)), EVIDENCE_HEIGHT), interpolation=cv2.INTER_AREA))
     return parts[0] if len(parts) == 1 else np.hstack(parts)

@@ -205,11 +205,12 @@ class DemoSession:
                 self.before_true_rest += 1
             # where the time went, each from the true rest (ms): the board's "at rest" (impact
             # quiet), the frame that closed the cameras' still window (its arrival, then the
-            # watcher done with it), the host's decision, and the announcement
+            # watcher done with it), the host's decision, its record durable, and the
+            # announcement
             ms = lambda x: None if x is None else round((x - rest_abs) * 1000.0, 1)  # noqa: E731
             parts = {"board_rest": ms(t["rest"]), "window_frame": ms(window[1] if window else None),
                      "window_closed": ms(window[0] if window else None), "decided": ms(t["result"]),
-                     "announced": round(after_ms, 1)}
+                     "recorded": ms(t.get("recorded")), "announced": round(after_ms, 1)}
             self.after_rest_parts.append(parts)
         e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
                if e.kind == "light" and e.data.get("spin") == number
@@ -321,7 +322,10 @@ class DemoSession:
                 "result_after_rest_ms_p99": _pct(self.after_rest_ms, 99),
                 "after_rest_ms_parts_p50": {k: _pct([p[k] for p in self.after_rest_parts if p[k] is not None], 50)
                                             for k in ("board_rest", "window_frame", "window_closed",
-                                                      "decided", "announced")},
+                                                      "decided", "recorded", "announced")},
+                "after_rest_ms_parts_p99": {k: _pct([p[k] for p in self.after_rest_parts if p[k] is not None], 99)
+                                            for k in ("board_rest", "window_frame", "window_closed",
+                                                      "decided", "recorded", "announced")},
                 "load_avg_1min": round(os.getloadavg()[0], 2),
                 # the simulated cameras' frames drawn live while the host ran (the rest were
                 # drawn before each release: CameraSource.prepare)
