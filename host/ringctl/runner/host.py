@@ -73,6 +73,7 @@ class Spin:
         self.t_first_impact = None
         self.t_rest = None           # host clock when the board said "at rest"
         self.t_result = None         # host clock when the spin was decided
+        self.t_evidence = None       # host clock when its evidence (JPEG) was ready to record
         self.t_recorded = None       # host clock when that decision's record was durable
         self.phase = rm.PH_ARMED
         self.lights = []             # (light name, edge-to-light us or -1)
@@ -545,6 +546,7 @@ class RingHost:
             jpegs = []
             for i, frame in enumerate(f for f in frames if f is not None):
                 jpegs += self.watcher.evidence_jpegs(frame, verdicts[i] if i < len(verdicts) else None)
+            spin.t_evidence = time.monotonic()
             records.record_spin(self.log, spin.number, spin.adj, frames=jpegs, verdicts=verdicts,
                                 lights=spin.lights, barred=spin.barred,
                                 camera_fault=self.camera_fault)          # durable first
@@ -567,7 +569,7 @@ class RingHost:
     def _timings(self, spin):
         """Host monotonic clock (s) of the spin's milestones, for latency figures."""
         return {"armed": spin.t_armed, "landed": spin.t_first_impact, "rest": spin.t_rest,
-                "result": spin.t_result, "recorded": spin.t_recorded}
+                "result": spin.t_result, "evidence": spin.t_evidence, "recorded": spin.t_recorded}
 
     def _announce_result(self, spin):
         out = spin.outcome

@@ -71,6 +71,7 @@ class RigWatcher:
         self.frames = 0
         self.errors = 0
         self.judge_ms = []
+        self.late_evidence = 0      # evidence the host had to encode itself (the thread was behind)
         self.window_closed = None   # (host time the still window closed, its frame's arrival time)
         self._last_view = (None, None, None)   # (frames, t, verdict or None while moving)
         self._pictures = {}                    # moment's host time -> evidence picture
@@ -175,6 +176,7 @@ class RigWatcher:
                     got = self._jpegs.get(t)
                     if got is not None and got[0] is verdict:
                         return list(got[1])
+        self.late_evidence += verdict is not None
         return encode_evidence(picture, verdict)
 
     def _close_window(self, t, still_since):

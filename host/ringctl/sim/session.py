@@ -16,6 +16,29 @@ from ..runner.host import RingHost
 from .table import Table
 
 BOARD_UP_S = 15.0
+# What the summary's timing figures mean (the summary carries this as "figures").
+FIGURES = {
+    "result_after_rest_ms": "wall clock from the coins' true rest (the physics: both coins slow and "
+    "unmoved for 0.25 s, from the first instant of that) to the verdict's announcement (the "
+    "host's verdict event, published after its record is durable and the board is told the "
+    "light), for every spin the cameras decided; all of the live path is in it: the cameras' "
+    "frame period, the stillness rule's window, the watcher's rule and judge, the board's impact "
+    "quiet (its at-rest), the host's decision, the record (one sync of the log) and the light "
+    "command; not the board showing the light (edge_to_light_ms) nor a screen drawing it",
+    "after_rest_ms_parts": "each from the true rest: the board's at-rest, the arrival of the frame "
+    "that closed the cameras' still window, the watcher done with it, the host's decision, its "
+    "evidence JPEGs ready, its record durable, the announcement",
+    "rest_to_result_ms": "the same announcement's decision time after the later of the true rest "
+    "and the end of the board's quiet time after the last impact it can feel",
+    "load_avg_1min": "the machine's 1-minute load average at the end: every wall-clock figure "
+    "above depends on it (this machine has %d cores)" % (os.cpu_count() or 0),
+    "simulator": "the simulated board runs the firmware in its own process (micropython); the "
+    "physics and the cameras' frames of a toss are computed before the spin is armed; in the "
+    "host's process during play the simulated cameras only hand out those frames (a copy of "
+    "the empty ring with the coins' prepared patches while they move, nothing once they rest; "
+    "sim_frames_drawn_live_share: the share drawn live) and a thread feeds the board's sensor "
+    "socket",
+}
 WHO = {"user": "demo", "role": "boxer"}     # the scripted boxer at the table
 
 
@@ -210,7 +233,8 @@ class DemoSession:
             ms = lambda x: None if x is None else round((x - rest_abs) * 1000.0, 1)  # noqa: E731
             parts = {"board_rest": ms(t["rest"]), "window_frame": ms(window[1] if window else None),
                      "window_closed": ms(window[0] if window else None), "decided": ms(t["result"]),
-                     "recorded": ms(t.get("recorded")), "announced": round(after_ms, 1)}
+                     "evidence": ms(t.get("evidence")), "recorded": ms(t.get("recorded")),
+                     "announced": round(after_ms, 1)}
             self.after_rest_parts.append(parts)
         e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
                if e.kind == "light" and e.data.get("spin") == number
@@ -322,15 +346,19 @@ class DemoSession:
                 "result_after_rest_ms_p99": _pct(self.after_rest_ms, 99),
                 "after_rest_ms_parts_p50": {k: _pct([p[k] for p in self.after_rest_parts if p[k] is not None], 50)
                                             for k in ("board_rest", "window_frame", "window_closed",
-                                                      "decided", "recorded", "announced")},
+                                                      "decided", "evidence", "recorded", "announced")},
                 "after_rest_ms_parts_p99": {k: _pct([p[k] for p in self.after_rest_parts if p[k] is not None], 99)
                                             for k in ("board_rest", "window_frame", "window_closed",
-                                                      "decided", "recorded", "announced")},
+                                                      "decided", "evidence", "recorded", "announced")},
                 "load_avg_1min": round(os.getloadavg()[0], 2),
+                "figures": FIGURES,
                 # the simulated cameras' frames drawn live while the host ran (the rest were
                 # drawn before each release: CameraSource.prepare)
                 "sim_frames_drawn_live_share": self._live_share(),
                 "adjudicate_ms_p50": _pct(self.host.watcher.judge_ms, 50) if self.host else None,
+                # judged moments whose evidence the host encoded itself (the watcher's evidence
+                # thread had not got to it by the decision)
+                "evidence_encoded_late": self.host.watcher.late_evidence if self.host else None,
                 "edge_to_light_ms_p99": _pct(e2l, 99),
                 "firmware": self.firmware,
                 "audit_log": self.log_path,
