@@ -78,21 +78,34 @@ class RigWatcher:
         self._smalls = {}                      # moment's host time -> its detection-scale copies
         self._jpegs = {}                       # moment's host time -> [(jpeg, verdict meta)]
         self._pic_lock = threading.Lock()
-        self._moving = None                    # (t, frames) of the newest moment that moved
+        self._moving = None                    # (t, frames, smalls) of the newest moment that moved
+        self.gen = 0                # the still period's number: a judgement of an older one is dropped
+        self._queued = 0            # moments of this still period sent to the judge
+        self._still = None          # (t, still_s) of the newest still moment
+        self._judging = queue.Queue()          # (period, t, frames, smalls) to judge, in order
         self._encode = queue.Queue()
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="rig-watch", daemon=True)
         self.thread.start()
+        self.judge_thread = threading.Thread(target=self._judger, name="rig-judge", daemon=True)
+        self.judge_thread.start()
         self.encoder = threading.Thread(target=self._encoder, name="rig-evidence", daemon=True)
         self.encoder.start()
 
     def reset(self):
         with self.lock:
-            self.recent = []
-            self.still_since = None
-            self.window_closed = None
+            self._new_period()
+
+    def _new_period(self):
+        """(under the lock) Nothing judged of a still period any more: a new one starts."""
+        self.gen += 1
+        self.recent = []
+        self._queued = 0
+        self._close_window(None, None)
 
     def _run(self):
+        """The stillness rule on every moment; the still ones go to the judge's thread, so the
+        rule never waits for a judgement (and the window's closing frame for none)."""
         while not self._stop:
             frames, t = self.paired.read(timeout=0.2)
             if frames is None:
@@ -102,56 +115,74 @@ class RigWatcher:
             self.last_frames = frames
             if any(f is None for f in frames):
                 with self.lock:          # a camera missing: no still moment can be complete
-                    self.recent = []
-                    self._close_window(t, None)
+                    self._new_period()
+                    self._still = None
                 self._moving = None
                 for w in self.watches:
                     w.reset()
                 continue
-            states = [w.update(f, t) for w, f in zip(self.watches, frames)]
-            # the rule's detection-scale copies (kept by each RingModel: no new work), for the
-            # moment's evidence picture
+            # the detection-scale copies first (each RingModel keeps its last: the rule then
+            # makes none, even while the judge's thread asks for an older frame's), for the rule
+            # and the moment's evidence picture
             smalls = [v.ring.small(f) for v, f in zip(self.rig.views, frames)]
+            states = [w.update(f, t) for w, f in zip(self.watches, frames)]
             if any(s["moving"] for s in states):
                 with self.lock:
-                    self.recent = []
-                    self._close_window(t, None)
+                    self._new_period()
+                    self._still = None
                     self._last_view = (frames, t, None)
                 self._moving = (t, frames, smalls)
                 continue
             still_s = min(s["still_s"] for s in states)
             opened, self._moving = self._moving, None
-            if opened is not None and not self.recent and abs((t - still_s) - opened[0]) < 1e-6:
-                # the still period began with that frame (nothing has changed since): judge it
-                self._judge(*opened)
             with self.lock:
-                # enough moments of this still period judged already: the frames have not
-                # changed since, so the window's close is published before judging another
-                if len(self.recent) >= self.keep and still_s >= window_for(self.recent[-1][2]):
-                    self._close_window(t, t - still_s)
-            if len(self.recent) < JUDGED_PER_STILL * self.keep:
-                # the first moments of a still period are judged as they come (coins lying
-                # still for minutes need no more verdicts)
-                self._judge(t, frames, smalls)
-            else:
-                with self.lock:     # still coins: the last verdict holds; screens stay live
-                    self._last_view = (frames, t, self.recent[-1][2])
-            verdict = self.recent[-1][2]
-            with self.lock:
-                self._close_window(t, t - still_s if still_s >= window_for(verdict) else None)
+                self._still = (t, still_s)
+                if opened is not None and self._queued == 0 and abs((t - still_s) - opened[0]) < 1e-6:
+                    # the still period began with that frame (nothing has changed since): judge it
+                    self._queued += 1
+                    self._judging.put((self.gen,) + opened)
+                if self._queued < JUDGED_PER_STILL * self.keep:
+                    # the first moments of a still period are judged as they come (coins lying
+                    # still for minutes need no more verdicts)
+                    self._queued += 1
+                    self._judging.put((self.gen, t, frames, smalls))
+                else:           # still coins: the last verdict holds; screens stay live
+                    self._last_view = (frames, t, self.recent[-1][2] if self.recent else None)
+                self._update_window()
 
-    def _judge(self, t, frames, smalls):
-        c0 = time.perf_counter()
-        verdict = judge_views(frames, self.rig, self.face_model)
-        self.judge_ms.append((time.perf_counter() - c0) * 1000)
-        del self.judge_ms[:-200]
-        with self._pic_lock:
-            self._smalls[t] = smalls            # for its picture, made on the evidence thread
-        with self.lock:
-            self.recent.append((t, frames, verdict))
-            self._last_view = (frames, t, verdict)
-            self.lock.notify_all()
-        self._encode.put((t, frames, verdict))
+    def _update_window(self):
+        """(under the lock) The still window is closed once the newest still moment has been
+        still for the rule's window, given the newest verdict (flat coins: the short one)."""
+        if not self.recent or self._still is None:
+            return
+        t, still_s = self._still
+        self._close_window(t, t - still_s if still_s >= window_for(self.recent[-1][2]) else None)
+
+    def _judger(self):
+        """Judges the still moments in order; a moment of a still period that has since ended
+        (something moved, a new spin) is dropped unjudged."""
+        while not self._stop:
+            try:
+                gen, t, frames, smalls = self._judging.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            with self.lock:
+                if gen != self.gen:
+                    continue
+            c0 = time.perf_counter()
+            verdict = judge_views(frames, self.rig, self.face_model)
+            self.judge_ms.append((time.perf_counter() - c0) * 1000)
+            del self.judge_ms[:-200]
+            with self._pic_lock:
+                self._smalls[t] = smalls            # for its picture, made on the evidence thread
+            with self.lock:
+                if gen != self.gen:
+                    continue
+                self.recent.append((t, frames, verdict))
+                self._last_view = (frames, t, verdict)
+                self._update_window()
+                self.lock.notify_all()
+            self._encode.put((t, frames, verdict))
 
     def _encoder(self):
         """Evidence JPEGs of every judged moment, made while the still window runs."""
@@ -252,6 +283,7 @@ class RigWatcher:
     def stop(self):
         self._stop = True
         self.thread.join(2.0)
+        self.judge_thread.join(2.0)
         self.encoder.join(2.0)
         self.paired.close()
 
