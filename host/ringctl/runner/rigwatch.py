@@ -77,7 +77,8 @@ class RigWatcher:
         self._pictures = {}                    # moment's host time -> evidence picture
         self._smalls = {}                      # moment's host time -> its detection-scale copies
         self._jpegs = {}                       # moment's host time -> [(jpeg, verdict meta)]
-        self._pic_lock = threading.Lock()
+        self._pic_lock = threading.Condition()   # notified when a moment's JPEGs are made
+        self._encoding = {}                    # moment's host time -> who is encoding it now
         self._moving = None                    # (t, frames, smalls) of the newest moment that moved
         self.gen = 0                # the still period's number: a judgement of an older one is dropped
         self._queued = 0            # moments of this still period sent to the judge
@@ -185,30 +186,57 @@ class RigWatcher:
             self._encode.put((t, frames, verdict))
 
     def _encoder(self):
-        """Evidence JPEGs of every judged moment, made while the still window runs."""
+        """Evidence JPEGs of every judged moment, made while the still window runs (a moment
+        the host has already taken on is left to it: never encoded twice)."""
         while not self._stop:
             try:
                 t, frames, verdict = self._encode.get(timeout=0.2)
             except queue.Empty:
                 continue
-            pic = self._evidence(t, frames, verdict)
-            out = encode_evidence(pic, verdict)
             with self._pic_lock:
-                if t in self._pictures:
-                    self._jpegs[t] = (verdict, out)
+                if t in self._encoding or t in self._jpegs:
+                    continue
+                self._encoding[t] = "evidence thread"
+            try:
+                pic = self._evidence(t, frames, verdict)
+                self._store_jpegs(t, verdict, encode_evidence(pic, verdict))
+            finally:
+                with self._pic_lock:
+                    self._encoding.pop(t, None)
+                    self._pic_lock.notify_all()
 
-    def evidence_jpegs(self, picture, verdict):
+    def _store_jpegs(self, t, verdict, out):
+        with self._pic_lock:
+            if t in self._pictures:
+                self._jpegs[t] = (verdict, out)
+
+    def evidence_jpegs(self, picture, verdict, wait_s=2.0):
         """[(JPEG, meta)] of a picture `judged()` or `latest()` returned: plain, then annotated
         with its verdict (when there is one). Encoded ahead on the evidence thread while the
-        still window ran; encoded now only when that thread has not got to it yet."""
+        still window ran; while that thread is at it, waited for (up to wait_s); encoded here
+        only when it has not got to it yet."""
+        deadline = time.monotonic() + wait_s
         with self._pic_lock:
-            for t, p in self._pictures.items():
-                if p is picture:
-                    got = self._jpegs.get(t)
-                    if got is not None and got[0] is verdict:
-                        return list(got[1])
+            t = next((k for k, p in self._pictures.items() if p is picture), None)
+            while t is not None:
+                got = self._jpegs.get(t)
+                if got is not None and got[0] is verdict:
+                    return list(got[1])
+                left = deadline - time.monotonic()
+                if self._encoding.get(t) != "evidence thread" or left <= 0:
+                    self._encoding[t] = "host"
+                    break
+                self._pic_lock.wait(left)
         self.late_evidence += verdict is not None
-        return encode_evidence(picture, verdict)
+        try:
+            out = encode_evidence(picture, verdict)
+            if t is not None:
+                self._store_jpegs(t, verdict, out)
+            return out
+        finally:
+            if t is not None:
+                with self._pic_lock:
+                    self._encoding.pop(t, None)
 
     def _close_window(self, t, still_since):
         """(under the lock) The confirmed still period's start, or None; notes when it closed."""
