@@ -239,33 +239,18 @@ class AuditLog:
         boot_id, event_id = event if event is not None else (None, None)
         ts_us = int(round((time.time() if ts is None else float(ts)) * 1e6))
         digest = canonical.body_digest(kind, ts_us, text, blob_sha, boot_id, event_id)
-        cur = self.db.cursor()
-        own = not self._batch           # in a batch, the batch commits
-        try:
-            if own:
-                cur.execute("BEGIN IMMEDIATE")
+        with self.batch():          # its own transaction, or a part of the caller's batch
+            cur = self.db.cursor()
             if event is not None:
                 row = cur.execute("SELECT seq FROM records WHERE boot_id=? AND event_id=?",
                                   (boot_id, event_id)).fetchone()
                 if row:
-                    if own:
-                        cur.execute("COMMIT")
                     return row[0], False
             row = cur.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             seq, prev = (row[0] + 1, row[1]) if row else (1, GENESIS)
             cur.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
                         (seq, ts_us, kind, text, blob, blob_sha, boot_id, event_id, prev,
                          canonical.chain(prev, digest)))
-            if own:
-                cur.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            self._rollback()
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise
-            raise LogWriteError(self.path, exc) from exc
-        except BaseException:
-            self._rollback()
-            raise
         return seq, True
 
     def _rollback(self):
