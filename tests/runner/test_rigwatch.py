@@ -52,3 +52,66 @@ def test_two_cameras_live_give_agreeing_verdicts_soon_after_true_rest(site2):
         assert w.stalled(1.0)                # one camera silent: the rig is stalled (fault light)
     finally:
         w.stop()
+
+
+def test_a_judgement_of_a_still_period_that_has_ended_is_never_kept(monkeypatch, site2):
+    """The judge runs on its own thread: coins still for a few frames (B), judged slowly, then
+    moved (C) and still again (D): no verdict of B may join D's, however late it comes."""
+    import threading
+    import ringctl.runner.rigwatch as rigwatch
+
+    class Scripted:                       # the stillness rule read off each frame's mark
+        def __init__(self, ring):
+            self.since = None
+
+        def reset(self):
+            self.since = None
+
+        def update(self, frame, t):
+            if frame[0, 0, 0] in (ord("A"), ord("C")):
+                self.since = None
+                return {"still_s": 0.0, "moving": True}
+            self.since = t if self.since is None else self.since
+            return {"still_s": t - self.since, "moving": False}
+
+    judged = []
+
+    def slow_judge(frames, rig, model):
+        time.sleep(0.2)
+        mark = chr(frames[0][0, 0, 0])
+        judged.append(mark)
+        return {"result": "heads" if mark == "D" else "tails", "reasons": [], "coins": [],
+                "views": [None] * len(frames)}
+
+    monkeypatch.setattr(rigwatch, "StillnessWatch", Scripted)
+    monkeypatch.setattr(rigwatch, "judge_views", slow_judge)
+    script = "AAABBBCCC" + "D" * 200
+    frames = {m: np.full((32, 32, 3), ord(m), np.uint8) for m in "ABCD"}
+
+    class Cam:
+        fps = 25.0
+
+        def __init__(self):
+            self.k = 0
+            self.go = threading.Event()
+
+        def read(self):
+            self.go.wait()
+            time.sleep(0.04)
+            self.k += 1
+            return frames[script[min(self.k, len(script) - 1)]], time.monotonic()
+
+        def close(self):
+            pass
+
+    cams = [Cam() for _ in site2.rig.views]
+    w = RigWatcher(cams, site2.rig, None, keep=3)
+    try:
+        for c in cams:
+            c.go.set()
+        got = w.wait_judged(3, 10.0)
+        assert len(got) == 3 and {v["result"] for _, v in got} == {"heads"}
+        with w.lock:
+            assert {v["result"] for _, _, v in w.recent} == {"heads"}
+    finally:
+        w.stop()
