@@ -37,7 +37,7 @@ class DemoRing:
             users.add(name, role, pw)
         self.server = ConsoleServer(self.demo.host, self.demo.log_path, users.path, parse_command,
                                     bind="127.0.0.1:0",
-                                    ring=ring_outline(self.demo.host.ring_model)).start()
+                                    ring=ring_outline(None)).start()   # a demo: no single-camera ring outline
         self.url, self.log_path = self.server.url, self.demo.log_path
         self.thread = self.failure = None
 
