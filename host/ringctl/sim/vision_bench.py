@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from ..errors import UserError
-from ..vision import faceid, judge, motion, ring as ringmod
+from ..vision import faceid, judge, rest, ring as ringmod
 from . import heldout, render, scenes
 from ..cliutil import OneLineParser
 
@@ -195,7 +195,9 @@ def _timed(fn, n):
 
 
 def _timing(cfg, n, n_scenes=4):
-    """ms per frame for classify (still-frame adjudication) and MotionCheck.update, over
+    """ms per frame for classify (still-frame adjudication) and the live motion check (the
+    stillness rule, `rest.StillnessWatch.update`, on a still frame: its costliest case, the
+    full-resolution check around every object runs), over
     `n_scenes` valid spins with chips around from a heldout set at that resolution.
 
     `adjudicate_*` is the live path's cost: the frame's detection-scale copy was made by the
@@ -216,7 +218,7 @@ def _timing(cfg, n, n_scenes=4):
             rm._small_last = rm._region_last = None
             judge.classify(img, rm, model)
         nc += _timed(new_frame, max(1, n // n_scenes))[1]
-        mc = motion.MotionCheck(rm)
+        mc = rest.StillnessWatch(rm)
         frames = [img, cv2.add(img, 1)]
         mc.update(frames[0], 0.0)
         k = [0]

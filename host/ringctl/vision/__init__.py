@@ -23,9 +23,6 @@ API
   Consumers that only know the issue-4 keys (result, reasons, coins, ms) keep working.
 - `annotate.annotate(img, result) -> img`: a copy of the frame with the ring, each coin (face,
   flat, inside, confidence), other objects and the verdict with its reasons drawn on (pure).
-- `MotionCheck(ring)`: `.update(frame, t_s) -> {"still": bool, "still_s": float, "coins": [...]}`
-  per-coin stillness over a window (several still frames must then agree: that rule lives in
-  game.adjudicate).
 - `open_source(spec)`: camera index / video file / RTSP-HTTP URL / image folder / callable or
   iterator (the simulator); each has `read() -> (frame or None, t_s)`, `size`, `fps`, `close()`.
 Several cameras over one ring (issue 13; modules imported by name):
@@ -44,7 +41,7 @@ CLI: `ring vision calibrate|calibrate-views|sheet|train|classify|classify-views`
 """
 from .sources import open_source
 
-__all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify", "MotionCheck"]
+__all__ = ["open_source", "calibrate", "RingModel", "train", "FaceModel", "classify"]
 
 
 def __getattr__(name):
@@ -58,7 +55,4 @@ def __getattr__(name):
     if name in ("classify",):
         from . import judge
         return judge.classify
-    if name == "MotionCheck":
-        from . import motion
-        return getattr(motion, name)
     raise AttributeError(name)
