@@ -14,7 +14,6 @@ import ringmsg as M
 from ringmsg import R_OK, R_REFUSED, R_INVALID, R_UNKNOWN   # EV_RESULT b codes
 import ringlink
 from ringlink import MT_CMD, MT_EVENT
-import pins
 from config import Config
 from light import Light
 from sensors import (EdgeQueue, BeamFilter, Debouncer, Piezo, tdiff, SRC_NOSPIN, SRC_ARM,
@@ -53,6 +52,17 @@ PASS_SLACK = const(4096)      # garbage of one link pass, made with collections 
                               # (link_service): a command pass ~2.4 KB on the 64-bit port
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)
 
+
+# Modules only boot needs (the pin map: pins.py; the image check: integrity.py, which main.py
+# has dropped already): out of sys.modules once the board and the App are built, so their
+# code and tables leave the heap. Nothing imports them after boot (the boards and the App
+# import pins only inside their constructors; mp_test_boot_modules checks they stay gone).
+BOOT_ONLY = ("pins", "integrity")
+
+
+def forget_boot_modules():
+    for name in BOOT_ONLY:
+        sys.modules.pop(name, None)
 
 
 async def _readable(obj):
@@ -103,6 +113,7 @@ class App:
         self.clock = Clock()
         self.boot_id = int.from_bytes(board.urandom(4), "little")
         self.events = EventQueue(self.boot_id, self.clock)
+        import pins     # boot-only (forget_boot_modules): Config keeps DEFAULTS, not the module
         self.cfg = Config(board.path("config.json"), pins.DEFAULTS).load()
         v = self.cfg.v
         self.wake = board.wake_flag()   # ThreadSafeFlag on the Pico (real IRQs)
@@ -532,8 +543,9 @@ class App:
         used = gc.mem_alloc()
         app = self.app_peak - self.heap_ready if self.heap_ready else -1
         self.events.put(M.EV_HEAP, None, free, self.heap_peak,
-                        "total=%d ready=%d app=%d base=%d live=%d" % (
-                            free + used, self.heap_ready, app, self.heap_base, self.heap_live))
+                        "total=%d ready=%d app=%d base=%d live=%d boot=%d" % (
+                            free + used, self.heap_ready, app, self.heap_base, self.heap_live,
+                            sum(1 for n in BOOT_ONLY if n in sys.modules)))
 
     def stats_text(self):
         # <= 72 bytes (one frame, events.TEXT_MAX) with 6-digit figures: l99/lmax edge->light
@@ -730,6 +742,7 @@ class App:
             micropython.alloc_emergency_exception_buf(100)
         self.apply_config()
         self.boot(chk)
+        forget_boot_modules()
         gc.collect()
         gc.threshold(GC_EVERY)
         self.heap_ready = self.app_peak = gc.mem_alloc()   # play starts: app_peak counts from here

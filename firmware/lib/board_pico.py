@@ -5,20 +5,15 @@ import machine
 
 import ringmsg as M
 
-import pins   # generated from hardware/pinmap.json: numbers, pulls, active levels
-
 BEAM_NAMES = tuple("BEAM%d" % i for i in range(8))
 BTN_NAMES = ("BTN_NOSPIN", "BTN_ARM")
-LIGHT_PINS = pins.LIGHT_PINS
-ADC_PINS = (pins.PIEZO0, pins.PIEZO1, pins.WALL)
-LED_PIN = pins.LED
 
 _BOTH = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
 _SCRATCH = 0x4005800C      # RP2040 WATCHDOG_BASE + SCRATCH0: kept across resets, not power
 LAMP_WATCH_MS = 125        # the lamp watchdog's period (FAST blink half-period)
 
 
-def _input(name):
+def _input(pins, name):
     """(Pin, active_low) for an input, configured exactly as pinmap.json says: the wiring
     (light-ON beams, closed-LOW contacts, pull-ups) changes there, never here."""
     gpio, _, pull, active_low, _ = pins.PINS[name]
@@ -36,20 +31,24 @@ class Board:
     def __init__(self, usbd=None):
         """usbd: the runtime USB device the link's own CDC port goes on (default
         machine.USBDevice(); the REPL keeps the built-in port)."""
+        # pins.py (generated from hardware/pinmap.json: numbers, pulls, active levels) is
+        # boot-only: imported here, never at module level, so app.forget_boot_modules() can
+        # give its heap back once the board and the App are built
+        import pins
         P = machine.Pin
         # active_low per input: the app records the *active* level (1 = broken / pressed /
         # on the mat / strike) as pin.value() ^ active_low (board_sim does the same)
-        beams = [_input(n) for n in BEAM_NAMES]
+        beams = [_input(pins, n) for n in BEAM_NAMES]
         self.beams = [b[0] for b in beams]
         self.beam_low = bytes(b[1] for b in beams)
-        btns = [_input(n) for n in BTN_NAMES]
+        btns = [_input(pins, n) for n in BTN_NAMES]
         self.buttons = [b[0] for b in btns]
         self.button_low = bytes(b[1] for b in btns)
-        self.mat, self.mat_low = _input("MAT")
-        self.wall_trig, self.wall_low = _input("WALL_TRIG")
-        self.adc = [machine.ADC(P(n)) for n in ADC_PINS]
-        self.lamps = [P(n, P.OUT, value=0) for n in LIGHT_PINS]
-        self.ledpin = P(LED_PIN, P.OUT, value=0)
+        self.mat, self.mat_low = _input(pins, "MAT")
+        self.wall_trig, self.wall_low = _input(pins, "WALL_TRIG")
+        self.adc = [machine.ADC(P(n)) for n in (pins.PIEZO0, pins.PIEZO1, pins.WALL)]
+        self.lamps = [P(n, P.OUT, value=0) for n in pins.LIGHT_PINS]
+        self.ledpin = P(pins.LED, P.OUT, value=0)
         self.usbd = usbd
         self.rx = self.link = None    # open_link(), from App.boot()
         self.dropped = 0          # frames the link's buffer had no room for (host not reading)
@@ -195,5 +194,6 @@ class Board:
 
 def escape_requested():
     """Boot-time technician escape: no-spin button held at power-on -> stay at the REPL."""
-    p, low = _input("BTN_NOSPIN")
+    import pins
+    p, low = _input(pins, "BTN_NOSPIN")
     return (p.value() ^ low) == 1

@@ -10,7 +10,6 @@ import machine
 
 import ringmsg as M
 from linkio import TxBuffer
-import pins   # the same active levels as the real board (hardware/pinmap.json)
 
 PATH_MAX = 108
 MAX_CLIENTS = 4          # sensor-socket clients at once (simulator, test, SimBoard's reader)
@@ -62,10 +61,10 @@ class SimInput(SimPin):
     wire to the active level (beam broken, pressed, on the mat, strike); cut() leaves it at
     the pull level, as a cut cable or a dead sensor would."""
 
-    def __init__(self, name, low, pull):
+    def __init__(self, name, low, pull_up):
         super().__init__(name, low)       # idle (inactive) level = low ^ 0
         self.low = low
-        self.pull = pull
+        self.rest = 1 if pull_up else 0   # the level a cut wire floats to
 
     def set_active(self, on):
         self.set((1 if on else 0) ^ self.low)
@@ -81,12 +80,13 @@ class SimInput(SimPin):
         self.set_active(0)
 
     def cut(self):
-        self.set(1 if self.pull == pins.PULL_UP else 0)
+        self.set(self.rest)
 
 
 def _sim_input(name):
+    import pins   # the same active levels as the real board; boot-only (app.forget_boot_modules)
     _, _, pull, low, _ = pins.PINS[name]
-    return SimInput(name, low, pull)
+    return SimInput(name, low, pull == pins.PULL_UP)
 
 
 class SimADC:
