@@ -109,7 +109,7 @@ def test_host_silence_disarms_and_shows_link_lost(rig):
 
 def test_deployed_build_is_verified_and_tampering_locks(tmp_path):
     out = tmp_path / "build"
-    man = build(out)
+    man = build(out, target="sim")
     with Rig(tmp_path / "flash", deploy=out) as r:
         r.wait_ready(15)
         assert r.client.peer_info["image"] == man["image"][:16]

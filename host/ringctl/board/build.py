@@ -4,17 +4,26 @@ Layout of the output (= what `ring device deploy` copies to the board's flash ro
     main.py              kept as source (MicroPython only runs main.py from source); it is
                          still compiled once here so a syntax error fails the build
     lib/<module>.mpy     every firmware/lib/*.py except __init__.py (host packaging only);
-                         machine-code modules (MARCH: fastlink.py) for ARMv6-M
+                         modules holding machine code (@micropython.native / viper lines:
+                         ringlink.py, fastlink.py) for the target's architecture
     manifest.json        {"format": 1, "files": {path: sha256 hex}, "image": sha256 hex,
-                          "fw": version, "mpy": "mpy-cross --version"}
+                          "fw": version, "mpy": "mpy-cross --version", "target": "pico"|"sim"}
+
+Targets: "pico" (default; `ring device build`): machine code for ARMv6-M, which the RP2040
+and the RP2350 run. "sim": for the simulated board, the MicroPython unix port on this
+machine (x86-64: -march=x64), so the same sources run as machine code there too and the sim
+keeps exercising the Pico's code. mpy-cross refuses a native decorator without -march, and
+an .mpy for one architecture does not load on the other: one image per target.
 The image hash is computed by firmware/lib/integrity.py (ringctl.fw.integrity), the same code
 the board runs at boot, so both sides agree by construction.
 
-API: build(out_dir=None, src_dir=None) -> manifest dict (raises UserError on any failure);
+API: build(out_dir=None, src_dir=None, target="pico") -> manifest dict (raises UserError on
+     any failure); native_code_bytes(march, src_dir=None) -> {module: machine-code bytes};
      main(argv) -> exit status.
 """
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -30,10 +39,29 @@ ROOT = Path(__file__).resolve().parents[3]
 SRC = ROOT / "firmware"
 OUT = ROOT / "build" / "firmware"
 SKIP = {"__init__.py"}
-# modules with machine code (@micropython.viper) need a target architecture: the Pico's
-# ARMv6-M, which the RP2350 (ARMv8-M) runs too. Only board_pico imports them, so the
-# simulated board (x86 unix port) running this build never loads them.
-MARCH = {"fastlink.py": ["-march=armv6m"]}
+TARGETS = ("pico", "sim")
+# a module with a line like this holds machine code and needs -march
+NATIVE_RE = re.compile(r"^\s*@micropython\.(native|viper)\s*$", re.M)
+# the unix port's architectures mpy-cross can emit machine code for
+SIM_MARCH = {"x86_64": "x64", "amd64": "x64", "i386": "x86", "i686": "x86"}
+
+
+def march(target):
+    """-> mpy-cross -march value for a target (UserError for an unknown one)."""
+    if target == "pico":
+        return "armv6m"     # RP2040 (Cortex-M0+); the RP2350 (ARMv8-M) runs it too
+    if target == "sim":
+        m = SIM_MARCH.get(platform.machine().lower())
+        if m is None:
+            raise UserError("the simulated board's machine code has no mpy-cross target for "
+                            "%s; run the simulator on an x86 machine" % platform.machine(),
+                            code=1)
+        return m
+    raise UserError("unknown firmware target %r; use one of: %s" % (target, ", ".join(TARGETS)))
+
+
+def has_native(path):
+    return bool(NATIVE_RE.search(Path(path).read_text()))
 
 
 def mpy_cross():
@@ -61,7 +89,28 @@ def _fw_version(src_dir):
     return m.group(1) if m else "unknown"
 
 
-def build(out_dir=None, src_dir=None):
+def native_code_bytes(arch, src_dir=None):
+    """{module file: bytes of machine code its .mpy carries for arch} for every module with
+    native / viper functions: the .mpy's size minus that of the same module compiled with the
+    decorators taken out (bytecode only). On the rp2 port an .mpy's machine code is loaded
+    into the heap, byte for byte (the bench counts the Pico's heap with it)."""
+    lib = (Path(src_dir) if src_dir else SRC) / "lib"
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="fwnative") as tmp:
+        t = Path(tmp)
+        for p in sorted(lib.glob("*.py")):
+            if p.name in SKIP or not has_native(p):
+                continue
+            plain = t / p.name
+            plain.write_text(NATIVE_RE.sub("", p.read_text()))
+            _compile(p, t / "n.mpy", "lib/" + p.name, ["-march=" + arch])
+            _compile(plain, t / "b.mpy", "lib/" + p.name)
+            out[p.name] = (t / "n.mpy").stat().st_size - (t / "b.mpy").stat().st_size
+    return out
+
+
+def build(out_dir=None, src_dir=None, target="pico"):
+    arch = march(target)
     src_dir = Path(src_dir) if src_dir else SRC
     out = Path(out_dir) if out_dir else OUT
     lib = src_dir / "lib"
@@ -80,12 +129,13 @@ def build(out_dir=None, src_dir=None):
         modules = sorted(p for p in lib.glob("*.py") if p.name not in SKIP)
         for p in modules:
             rel = "lib/%s.mpy" % p.stem
-            _compile(p, stage / rel, "lib/" + p.name, MARCH.get(p.name, ()))
+            _compile(p, stage / rel, "lib/" + p.name,
+                     ["-march=" + arch] if has_native(p) else ())
             files[rel] = integrity.file_sha256(str(stage / rel))
         ver = subprocess.run(mpy_cross() + ["--version"], capture_output=True, text=True)
         manifest = {"format": integrity.FORMAT, "files": files,
                     "image": integrity.image_hash(files), "fw": _fw_version(src_dir),
-                    "mpy": ver.stdout.strip()}
+                    "mpy": ver.stdout.strip(), "target": target}
         (stage / integrity.MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
         # swap in atomically-ish: never leave a half-written build behind
         if out.exists():
@@ -104,6 +154,9 @@ def main(argv=None):
     ap = OneLineParser(prog="ring device build", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="output directory (default build/firmware)")
     ap.add_argument("--src", default=None, help="firmware source directory (default firmware/)")
+    ap.add_argument("--target", default="pico", choices=TARGETS,
+                    help="pico (default: ARMv6-M machine code) or sim (the simulated board "
+                         "on this machine's MicroPython unix port)")
     ap.add_argument("--json", action="store_true", help="print the manifest as JSON")
     args = ap.parse_args(argv)
     if args.out:
@@ -111,12 +164,13 @@ def main(argv=None):
         if Path(args.out).exists() and not Path(args.out).is_dir():
             raise UserError(f"--out {args.out} is a file, not a folder; give the build folder")
         check_writable_dir(Path(args.out).resolve().parent, "--out's folder")
-    man = build(args.out, args.src)
+    man = build(args.out, args.src, args.target)
     if args.json:
         print(json.dumps(man, indent=2, sort_keys=True))
     else:
         out = Path(args.out) if args.out else OUT
-        print("built %d files into %s (fw %s)" % (len(man["files"]), out, man["fw"]))
+        print("built %d files into %s (fw %s, target %s)" % (len(man["files"]), out, man["fw"],
+                                                              man["target"]))
         print("image %s" % man["image"])
     return 0
 

@@ -122,11 +122,13 @@ def cmd_deploy(args):
     if args.build_dir:
         bdir = Path(args.build_dir)
     else:
-        status = run_build([])
+        # a simulated board's flash dir runs the unix port: its machine code is this machine's
+        status = run_build(["--target", "sim"] if args.flash_dir else [])
         if status:
             return status
         bdir = default_build_dir()
     files, image, manifest_bytes = deploy.load_build(bdir)
+    deploy.check_target(manifest_bytes, "sim" if args.flash_dir else "pico")
     target = _target(args)
     # Before the reset: the board's USB serial (its device id) to find it again afterwards.
     usb_serial = None if args.flash_dir else boards.serial_for_port(target.port)

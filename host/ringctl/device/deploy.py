@@ -52,6 +52,15 @@ def load_build(build_dir):
     return files, image, raw
 
 
+def check_target(manifest_bytes, want):
+    """A build for one target does not run on the other (machine code: build.py); builds from
+    before targets existed carry none and are taken as they are."""
+    got = json.loads(manifest_bytes).get("target")
+    if got is not None and got != want:
+        raise UserError(f"this build is for the {got} target, not a {want} board; run "
+                        f"`ring device build --target {want}`", code=1)
+
+
 def plan(build_files, board_manifest_bytes, board_code=(), board_hashes=None, manifest_bytes=None):
     """-> dict(copy=[(path, reason)], skip=[path], remove=[path], board_image=str, manifest=bool).
 
