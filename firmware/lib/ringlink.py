@@ -58,10 +58,25 @@ import binascii
 import os
 
 try:
+    import micropython
     from micropython import const
-except ImportError:  # CPython
+except ImportError:  # CPython: const() is the value and the decorators below change nothing
+    class micropython:
+        """CPython's stand-in for @micropython.native: the function as it is."""
+        @staticmethod
+        def native(f):
+            return f
+
     def const(x):
         return x
+
+# @micropython.native (machine code on the board and under the unix port; plain Python on
+# CPython) marks the few functions a command's link pass spends most of its bytecode in,
+# chosen by time saved per byte of ARMv6-M code (rp2 loads an .mpy's machine code into the
+# heap): seal and emit a frame, take one, feed, the HMAC, the send poll. Not send(): its
+# slice store would allocate a slice object in machine code (the VM's does not), and send()
+# must stay allocation-free (mp_test_link). The build compiles this module per target
+# (`ring device build --target`; firmware/README.md).
 
 PROTO_MAJOR = const(2)      # 2.0: ACK carries the liveness challenge and echo (was empty in 1.x)
 PROTO_MINOR = const(0)     # appended fields only (parsers ignore trailing bytes)
@@ -420,6 +435,7 @@ def _keypair(key):
 _sha256 = hashlib.sha256
 
 
+@micropython.native
 def hmac_sha256(kp, data):
     """HMAC-SHA256 with a keypair from _keypair (RFC 2104)."""
     h = _sha256(kp[0])
@@ -484,6 +500,7 @@ def session_keys(key, nh, nd, kp=None):
     return (_derive(kp, b"ring-link h2d" + nh + nd), _derive(kp, b"ring-link d2h" + nh + nd))
 
 
+@micropython.native
 def seal_into(buf, kp, mtype, flags, seq, ack, payload, mv=None):
     """Build one decoded frame (header|payload|tag|crc) at the start of buf (room: MAX_FRAME;
     mv: a memoryview of buf, if the caller keeps one). -> its length."""
@@ -858,6 +875,7 @@ class Session:
         self._next = seq + 1
         return seq
 
+    @micropython.native
     def recv(self):
         if self._rx_q:
             return self._rx_q.pop(0)
@@ -875,6 +893,7 @@ class Session:
         return self._rx_acked + self._rx_off
 
     # ---- line side ---------------------------------------------------------------
+    @micropython.native
     def feed(self, data, now_ms):
         self.deframer.feed(data, self._frame_cb, now_ms)
 
@@ -1100,6 +1119,7 @@ class Session:
             self._hold = True
 
     # ---- output ------------------------------------------------------------------
+    @micropython.native
     def _emit(self, kp, mtype, flags, seq, ack, payload, now):
         """Sealed and COBS-encoded in the session's own buffers: one allocation, the result."""
         self.frames_tx += 1
@@ -1111,6 +1131,7 @@ class Session:
         w[m] = 0
         return bytes(self._wmv[:m + 1])
 
+    @micropython.native
     def poll(self, now_ms):
         now = now_ms
         if self._host:
