@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ..fw import ringmsg as M
-from .build import build
+from .build import build, march, native_code_bytes
 from ..sim.rig import Rig
 from ..mpunix import micropython_binary
 from ..cliutil import OneLineParser
@@ -28,10 +28,12 @@ HARD_IRQ_ENTRY_US = 26     # pin edge -> first line of a hard handler on the RP2
 HEAP32_RATIO = 0.7         # 32-bit heap / 64-bit heap: 0.5-0.7 (words, pointers, GC blocks)
 USB_FRAME_MS = 1.0         # full-speed USB frame: the host's IN tokens come once per frame
 GC_EVERY = 8192            # app.GC_EVERY: gc.threshold, bytes
+PASS_SLACK = 4096          # app.PASS_SLACK: the heap bound's room for one link pass's garbage
 COLLECT_S = 2.0            # app: the supervisor collects every COLLECT_EVERY x SUPERVISE_MS
 HB_PER_S = 5               # heartbeats each way per second (ringlink.HB_MS = 200)
 FW_DIR = Path(__file__).resolve().parents[3] / "firmware"
 HOTPATHS = FW_DIR / "bench" / "hotpaths.py"
+HEAPSTACK = FW_DIR / "bench" / "heapstack.py"
 
 
 def p99(xs):
@@ -62,7 +64,10 @@ HEAP_NOTE = (
 DEBUG = []   # (light line, host light ms, host frame ms) per run, for investigation
 
 
-def _mp_json(*args, heap="512K"):
+def _mp_json(*args, heap="640K"):
+    # 640K: the unix port compiles ringlink's @micropython.native functions from source here,
+    # and the step timings' frame lists ran out of 512K with them (a collection's time is the
+    # same at both sizes: 76-79 us)
     env = dict(os.environ)
     env["MICROPYPATH"] = "%s:%s:.frozen" % (FW_DIR / "lib", FW_DIR / "bench")
     out = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap, str(HOTPATHS), *args],
@@ -209,6 +214,45 @@ def command_to_ack(p, factor):
     }
 
 
+def board_heaps(lib_dir):
+    """{"sim": bytes, "pico": bytes}: the heap after a boot's imports with each board
+    (heapstack.py, a fresh micropython per board, the same image)."""
+    env = dict(os.environ)
+    env["MICROPYPATH"] = "%s:%s:.frozen" % (lib_dir, FW_DIR / "bench")
+    out = {}
+    for name in ("sim", "pico"):
+        r = subprocess.run([micropython_binary(), "-X", "heapsize=1M", str(HEAPSTACK), name],
+                           capture_output=True, text=True, timeout=60, env=env)
+        if r.returncode:
+            raise RuntimeError("heapstack.py failed: %s" % (r.stderr or r.stdout)[-800:])
+        out[name] = json.loads(r.stdout.strip().splitlines()[-1])["heap_bytes"]
+    return out
+
+
+def pico_heap(res):
+    """The Pico's heap peak from the simulated board's (64-bit unix port, x86-64 machine
+    code): the board's bound is live + GC_EVERY + PASS_SLACK, and those two are the same
+    bytes on the chip, so only live scales by HEAP32_RATIO; the Pico's board modules in
+    place of the simulator's (board_heaps); machine code counted at its ARMv6-M size, not
+    scaled (rp2 loads an .mpy's code into the heap byte for byte) in place of x86-64's."""
+    peak = res.get("heap_peak_bytes")
+    if not peak:
+        return {"heap_peak_bytes_32bit_est": None}
+    slack = GC_EVERY + PASS_SLACK
+    boards = res["board_heap_bytes"]
+    x64 = sum(res["native_code_bytes"][march("sim")].values())
+    arm = sum(res["native_code_bytes"]["armv6m"].values())
+    live64 = peak - slack + boards["pico"] - boards["sim"] - x64
+    est = int(live64 * HEAP32_RATIO + arm + slack)
+    return {"heap_peak_bytes_32bit_est": est,
+            "heap_32bit_est_parts": {
+                "sim_peak_64bit": peak, "gc_every_plus_pass_slack": slack,
+                "pico_minus_sim_board_64bit": boards["pico"] - boards["sim"],
+                "native_code_x64": x64, "native_code_armv6m": arm,
+                "pico_live_64bit": live64,
+                "old_method_sim_peak_x_ratio": int(peak * HEAP32_RATIO)}}
+
+
 def _proc_cpu_ns(pid):
     """On-CPU time of a process (user + system, ns) from /proc/PID/schedstat."""
     with open("/proc/%d/schedstat" % pid) as f:
@@ -220,8 +264,7 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False, idle_s=5.0):
     refs, hot, factor, ratios = calibrate_and_time()
     res = sim_run(n, pulse_us, flash_dir, source, idle_s)
     rp = rp2040_estimates(hot, factor)
-    rp["heap_peak_bytes_32bit_est"] = (int(res["heap_peak_bytes"] * HEAP32_RATIO)
-                                       if res.get("heap_peak_bytes") else None)
+    rp.update(pico_heap(res))
     rp["idle_cpu_share_process"] = round(res["idle_cpu_share_unix"] * factor, 3)
     return {
         "rp2040_est": rp,
@@ -270,8 +313,11 @@ RP_NOTES = (
     "factor x 0.7 for the smaller 32-bit heap); no collection runs inside the pass itself "
     "(app.link_service holds them off until the answer is queued). "
     "command_to_ack_line_ms = its USB I/O share (callback, one read, one write). "
-    "heap_peak_bytes_32bit_est = the 64-bit heap "
-    "peak x %.1f (objects and pointers halve on 32 bits; buffers do not)." % HEAP32_RATIO)
+    "heap_peak_bytes_32bit_est = the Pico's heap peak: the simulated board's bound (live + "
+    "GC_EVERY + PASS_SLACK, 64-bit) with live x %.1f (objects and pointers halve on 32 bits; "
+    "buffers do not) and the two slacks unscaled (the same bytes on the chip), the Pico's "
+    "board modules in place of the simulator's, machine code at its ARMv6-M size "
+    "(heap_32bit_est_parts)." % HEAP32_RATIO)
 
 
 def sim_run(n, pulse_us, flash_dir, source, idle_s):
@@ -280,7 +326,9 @@ def sim_run(n, pulse_us, flash_dir, source, idle_s):
     deploy = None
     if not source:
         deploy = os.path.join(tmp.name, "build")
-        build(deploy)
+        build(deploy, target="sim")     # machine code for this machine's unix port
+    boards = board_heaps(os.path.join(deploy, "lib") if deploy else FW_DIR / "lib")
+    native = {a: native_code_bytes(a) for a in ("armv6m", march("sim"))}
     with tmp, Rig(flash_dir, deploy=deploy) as rig:
         rig.wait_ready(15)
         b = rig.board
@@ -343,6 +391,9 @@ def sim_run(n, pulse_us, flash_dir, source, idle_s):
             "heap_data_peak_bytes": (st[1].b - int(hk.get("base", 0))) if st else None,
             "image": "deployed build (.mpy, manifest verified)" if deploy else "sources",
             "heap_free_bytes": heap[1].a if heap else None,
+            "boot_modules_left": int(hk.get("boot", -1)),
+            "board_heap_bytes": boards,
+            "native_code_bytes": native,
             "glitch_us": 300,
             "note": HEAP_NOTE,
             "loadavg_1min": round(os.getloadavg()[0], 2),
