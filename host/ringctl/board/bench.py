@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ..fw import ringmsg as M
-from .build import build, march, native_code_bytes
+from .build import SRC, NATIVE_RE, build, compile_module, has_native, march, native_code_bytes
 from ..sim.rig import Rig
 from ..mpunix import micropython_binary
 from ..cliutil import OneLineParser
@@ -229,26 +229,60 @@ def board_heaps(lib_dir):
     return out
 
 
+_IMPORT_HEAP = ("import gc\ngc.collect()\na = gc.mem_alloc()\nimport %s\ngc.collect()\n"
+                "print(gc.mem_alloc() - a)")
+
+
+def native_heap_gap():
+    """{module file: heap bytes its bytecode build takes beyond its native build} on the unix
+    port, which keeps machine code outside the heap (exec memory): the simulated board's
+    heap lacks the native functions entirely, while rp2 loads their code into it."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="ringnative") as tmp:
+        for p in sorted((SRC / "lib").glob("*.py")):
+            if p.name == "__init__.py" or not has_native(p):
+                continue
+            heap = {}
+            for kind in ("bytecode", "native"):
+                d = Path(tmp) / kind
+                d.mkdir(exist_ok=True)
+                src = d / p.name
+                src.write_text(NATIVE_RE.sub("", p.read_text()) if kind == "bytecode"
+                               else p.read_text())
+                compile_module(src, d / (p.stem + ".mpy"), "lib/" + p.name,
+                               () if kind == "bytecode" else ["-march=" + march("sim")])
+                src.unlink()
+                r = subprocess.run([micropython_binary(), "-c", _IMPORT_HEAP % p.stem],
+                                   capture_output=True, text=True, timeout=30,
+                                   env=dict(os.environ, MICROPYPATH="%s:.frozen" % d))
+                if r.returncode:
+                    raise RuntimeError("importing %s failed: %s" % (p.name, r.stdout + r.stderr))
+                heap[kind] = int(r.stdout.split()[-1])
+            out[p.name] = heap["bytecode"] - heap["native"]
+    return out
+
+
 def pico_heap(res):
-    """The Pico's heap peak from the simulated board's (64-bit unix port, x86-64 machine
-    code): the board's bound is live + GC_EVERY + PASS_SLACK, and those two are the same
-    bytes on the chip, so only live scales by HEAP32_RATIO; the Pico's board modules in
-    place of the simulator's (board_heaps); machine code counted at its ARMv6-M size, not
-    scaled (rp2 loads an .mpy's code into the heap byte for byte) in place of x86-64's."""
+    """The Pico's heap peak from the simulated board's (64-bit unix port). The board's bound
+    is live + GC_EVERY + PASS_SLACK, and those two are the same bytes on the chip: only live
+    scales by HEAP32_RATIO. The Pico's board modules in place of the simulator's
+    (board_heaps). Machine code: the unix port keeps it outside the heap, so live is taken
+    as if the native modules were bytecode (+ native_heap_gap), and what their ARMv6-M code
+    takes beyond that bytecode is added unscaled (rp2 loads it into the heap byte for byte)."""
     peak = res.get("heap_peak_bytes")
     if not peak:
         return {"heap_peak_bytes_32bit_est": None}
     slack = GC_EVERY + PASS_SLACK
     boards = res["board_heap_bytes"]
-    x64 = sum(res["native_code_bytes"][march("sim")].values())
+    gap = sum(res["native_heap_gap_bytes"].values())
     arm = sum(res["native_code_bytes"]["armv6m"].values())
-    live64 = peak - slack + boards["pico"] - boards["sim"] - x64
+    live64 = peak - slack + boards["pico"] - boards["sim"] + gap
     est = int(live64 * HEAP32_RATIO + arm + slack)
     return {"heap_peak_bytes_32bit_est": est,
             "heap_32bit_est_parts": {
                 "sim_peak_64bit": peak, "gc_every_plus_pass_slack": slack,
                 "pico_minus_sim_board_64bit": boards["pico"] - boards["sim"],
-                "native_code_x64": x64, "native_code_armv6m": arm,
+                "native_as_bytecode_64bit": gap, "armv6m_code_beyond_bytecode": arm,
                 "pico_live_64bit": live64,
                 "old_method_sim_peak_x_ratio": int(peak * HEAP32_RATIO)}}
 
@@ -317,7 +351,9 @@ RP_NOTES = (
     "GC_EVERY + PASS_SLACK, 64-bit) with live x %.1f (objects and pointers halve on 32 bits; "
     "buffers do not) and the two slacks unscaled (the same bytes on the chip), the Pico's "
     "board modules in place of the simulator's, machine code at its ARMv6-M size "
-    "(heap_32bit_est_parts)." % HEAP32_RATIO)
+    "(the unix port keeps machine code outside its heap: the native modules are counted as "
+    "bytecode, plus what their ARMv6-M code takes beyond it; heap_32bit_est_parts)."
+    % HEAP32_RATIO)
 
 
 def sim_run(n, pulse_us, flash_dir, source, idle_s):
@@ -329,6 +365,7 @@ def sim_run(n, pulse_us, flash_dir, source, idle_s):
         build(deploy, target="sim")     # machine code for this machine's unix port
     boards = board_heaps(os.path.join(deploy, "lib") if deploy else FW_DIR / "lib")
     native = {a: native_code_bytes(a) for a in ("armv6m", march("sim"))}
+    gap = native_heap_gap()
     with tmp, Rig(flash_dir, deploy=deploy) as rig:
         rig.wait_ready(15)
         b = rig.board
@@ -394,6 +431,7 @@ def sim_run(n, pulse_us, flash_dir, source, idle_s):
             "boot_modules_left": int(hk.get("boot", -1)),
             "board_heap_bytes": boards,
             "native_code_bytes": native,
+            "native_heap_gap_bytes": gap,
             "glitch_us": 300,
             "note": HEAP_NOTE,
             "loadavg_1min": round(os.getloadavg()[0], 2),

