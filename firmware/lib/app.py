@@ -43,11 +43,13 @@ FAST_FRAMES = const(2)        # frames the fast path sends itself (EV_LIGHT, EV_
 TX_FRAME_ROOM = const(132)    # board tx buffer room one encoded frame needs (129 + delimiters)
 SELFTEST_MS = const(300)
 # collect after this many bytes allocated. gc.threshold counts every allocation, also call
-# frames freed on return: the link (ringlink) allocates ~1.3-1.5 KB per heartbeat frame each
-# way on the 64-bit unix port (~0.7 KB of it left as garbage; ~0.7x that on the Pico), ~14
-# KB/s at idle, so 8 KB means ~1.5 collections/s with the supervisor's every 2 s (hard IRQs
-# run during collections; `ring bench firmware` prints collections_per_s).
-GC_EVERY = const(8192)
+# frames freed on return: the link (ringlink) allocates ~1.3 / ~1.05 KB per heartbeat
+# received / sent on the 64-bit unix port (~0.7x that on the Pico), ~8 KB/s on the chip at
+# idle + ~2.2 KB per command pass: ~18.5 KB per 2 s. 10 KB: one automatic collection per 2 s
+# besides the supervisor's, 1 collection/s (8 KB made it 1.5/s; each is ~9 ms on the chip,
+# the p99 of command -> ack). The heap bound pays the 2 KB (live + GC_EVERY + PASS_SLACK).
+# Hard IRQs run during collections; `ring bench firmware` prints collections_per_s.
+GC_EVERY = const(10240)
 PASS_SLACK = const(4096)      # garbage of one link pass, made with collections held off
                               # (link_service): a command pass ~2.4 KB on the 64-bit port
 HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (+ overflow)

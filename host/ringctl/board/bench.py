@@ -27,7 +27,7 @@ RP2040_REF_MS = {"ref_loop_ms": 458.0, "ref_listcomp_ms": 30.0, "ref_fib_ms": 23
 HARD_IRQ_ENTRY_US = 26     # pin edge -> first line of a hard handler on the RP2040 (12-26 us)
 HEAP32_RATIO = 0.7         # 32-bit heap / 64-bit heap: 0.5-0.7 (words, pointers, GC blocks)
 USB_FRAME_MS = 1.0         # full-speed USB frame: the host's IN tokens come once per frame
-GC_EVERY = 8192            # app.GC_EVERY: gc.threshold, bytes
+GC_EVERY = 10240           # app.GC_EVERY: gc.threshold, bytes
 PASS_SLACK = 4096          # app.PASS_SLACK: the heap bound's room for one link pass's garbage
 COLLECT_S = 2.0            # app: the supervisor collects every COLLECT_EVERY x SUPERVISE_MS
 HB_PER_S = 5               # heartbeats each way per second (ringlink.HB_MS = 200)
