@@ -58,7 +58,7 @@ HIST_N = const(250)           # latency histograms: 10 us buckets up to 2.5 ms (
 # Modules only boot needs (the pin map: pins.py; the image check: integrity.py, which main.py
 # has dropped already): out of sys.modules once the board and the App are built, so their
 # code and tables leave the heap. Nothing imports them after boot (the boards and the App
-# import pins only inside their constructors; mp_test_boot_modules checks they stay gone).
+# import pins only inside their constructors; tests/board/test_boot_modules_gone.py checks).
 BOOT_ONLY = ("pins", "integrity")
 
 
