@@ -89,13 +89,36 @@ def _tails(rng):
     return img
 
 
+# Relief designs made from real coins of scikit-image's `coins` plate ((x, y, r) of the heads
+# and tails coin): the photo's grey levels become the relief's height, so the coin is struck in
+# metal and lit from any direction like the drawn designs. Tuning variety only (sets tune-*).
+RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101, 195, 21))}
+
+
+def _plate_relief(face, design):
+    from skimage import data
+    x, y, r = RELIEF_PLATE[design][face == "tails"]
+    g = data.coins()[y - r:y + r + 1, x - r:x + r + 1].astype(np.float32) / 255
+    img = np.zeros((TEX, TEX), np.float32)
+    _rim(img)
+    disc = cv2.resize(g, (TEX, TEX), interpolation=cv2.INTER_CUBIC)
+    yy, xx = np.mgrid[0:TEX, 0:TEX]
+    field = (xx - _C) ** 2 + (yy - _C) ** 2 < (0.86 * _R) ** 2
+    img[field] = disc[field]
+    return img
+
+
 @functools.lru_cache(maxsize=16)
 def height_map(face, design=0):
-    """Relief height map (TEX x TEX float32, 0..1) of `face` ('heads'|'tails') of coin `design`."""
+    """Relief height map (TEX x TEX float32, 0..1) of `face` ('heads'|'tails') of coin `design`
+    (a drawn design, or >= 100: a real coin of RELIEF_PLATE)."""
     if face not in ("heads", "tails"):
         raise ValueError(f"coin face must be 'heads' or 'tails', not {face!r}")
-    rng = np.random.default_rng(1000 + 2 * int(design) + (face == "tails"))
-    img = _heads(rng) if face == "heads" else _tails(rng)
+    if int(design) in RELIEF_PLATE:
+        img = _plate_relief(face, int(design))
+    else:
+        rng = np.random.default_rng(1000 + 2 * int(design) + (face == "tails"))
+        img = _heads(rng) if face == "heads" else _tails(rng)
     img = cv2.GaussianBlur(img, (0, 0), 1.2)
     # equalise relief statistics inside the field (inside the rim) across the two faces
     yy, xx = np.mgrid[0:TEX, 0:TEX]

@@ -59,6 +59,13 @@ SETS = {
                         stream=(3, 0)),
     "check-4k": dict(size=(3840, 2160), coin_px=(40, 90), coin="copper", faces="render:1",
                      stream=(3, 1)),
+    # tuning variety for the face reader (issue 12): light from 35-88 deg high, blur and camera
+    # shake in half the scenes, coins 40-120 px; drawn relief faces, and relief struck from real
+    # coins of the plate (faces.RELIEF_PLATE); sizes mixed 1080p / 4K
+    "tune-light": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(2, 2),
+                       light_elev=(35, 88), blur_p=0.5, blur=(0.4, 1.6), motion_p=0.4),
+    "tune-relief": dict(size=None, coin_px=(40, 120), coin="brass", faces="render:100", stream=(2, 3),
+                        light_elev=(35, 88), blur_p=0.5, blur=(0.4, 1.6), motion_p=0.4),
     "sealed-1": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED_ENTROPY),
     "sealed-2": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED2_ENTROPY),
     # sealed: a darker coin, the whole 40-90 px range, a real coin pair used nowhere else
@@ -120,14 +127,15 @@ def _site(rng, cfg, seed):
             "lighting": {"gain": float(rng.uniform(0.75, 1.2)),
                          "gradient": [float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))],
                          "vignette": float(rng.uniform(0.05, 0.5)), "light_az_deg": float(rng.uniform(0, 360)),
-                         "light_elev_deg": float(rng.uniform(55, 88)), "shadows": []},
+                         "light_elev_deg": float(rng.uniform(*cfg.get("light_elev", (55, 88)))), "shadows": []},
             "coin_style": coin_style(cfg), "coins": [], "chips": [],
             "noise": float(rng.uniform(0.5, 4)), "jpeg": None,
-            "blur": float(rng.uniform(0.4, 1.3)) if rng.random() < 0.3 else 0.0}
+            "blur": float(rng.uniform(*cfg.get("blur", (0.4, 1.3)))) if rng.random() < cfg.get("blur_p", 0.3) else 0.0}
     if rng.random() < 0.25:
         spec["ring"]["ellipse"] = {"ratio": float(rng.uniform(0.8, 0.96)), "angle_deg": float(rng.uniform(0, 180))}
     spec["_post"] = {"jpeg": int(rng.integers(70, 96)),
-                     "motion": [float(rng.uniform(1, 5)), float(rng.uniform(0, 180))] if rng.random() < 0.3 else None}
+                     "motion": [float(rng.uniform(1, 5)), float(rng.uniform(0, 180))]
+                     if rng.random() < cfg.get("motion_p", 0.3) else None}
     spec["_coin_r"] = coin_d / 2
     return spec
 
