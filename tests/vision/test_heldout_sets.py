@@ -36,3 +36,25 @@ def test_check_1080p_sample_real_coin_faces():
     assert s["calibration_off_3px"] == 0 and s["calibration_off_px_max"] < 3.0, s
     assert s["valid"] >= 3 and s["called_fraction_of_valid"] == 1.0, t.misses
     assert s["flagged_fraction_of_invalid"] == 1.0, t.misses
+
+
+def test_tuning_variety_sets_widen_light_and_blur_and_leave_the_other_sets_alone():
+    """tune-light / tune-relief (issue 12, face reading) light coins from 35-88 deg high, blur half
+    their scenes and draw coins up to 120 px; the settings' defaults are the older sets' values, so
+    those sets' scenes are unchanged."""
+    import json
+
+    elev, blurred, coin_px = [], 0, []
+    cfg = heldout.SETS["tune-light"]
+    for seed in heldout.set_seeds(cfg, 40):
+        spec, _ = heldout.make(seed, "valid", cfg)
+        elev.append(spec["lighting"]["light_elev_deg"])
+        blurred += spec["blur"] > 0
+        coin_px.append(2 * spec["_coin_r"])
+    assert min(elev) < 50 and max(elev) > 80 and 10 <= blurred <= 30 and max(coin_px) > 100
+    explicit = {"light_elev": (55, 88), "blur_p": 0.3, "blur": (0.4, 1.3), "motion_p": 0.3}
+    for name in ("tune-1080p", "check-4k", "sealed-3"):
+        for seed in heldout.set_seeds(heldout.SETS[name], 3):
+            a = heldout.make(seed, None, heldout.SETS[name])
+            b = heldout.make(seed, None, dict(heldout.SETS[name], **explicit))
+            assert json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
