@@ -36,6 +36,8 @@ TENSOR_BLUR = 0.9     # patch px: the structure tensor's window (the edges' loca
 NORM_BLUR = 2.4       # patch px: the neighbourhood that edge strength is normalised by
 NORM_FLOOR = 0.05     # of the patch's mean edge energy: a blank field stays weak, not noise made strong
 CUES = ((0,), (1, 2))  # feature channels of each independent cue: edge strength, edge orientation
+_CUE_SHARE = np.array([len(c) / 3 for c in CUES])   # each cue's share of the combined score
+CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
 MARGIN_OF_MEDIAN = 0.13       # min margin = this x the photos' median leave-one-out margin ...
 MARGIN_BOUNDS = (0.07, 0.12)  # ... within these bounds
@@ -165,13 +167,16 @@ class FaceModel:
         """(face or None, confidence 0..1, heads score, tails score).
 
         A face is read when its best match scores at least `min_score`, beats the other face's
-        by `min_margin`, and every cue (edge strength, edge orientation) on its own favours it:
-        where the cues disagree the coin does not look like either face, whatever the total says
-        (a relief whose fine design the light has washed out), and the boxer calls it."""
+        by `min_margin`, and every cue (edge strength, edge orientation) on its own favours it,
+        by at least CUE_SHARE_MIN of its share of that margin: where a cue disagrees or says
+        nothing the coin does not look like either face, whatever the total says (a relief whose
+        fine design the light has washed out), and the boxer calls it."""
         h, t, ch, ct = self._match(feat)
         best, other = max(h, t), min(h, t)
         margin = best - other
-        agree = bool(np.all((ch - ct) * (1 if h > t else -1) >= 0))
+        # each cue must carry a part of the margin in proportion to its channels: a cue that
+        # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
+        agree = bool(np.all((ch - ct) * (1 if h > t else -1) >= CUE_SHARE_MIN * _CUE_SHARE * margin))
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= self.min_margin \
             and agree else None
         conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(self.min_margin, 1e-6)) / 2, 0, 1))
