@@ -114,3 +114,27 @@ def test_a_model_file_of_the_older_reader_is_refused_with_the_fix(model, tmp_pat
     path.write_text(text)
     with pytest.raises(UserError, match="older version of the face reader.*train it again"):
         faceid.FaceModel.load(path)
+
+
+def test_a_face_needs_every_cue_not_just_the_total():
+    """A coin that matches tails' edge orientation but whose edge strength says nothing (matches
+    both faces alike) is unsure however large the total margin; with edge strength matching too
+    it reads tails. (tune-relief: a heads relief washed out by the light read tails so, its edge
+    strength 0.001 nearer tails.)"""
+    rng = np.random.default_rng(3)
+
+    def unit(shape):
+        a = rng.normal(size=shape).astype(np.float32)
+        return a / np.sqrt((a * a).mean())
+
+    shape = (faceid.N_RAD, faceid.N_ANG)
+    heads = np.stack([unit(shape), unit(shape), unit(shape)])
+    tails = np.stack([unit(shape), unit(shape), unit(shape)])
+    fm = faceid.FaceModel(np.stack([heads, tails]), ["heads", "tails"], (0, 0, 0), 1.0, 0.28, 0.1, {})
+    # orientation of tails; edge strength like both faces alike, a hair nearer tails (says nothing)
+    both = heads[0] + 1.02 * tails[0]
+    washed = np.stack([both / np.sqrt((both * both).mean()), tails[1], tails[2]])
+    read, conf, h, t = fm.read(washed)
+    assert t - h > 0.3 and read is None, (h, t)
+    assert fm.read(np.stack([tails[0], tails[1], tails[2]]))[0] == "tails"
+    assert fm.read(np.roll(heads, 17, axis=-1))[0] == "heads"   # any rotation
