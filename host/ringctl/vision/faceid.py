@@ -11,9 +11,10 @@ light and dark on the other, and which side is which turns with the light):
   - the **edge strength** itself, normalised by its neighbourhood (contrast drops out).
 Brightness is not used: on a relief face it is mostly the light's direction, not the design.
 These are unwrapped with warpPolar, so two coins are compared over every rotation at once by
-FFT circular correlation along the angle axis. A face is read only when its best match is good
-AND clearly better than the other face's; both thresholds scale with how well the training
-photos separate (leave-one-out), with floors that keep an ambiguous coin `unsure`.
+FFT circular correlation along the angle axis. A face is read only when its best match is good,
+clearly better than the other face's, and both cues on their own carry part of that margin
+(`FaceModel.read`); the margin scales with how well the training photos separate
+(leave-one-out), within bounds that keep an ambiguous coin `unsure`. docs/VISION.md has the why.
 """
 import base64
 import binascii
