@@ -92,7 +92,8 @@ def _tails(rng):
 # Relief designs made from real coins of scikit-image's `coins` plate ((x, y, r) of the heads
 # and tails coin): the photo's grey levels become the relief's height, so the coin is struck in
 # metal and lit from any direction like the drawn designs. Tuning variety only (sets tune-*).
-RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101, 195, 21))}
+RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101, 195, 21)),
+                102: ((272, 192, 21), (114, 266, 21))}   # 102: sealed-5 only
 
 
 def _plate_relief(face, design):

@@ -13,8 +13,10 @@ threshold; `sealed-N` sets use their own seed streams (SeedSequence entropies) a
 differ from the others (coin size range, coin colour and brightness, real coin faces never used
 elsewhere). A sealed set is run once, after the last change, and then opened (its misses looked
 at) and replaced by a new one: `sealed-1`, `sealed-2` and `sealed-3` are opened (`sealed-3`: no
-threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md). The next
-sealed set needs fresh entropy.
+threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md). `sealed-4`
+(real coin photos) and `sealed-5` (relief coins lit by the scene) were made after the face
+reader's v2 and run once on its final code (docs/VISION.md); the next sealed set needs fresh
+entropy.
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
     img = render_frame(spec, seed)     # renderer + motion blur + JPEG
@@ -35,6 +37,9 @@ SEALED_ENTROPY = 0x12_5EA1ED    # "sealed-1": opened (one miss looked at) after 
 SEALED2_ENTROPY = 0x12_5EA1E2   # "sealed-2" (was "sealed"): opened after its single run (issue 12)
 # "sealed-3": never looked at while tuning (fresh entropy, secrets.randbits(128)); run once, opened
 SEALED3_ENTROPY = 319215704820460125846939368800580628668
+# "sealed-4" and "sealed-5": never looked at while tuning (fresh entropy, secrets.randbits(128))
+SEALED4_ENTROPY = 30905258817251646046935374755334217966
+SEALED5_ENTROPY = 85311069952660055802785202915375675685
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
@@ -42,14 +47,16 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
          "purple": (130, 40, 120), "orange": (30, 120, 240), "yellow": (30, 210, 230)}
 COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55, 150, 200),
-                "dark-copper": (48, 86, 148)}   # an old, darker penny (sealed-3 only)
+                "dark-copper": (48, 86, 148),   # an old, darker penny (sealed-3 only)
+                "pale-bronze": (86, 132, 172)}  # a worn, paler coin (sealed-4 and sealed-5 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
 
 # skimage.data.coins(): (x, y, r) of coins in the plate, pairs used as (heads, tails)
 PLATE_COINS = {"a": ((212, 194, 23), (215, 52, 22)), "b": ((244, 264, 24), (334, 44, 28)),
-               "c": ((46, 260, 27), (346, 186, 30))}   # "c": sealed-3 only
+               "c": ((46, 260, 27), (346, 186, 30)),   # "c": sealed-3 only
+               "d": ((176, 262, 26), (358, 270, 22))}  # "d": sealed-4 only
 
 SETS = {
     "tune-1080p": dict(size=(1920, 1080), coin_px=(40, 90), coin="copper", faces="render:0",
@@ -70,6 +77,10 @@ SETS = {
     "sealed-2": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED2_ENTROPY),
     # sealed: a darker coin, the whole 40-90 px range, a real coin pair used nowhere else
     "sealed-3": dict(size=None, coin_px=(40, 90), coin="dark-copper", faces="plate:c", stream=SEALED3_ENTROPY),
+    # sealed: a paler coin; sealed-4 a real coin pair used nowhere else, sealed-5 relief struck
+    # from another such pair (faces.RELIEF_PLATE 102) and lit by the scene's own light
+    "sealed-4": dict(size=None, coin_px=(40, 90), coin="pale-bronze", faces="plate:d", stream=SEALED4_ENTROPY),
+    "sealed-5": dict(size=None, coin_px=(40, 90), coin="pale-bronze", faces="render:102", stream=SEALED5_ENTROPY),
 }
 
 

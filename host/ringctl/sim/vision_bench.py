@@ -4,8 +4,8 @@ plus still-frame adjudication and motion-check ms at 1920x1080 and 3840x2160.
 
 Sets: `tuning-960` is the tuning generator's own held-out seed range (scenes.HELDOUT_SEEDS);
 the others come from the independent generator `ringctl.sim.heldout` (its SETS: `tune-*`,
-`check-*`, the opened `sealed-1`/`sealed-2`, and `sealed-3`, which no threshold was ever looked
-at against: run it once, by the lead, after the last change). Each set's face model
+`check-*`, the opened `sealed-1` to `sealed-3`, and `sealed-4`/`sealed-5`, which no threshold
+was ever looked at against: run once, by the lead, after the last change). Each set's face model
 is trained from its own site's photos of one coin, as a casino would.
 """
 import collections
@@ -25,8 +25,8 @@ from ..cliutil import OneLineParser
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 CALLS = ("heads", "tails", "odds")
 DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed-2")
-# run only when named (`--sets sealed-3:80`), once, after the last change: never by default
-SEALED_SETS = ("sealed-3",)
+# run only when named (`--sets sealed-4:80`), once, after the last change: never by default
+SEALED_SETS = ("sealed-4", "sealed-5")
 
 
 def face_model(size=(960, 720), n=10):
