@@ -4,8 +4,9 @@ plus still-frame adjudication and motion-check ms at 1920x1080 and 3840x2160.
 
 Sets: `tuning-960` is the tuning generator's own held-out seed range (scenes.HELDOUT_SEEDS);
 the others come from the independent generator `ringctl.sim.heldout` (its SETS: `tune-*`,
-`check-*`, the opened `sealed-1` to `sealed-3`, and `sealed-4`/`sealed-5`, which no threshold
-was ever looked at against: run once, by the lead, after the last change). Each set's face model
+`check-*`, `sealed-1` to `sealed-5`: each was made with fresh entropy, never looked at while
+tuning, run once by the lead on the final code of its day, and then opened (docs/VISION.md);
+a new sealed set needs fresh entropy). Each set's face model
 is trained from its own site's photos of one coin, as a casino would.
 """
 import collections
@@ -25,8 +26,8 @@ from ..cliutil import OneLineParser
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 CALLS = ("heads", "tails", "odds")
 DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed-2")
-# run only when named (`--sets sealed-4:80`), once, after the last change: never by default
-SEALED_SETS = ("sealed-4", "sealed-5")
+# not in the defaults: run by name (`--sets sealed-5:80,tune-light:100`)
+OTHER_SETS = tuple(n for n in heldout.SETS if n not in DEFAULT_SETS)
 
 
 def face_model(size=(960, 720), n=10):
@@ -167,7 +168,7 @@ def evaluate_set(name, n):
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
     if name not in heldout.SETS:
-        raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS + SEALED_SETS)}")
+        raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS + OTHER_SETS)}")
     cfg = heldout.SETS[name]
     model = heldout_model(cfg)
     t = Tally()
@@ -248,7 +249,7 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--sets", default=",".join(DEFAULT_SETS),
                    help=f"comma-separated scene sets, NAME or NAME:SCENES (default {','.join(DEFAULT_SETS)}; "
-                        f"also {','.join(SEALED_SETS)}, run once by the lead)")
+                        f"also {','.join(OTHER_SETS)})")
     p.add_argument("--scenes", type=int, default=100, help="scenes per set (default 100)")
     p.add_argument("--repeat", type=int, default=40, help="timed runs per resolution (over 4 scenes)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
