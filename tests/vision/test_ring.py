@@ -65,3 +65,21 @@ def test_small_region_is_that_region_of_the_small_copy(size):
             assert np.array_equal(rm.small_region(img, *roi), want)   # kept for the same frame
             rm.small(img)     # and from the frame's copy, when one was made
             assert np.array_equal(rm.small_region(img, *roi), want)
+
+
+def test_primed_small_copy_is_used_for_its_frame_only_and_survives_newer_frames():
+    rng = np.random.default_rng(9)
+    size = (960, 540)
+    frames = [rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8) for _ in range(3)]
+    rm = ringmod.RingModel(size, (480, 270), (200, 190), 0, None, 60.0, 1000.0)
+    primed = np.full((rm.small_size[1], rm.small_size[0], 3), 7, np.uint8)   # not a real copy: tells it apart
+    rm.prime_small(frames[0], primed)
+    rm.small(frames[1])                  # the rule's thread, a newer frame, meanwhile
+    assert rm.small(frames[0]) is primed
+    w, h = rm.small_size
+    assert rm.small_region(frames[0], 2, 3, w // 2, h // 2) is not None
+    assert np.array_equal(rm.small_region(frames[0], 2, 3, w // 2, h // 2), primed[3:h // 2, 2:w // 2])
+    # any other frame gets its own copy
+    want = cv2.resize(frames[2], rm.small_size, interpolation=cv2.INTER_LINEAR)
+    assert np.array_equal(rm.small(frames[2]), want)
+    assert not np.array_equal(rm.small(frames[1]), primed)

@@ -135,12 +135,18 @@ class RingModel:
 
         The last one is kept: the stillness rule, the multi-view judge and the single-view
         judge all ask for the same frame's copy (frames are never changed in place)."""
-        last = getattr(self, "_small_last", None)
-        if last is not None and last[0] is img:
-            return last[1]
+        for last in (getattr(self, "_small_last", None), getattr(self, "_small_primed", None)):
+            if last is not None and last[0] is img:
+                return last[1]
         out = cv2.resize(img, self.small_size, interpolation=cv2.INTER_LINEAR)
         self._small_last = (img, out)
         return out
+
+    def prime_small(self, img, small):
+        """Hand over `small(img)`, made earlier (the judge's thread gets the rule's copies).
+        Kept in its own slot, which small() never overwrites: the rule's thread, asking for a
+        newer frame's copy meanwhile, only costs the judge a resize, never a wrong copy."""
+        self._small_primed = (img, small)
 
     def small_region(self, img, x0, y0, x1, y1):
         """`small(img)[y0:y1, x0:x1]`. Without a copy of this frame at hand, and when the frame
@@ -149,7 +155,9 @@ class RingModel:
         last = getattr(self, "_small_last", None)
         f = self.factor
         w, h = self.small_size
-        if (last is not None and last[0] is img) or (w * f, h * f) != self.image_size:
+        primed = getattr(self, "_small_primed", None)
+        if (last is not None and last[0] is img) or (primed is not None and primed[0] is img) \
+                or (w * f, h * f) != self.image_size:
             return self.small(img)[y0:y1, x0:x1]
         key = (x0, y0, x1, y1)
         last = getattr(self, "_region_last", None)   # the last one is kept, as in small()
