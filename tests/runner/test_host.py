@@ -92,7 +92,7 @@ def host(tmp_path, monkeypatch):
                "coins": [dict(c, camera="A", cameras=["A"]) for c in coins],
                "views": [{"result": "heads", "reasons": [], "coins": coins}]}
     monkeypatch.setattr(rigwatch, "StillnessWatch", AlwaysStill)
-    monkeypatch.setattr(rigwatch, "judge_views", lambda frames, rig, model, pool=None: dict(verdict))
+    monkeypatch.setattr(rigwatch, "judge_views", lambda frames, rig, model: dict(verdict))
     log = AuditLog(str(tmp_path / "audit.db"))
     link = FakeLink(log)
     camera = StillCamera()

@@ -76,7 +76,7 @@ def test_a_judgement_of_a_still_period_that_has_ended_is_never_kept(monkeypatch,
 
     judged = []
 
-    def slow_judge(frames, rig, model, pool=None):
+    def slow_judge(frames, rig, model):
         time.sleep(0.2)
         mark = chr(frames[0][0, 0, 0])
         judged.append(mark)

@@ -20,7 +20,6 @@ evidence_jpegs.
 import queue
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import numpy as np
@@ -86,9 +85,6 @@ class RigWatcher:
         self._still = None          # (t, still_s) of the newest still moment
         self._judging = queue.Queue()          # (period, t, frames, smalls) to judge, in order
         self._encode = queue.Queue()
-        # the views of a moment judged at once, one thread each (OpenCV lets go of the GIL)
-        self._view_pool = ThreadPoolExecutor(len(rig.views), thread_name_prefix="rig-view") \
-            if len(rig.views) > 1 else None
         self._stop = False
         self.thread = threading.Thread(target=self._run, name="rig-watch", daemon=True)
         self.thread.start()
@@ -177,7 +173,7 @@ class RigWatcher:
             for v, f, small in zip(self.rig.views, frames, smalls):
                 v.ring.prime_small(f, small)      # the rule's copies: not made again
             c0 = time.perf_counter()
-            verdict = judge_views(frames, self.rig, self.face_model, self._view_pool)
+            verdict = judge_views(frames, self.rig, self.face_model)
             self.judge_ms.append((time.perf_counter() - c0) * 1000)
             del self.judge_ms[:-200]
             with self._pic_lock:
@@ -319,8 +315,6 @@ class RigWatcher:
         self.thread.join(2.0)
         self.judge_thread.join(2.0)
         self.encoder.join(2.0)
-        if self._view_pool is not None:
-            self._view_pool.shutdown(wait=False)
         self.paired.close()
 
 

@@ -134,7 +134,8 @@ class RingModel:
         """The detection-scale copy of a frame (same sampling as the stored background).
 
         The last one is kept: the stillness rule, the multi-view judge and the single-view
-        judge all ask for the same frame's copy (frames are never changed in place)."""
+        judge all ask for the same frame's copy (frames are never changed in place); so is the
+        one handed over by prime_small."""
         for last in (getattr(self, "_small_last", None), getattr(self, "_small_primed", None)):
             if last is not None and last[0] is img:
                 return last[1]

@@ -272,23 +272,19 @@ def _call(coins, nospin, unsure, where):
     return result, [f"both coins {result}" if result != "odds" else "one head and one tail"]
 
 
-def judge_views(frames, rig, model, pool=None):
+def judge_views(frames, rig, model):
     """frames: one BGR frame per rig view (None: that camera gave none) ->
     {"result", "reasons", "coins": [{center_mm, diameter_px, face, flat, inside, confidence,
-    camera, cameras}], "views": [per-view verdicts], "ms"}. pool: an executor to judge the
-    views on at once (OpenCV lets go of the GIL; each view's state is its own)."""
+    camera, cameras}], "views": [per-view verdicts], "ms"}."""
     t0 = time.perf_counter()
     views = rig.views
-    seen = [k for k, (v, img) in enumerate(zip(views, frames)) if img is not None]
-    each = pool.map if pool is not None and len(seen) > 1 else map
-    judged = dict(zip(seen, each(lambda k: judge_view(frames[k], views[k], model), seen)))
     nospin, unsure, verdicts, entries = [], [], [], []
     for k, (v, img) in enumerate(zip(views, frames)):
         if img is None:
             unsure.append(f"unsure: camera {v.name} gave no frame")
             verdicts.append(None)
             continue
-        out = judged[k]
+        out = judge_view(img, v, model)
         out["camera"] = v.name
         verdicts.append(out)
         tag = f" (camera {v.name})" if len(views) > 1 else ""
