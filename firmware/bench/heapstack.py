@@ -16,30 +16,13 @@ import rp2fake        # stands in for the rp2 port's C modules (both runs load i
 ROOT = "/tmp/ringbench_heapstack_%d" % (time.ticks_us() & 0xFFFFFF)
 
 
-class _StubUSB:
-    """machine.USBDevice as board_pico drives it (hotpaths.py's stand-in, without timing)."""
-
-    def __init__(self, builtin):
-        self.BUILTIN_DEFAULT = builtin
-        self.builtin_driver = None
-
-    def active(self, v=None):
-        return True
-
-    def config(self, *a):
-        pass
-
-    def submit_xfer(self, ep, buf):
-        return True
-
-
 def board(name):
     if name == "sim":
         import board_sim
         return board_sim.Board(root=ROOT, link_fd=None, sock_path="")
     rp2fake.install()
     import board_pico
-    b = board_pico.Board(usbd=_StubUSB(rp2fake.USBBuiltin()))
+    b = board_pico.Board(usbd=rp2fake.StubUSB())
     b.open_link()
     b.link._open(None)
     return b

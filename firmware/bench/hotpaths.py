@@ -536,34 +536,12 @@ def idle_model(r, timer_key="timer_pass_us", sup_key="supervisor_pass_us"):
     return load
 
 
-class _StubUSB:
-    """machine.USBDevice with a submit_xfer that only says yes (the chip's is C; a Python
-    method here makes the figures a little high): times the port's own Python."""
-
-    def __init__(self, builtin):
-        self.BUILTIN_DEFAULT = builtin
-        self.builtin_driver = None
-
-    def active(self, v=None):
-        return True
-
-    def config(self, *a):
-        pass
-
-    def submit_xfer(self, ep, buf):
-        if ep & 0x80 and self.t_in is None:
-            self.t_in = time.ticks_us()     # the answer's IN transfer: the ack can leave
-        return True
-
-    t_in = None
-
-
 def pico_board():
     """board_pico with its link port configured and opened by the host."""
     import rp2fake
     rp2fake.install()
     import board_pico
-    b = board_pico.Board(usbd=_StubUSB(rp2fake.USBBuiltin()))
+    b = board_pico.Board(usbd=rp2fake.StubUSB())
     b.open_link()
     b.link._open(None)
     return b

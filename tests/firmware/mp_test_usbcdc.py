@@ -174,24 +174,9 @@ def test_bus_reset_then_enumeration_again():
     assert b.link_read(buf) == len(_frame(2))
 
 
-class _StubUSB:
-    """submit_xfer that allocates nothing (the chip's is C)."""
-    BUILTIN_DEFAULT = rp2fake.USBBuiltin()
-    builtin_driver = None
-
-    def active(self, v=None):
-        return True
-
-    def config(self, *a):
-        pass
-
-    def submit_xfer(self, ep, buf):
-        return True
-
-
 def test_receive_callback_allocates_nothing():
     import micropython
-    lk = usbcdc.LinkCDC(_StubUSB())
+    lk = usbcdc.LinkCDC(rp2fake.StubUSB())
     lk._open(None)
     micropython.heap_lock()
     try:
