@@ -322,18 +322,7 @@ def test_tag_compare_is_allocation_free_and_checks_every_byte():
 def test_session_feed_decodes_in_place_and_keeps_nothing_of_the_buffer():
     """Session.feed hands frames over as views of the Deframer's buffer: what recv() returns
     must be its own bytes, unchanged by the frames decoded after it."""
-    dev = rl.Session(KEY, rl.ROLE_DEVICE, DEV_INFO)
-    host = rl.Session(KEY, rl.ROLE_HOST, {"name": "t"})
-    dev.start(0)
-    host.start(0)
-    for t in range(1, 6):
-        for a, b in ((host, dev), (dev, host), (host, dev), (dev, host)):
-            while True:
-                out = a.poll(t)
-                if out is None:
-                    break
-                b.feed(out, t)
-    assert dev.connected and host.connected
+    dev, host = _connected_pair()
     for i in range(3):
         host.send(rl.MT_CMD, bytes([i + 1]) * (10 + i), 10)
     wire = b""
@@ -346,7 +335,6 @@ def test_session_feed_decodes_in_place_and_keeps_nothing_of_the_buffer():
     got = [dev.recv() for _ in range(3)]
     assert [g[1] for g in got] == [bytes([i + 1]) * (10 + i) for i in range(3)]
     assert all(isinstance(g[1], bytes) for g in got)
-
 
 
 def _connected_pair():
