@@ -53,6 +53,18 @@ class Proc:
         """-> the match of the first line matching the regular expression `pattern`."""
         return self._wait(lambda line: re.search(pattern, line), pattern, timeout)
 
+    def wait_exit(self, timeout):
+        """-> the exit status; a process still running after `timeout` s fails the test with
+        everything it printed since (a hung shutdown's thread stacks among it)."""
+        try:
+            return self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            time.sleep(0.5)
+            while not self.lines.empty():
+                self.seen.append(self.lines.get())
+            raise AssertionError(f"still running {timeout} s later; output:\n"
+                                 + "\n".join(self.seen[-200:])) from None
+
 
 @pytest.fixture
 def board(tmp_path):

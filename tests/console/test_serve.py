@@ -92,7 +92,7 @@ def test_ring_demo_console_prints_url_and_logins_and_serves_until_ctrl_c(tmp_pat
         time.sleep(1.0)
         assert proc.p.poll() is None                            # still serving
         proc.p.send_signal(signal.SIGINT)
-        assert proc.p.wait(20) in (0, 1)                        # the demo's own exit status
+        assert proc.wait_exit(20) in (0, 1)                        # the demo's own exit status
     finally:
         if proc.p.poll() is None:
             proc.p.kill()
