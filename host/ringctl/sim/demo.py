@@ -83,7 +83,10 @@ def run(args):
                     _serve_until_interrupted()
             finally:
                 if web is not None:
+                    t0 = time.monotonic()
                     web.stop()
+                    if time.monotonic() - t0 > 1.0:     # a slow stop names itself
+                        out.note("shutdown: the console took %.1f s to stop" % (time.monotonic() - t0))
     finally:
         if not args.workdir:        # nothing of a throw-away demo is left behind
             shutil.rmtree(work, ignore_errors=True)

@@ -40,6 +40,7 @@ FIGURES = {
     "socket",
 }
 WHO = {"user": "demo", "role": "boxer"}     # the scripted boxer at the table
+SLOW_CLOSE_S = 1.0
 
 
 class DemoSession:
@@ -135,18 +136,21 @@ class DemoSession:
         return self.board.tty if self.board else "?"
 
     def close(self):
-        if self.host is not None:
-            self.host.close()
-        if self.events is not None:
-            self.events.close()
-        if getattr(self, "simring", None) is not None:
-            self.simring.close()
-        for part in (self.link, self.board, self.host_log, self.log):
-            if part is not None:
-                try:
-                    part.close() if hasattr(part, "close") else part.stop()
-                except Exception:
-                    pass
+        parts = [("the host", self.host), ("its event feed", self.events),
+                 ("the simulated ring", getattr(self, "simring", None)), ("the link", self.link),
+                 ("the simulated board", self.board), ("the host's log", self.host_log),
+                 ("the audit log", self.log)]
+        for name, part in parts:
+            if part is None:
+                continue
+            t0 = time.monotonic()
+            try:
+                part.close() if hasattr(part, "close") else part.stop()
+            except Exception as exc:
+                self.say("shutdown: %s failed to close: %s" % (name, exc))
+            took = time.monotonic() - t0
+            if took > SLOW_CLOSE_S:     # a slow stop names itself (a rare hung Ctrl-C was seen)
+                self.say("shutdown: %s took %.1f s to close" % (name, took))
 
     # ---- one spin ----------------------------------------------------------------------------
     def play_spin(self, seed, force=None, during=None, boxer_calls=True, call_wait_s=120.0):
