@@ -1,11 +1,14 @@
-# The ring link's byte loops in machine code for the board (viper): COBS encode / decode and the constant-time tag compare, installed into ringlink in place of its plain-Python ones.
+# The ring link's byte work in machine code for the board (viper): COBS encode / decode, the constant-time tag compare and the header's u32 reads, installed into ringlink in place of its plain-Python ones.
 # ringlink.py stays plain Python in the MicroPython / CPython subset (the host runs it too);
-# these do exactly what its _cobs_encode_into, _cobs_decode_into and _tag_ok do, byte for byte
-# (tests/firmware/mp_test_fastlink.py runs the link's golden vectors and a fuzz of both
-# against each other). In bytecode each zero of a frame costs a loop turn (~17 for an event
-# frame) and the tag compare 32 subscripts: ~6 us per command and its answer on the unix
-# port, ~1 ms on the chip. Viper needs an architecture: the build compiles this module
-# with -march=armv6m (runs on the RP2040 and the RP2350); only board_pico imports it.
+# these do exactly what its _cobs_encode_into, _cobs_decode_at, _tag_ok and _u32 do, byte
+# for byte (tests/firmware/mp_test_fastlink.py runs the link's golden vectors with these
+# installed, and a fuzz of each against its twin, past 2**31 for the u32s). In bytecode each
+# zero of a frame costs a loop turn (~17 for an event frame) and the tag compare 32
+# subscripts. The decoder reads a received frame where it lies (the Deframer's usual read is
+# one whole frame: no copy, no allocation). Viper ints are machine words: the u32 read comes
+# back as uint, so a seq or ack past 2**31 is the wire's number, not a negative one. Viper
+# needs an architecture: the build compiles this module with -march=armv6m (runs on the
+# RP2040 and the RP2350); only board_pico imports it.
 import micropython
 
 
@@ -37,29 +40,27 @@ def cobs_encode_into(data, out, oi: int, n: int) -> int:
 
 
 @micropython.viper
-def cobs_decode_into(enc, out) -> int:
-    """Decode COBS bytes enc into out (room: len(enc)). -> length, or -1 if malformed (a
-    zero code or a block past the end)."""
-    n = int(len(enc))
-    if n == 0:
-        return 0
-    e = ptr8(enc)
+def cobs_decode_at(enc, s: int, e: int, out) -> int:
+    """Decode the COBS bytes enc[s:e] into out (room: e - s). -> length, or -1 if malformed (a
+    zero byte, a zero code or a block past the end)."""
+    d = ptr8(enc)
     o = ptr8(out)
-    i = 0
+    i = s
     k = 0
-    while i < n:
-        code = e[i]
-        if code == 0:
-            return -1
+    while i < e:
+        code = d[i]
         end = i + code
-        if end > n:
+        if code == 0 or end > e:
             return -1
         i += 1
         while i < end:
-            o[k] = e[i]
+            c = d[i]
+            if c == 0:
+                return -1
+            o[k] = c
             k += 1
             i += 1
-        if code < 255 and i < n:
+        if code < 255 and i < e:
             o[k] = 0
             k += 1
     return k
@@ -78,7 +79,15 @@ def tag_ok(d, fr, i: int) -> bool:
     return r == 0
 
 
+@micropython.viper
+def u32(b, i: int) -> uint:
+    """b[i:i + 4] as a little-endian u32 (a frame's seq / ack). Returned as uint: past 2**31 it
+    is the same number as on the wire, not a negative machine word."""
+    p = ptr8(b)
+    return uint(p[i] | p[i + 1] << 8 | p[i + 2] << 16 | p[i + 3] << 24)
+
+
 def install():
     """Make ringlink use these (module-wide: every Session and Deframer in this process)."""
     import ringlink
-    ringlink.use_codec(cobs_encode_into, cobs_decode_into, tag_ok)
+    ringlink.use_codec(cobs_encode_into, cobs_decode_at, tag_ok, u32)
