@@ -457,5 +457,45 @@ def test_header_fields_read_over_the_whole_u32_range():
         assert dev._una == seq + 1 and dev.unacked == 0, (hex(dev._una), hex(seq))
 
 
+def test_rtt_estimate_is_rfc6298_in_integer_ms():
+    """Each ack of a frame sent once is an RTT sample (Karn); srtt and rttvar are kept x8 in
+    integer ms and the RTO is clamped to RTO_MIN..RTO_MAX (RFC 6298): the session's estimate
+    after each sample equals this reference, for first, growing, shrinking, zero and clamped
+    samples and across the ticks_ms wrap (2**30)."""
+    dev, host = _connected_pair()
+    s8 = v8 = 0
+    t = 10
+    delays = [0, 0, 1, 1, 1, 1, 2, 5, 40, 3, 120, 0, 7, 900, 15, 15, 15, 60, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 250]
+    for k, d in enumerate(delays):
+        if k == len(delays) - 6:
+            t = 0x3FFFFFFF - 2       # the last samples straddle the ticks_ms wrap
+        seq = dev.send(rl.MT_EVENT, b"x%d" % k, t)
+        while True:
+            out = dev.poll(t)
+            if out is None:
+                break
+            host.feed(out, t)
+        m = host.recv()
+        assert m is not None and m[2] - host._rx_off == seq, (k, m)
+        host.ack(m[2])
+        t2 = (t + d) & 0x3FFFFFFF
+        while True:
+            out = host.poll(t2)
+            if out is None:
+                break
+            dev.feed(out, t2)
+        assert dev.unacked == 0, k
+        if s8 == 0:
+            s8 = d * 8 + 1
+            v8 = d * 4
+        else:
+            v8 += abs(s8 - d * 8) // 4 - v8 // 4
+            s8 += d - s8 // 8
+        rto = max(rl.RTO_MIN, min(rl.RTO_MAX, (s8 + max(8, 4 * v8)) // 8))
+        assert (dev.rtt_ms, dev.rto_ms) == (s8 // 8, rto), (k, d, dev.rtt_ms, dev.rto_ms, rto)
+        t = (t2 + 1) & 0x3FFFFFFF
+    assert rl.RTO_MIN < dev.rto_ms < rl.RTO_MAX
+
+
 if __name__ == "__main__":
     mptest.main(globals())
