@@ -287,6 +287,7 @@ def paths(app, board, dev, host, wire):
     steps = command_steps(app, board, dev, host, wire, pico)
     r["command_alloc_bytes"] = steps.pop("alloc_bytes")
     r["command_steps_us"] = steps
+    r["command_c_work_us"] = c_work(dev._tx)
     r.update(pico_link_io(pico, r["command_frame_bytes"], r["command_answer_bytes"]))
     r["asyncio_wake_us"] = _best([asyncio_wake_us() for _ in range(3)])   # one run can land on a burst of load
     return r
@@ -449,6 +450,35 @@ def command_steps(app, board, dev, host, wire, pico, n=120):
         raise RuntimeError("bench: the link pair is out of step after command_steps")
     wire.pump(dev, host, now)
     return r
+
+
+def c_work(kp):
+    """The command pass's work that is C or machine code already, what the pass would still
+    do were the rest of it (deframing and session logic, the command, the event ring, the
+    send logic) in C too: the command frame's COBS decode (fastlink), CRC check and tag
+    (HMAC-SHA256 in C, the viper compare), then the answer's tag, CRC and COBS encode. -> us,
+    timed hot as the steps are."""
+    cmd = ringlink.encode(ringlink.seal(kp, ringlink.MT_CMD, 0, 5, 6,
+                                        M.pack_cmd(M.CMD_DISARM, 5000, "")))
+    ans = bytearray(ringlink.seal(kp, ringlink.MT_EVENT, 0, 5, 6, bytes(M.EVENT_HDR)))
+    amv = memoryview(ans)
+    dec = bytearray(ringlink.MAX_ENCODED)
+    dmv = memoryview(dec)
+    wbuf = bytearray(ringlink.MAX_ENCODED + 2)
+    n = len(cmd)
+    e = len(ans) - ringlink.TAG_LEN - ringlink.CRC_LEN
+
+    def work():
+        k = ringlink._cobs_decode_at(cmd, 1, n - 1, dec)
+        fr = dmv[:k]
+        if ringlink._crc(fr) != ringlink.CRC_RESIDUE:
+            raise RuntimeError("bench: the c_work command frame is corrupt")
+        k -= ringlink.TAG_LEN + ringlink.CRC_LEN
+        ringlink._tag_ok(ringlink.hmac_sha256(kp, fr[:k]), fr, k)
+        ringlink.hmac_sha256(kp, amv[:e])
+        ringlink._crc(amv[:e + ringlink.TAG_LEN])
+        ringlink._cobs_encode_into(ans, wbuf, 1, len(ans))
+    return _timed_pair(None, work)
 
 
 def _usb_in(lk, data):

@@ -58,6 +58,15 @@ def test_command_to_ack_is_wake_plus_pass_plus_the_next_usb_frame(hot):
     assert steps["seal_encode"] == round(hot["command_steps_us"]["seal_encode"] * 200 / 1000, 3)
     parts = sum(v for k, v in steps.items() if k not in ("pass_hot", "wake"))
     assert 0 < parts <= steps["pass_hot"] * 1.5, (parts, steps)
+    # the floor: the same figure with the pass's interpreted work at zero (wake, link port
+    # I/O, the C and machine-code work of two tags, two CRCs and COBS both ways)
+    c = hot["command_c_work_us"]
+    assert 0 < c < hot["command_to_ack_median_us"], (c, hot["command_to_ack_median_us"])
+    floor = (wake + hot["link_read_us"] + hot["link_write_us"] + c) * 200 / 1000
+    assert est["command_to_ack_floor_ms_p50"] == round(floor + 0.5, 3)
+    assert abs(est["command_to_ack_floor_ms_p99"]
+               - (floor + 1.0 + est["command_to_ack_loop_wait_ms_p99"])) < 0.002
+    assert est["command_to_ack_floor_ms_p50"] < est["command_to_ack_ms_p50"]
 
 
 def test_loop_wait_p99_model():

@@ -193,6 +193,11 @@ def command_to_ack(p, factor):
     wait99 = loop_wait_p99_ms(jobs)
     p50 = cpu50 + USB_FRAME_MS / 2
     p99 = cpu50 + USB_FRAME_MS + wait99
+    # what the figure would be with the pass's interpreted work (deframing and session
+    # logic, the command, the event ring, the send logic) taking no time at all: the wake-up,
+    # one read and one write on the link port, the pass's C and machine code (c_work: two
+    # HMACs, two CRCs, COBS both ways), the USB frame and the same loop wait
+    floor = ms(wake + p["link_read_us"] + p["link_write_us"] + p["command_c_work_us"])
     return {
         "command_to_ack_ms_p50": round(p50, 3),
         "command_to_ack_ms_p99": round(p99, 3),
@@ -200,6 +205,9 @@ def command_to_ack(p, factor):
         "command_to_ack_cpu_best_ms": round(cpu_best, 3),
         # the same pass with ringlink's plain-Python COBS and tag compare (no fastlink)
         "command_to_ack_cpu_ms_bytecode": round(ms(wake + p["command_to_ack_bytecode_median_us"]), 3),
+        "command_to_ack_floor_ms_p50": round(floor + USB_FRAME_MS / 2, 3),
+        "command_to_ack_floor_ms_p99": round(floor + USB_FRAME_MS + wait99, 3),
+        "command_c_work_ms": round(ms(p["command_c_work_us"]), 3),
         "command_to_ack_line_ms": round(io, 3),
         "command_to_ack_usb_frame_ms": {"p50": USB_FRAME_MS / 2, "p99": USB_FRAME_MS},
         "command_to_ack_loop_wait_ms_p99": round(wait99, 3),
@@ -316,11 +324,18 @@ def run(n=30, pulse_us=4000, flash_dir=None, source=False, idle_s=5.0):
 
 RP_NOTES = (
     "rp2040_est: unix-port CPU time x factor (calibrated in this run). The link paths run "
-    "as on the Pico, with fastlink.py's COBS and tag compare in viper: machine code, timed "
-    "here on x86 and scaled by the same bytecode factor, which overstates it (machine code "
-    "is slowed on the chip by the clock and instruction rate, ~30-100x, not by the "
-    "interpreter's ~170x): an upper bound, not a calibration; "
-    "command_to_ack_cpu_ms_bytecode is the pass without it. edge_to_lamp = the "
+    "as on the Pico, with fastlink.py's viper functions (COBS decode in place and encode, "
+    "tag compare, the header's u32 reads) and ringlink's @micropython.native ones: machine "
+    "code, timed here on x86 and scaled by the same bytecode factor, which overstates it "
+    "(machine code is slowed on the chip by the clock and instruction rate, ~30-100x, not by "
+    "the interpreter's ~170x; no machine-code time on an RP2040 is known to calibrate "
+    "against): an upper bound, not a calibration. So is C (the HMAC's SHA-256, the CRC, "
+    "collections) at the same factor. command_to_ack_cpu_ms_bytecode is the pass without "
+    "fastlink. command_to_ack_floor_ms_p50 / _p99: the same figures with the pass's "
+    "interpreted work taken as zero (what is left: the wake-up, one read and one write on "
+    "the link port, command_c_work_ms = the pass's C and machine code: two HMACs, two CRCs, "
+    "COBS both ways; the USB frame; the loop wait): the most that moving the rest of the "
+    "pass to C could give at this scaling. edge_to_lamp = the "
     "glitch filter's wait (unscaled) + the hard handler's time past it x factor + the chip's "
     "IRQ entry (26 us); a hard IRQ preempts the loop, collections and the link, so nothing "
     "else can delay it. "
