@@ -102,3 +102,21 @@ def test_good_crc_bad_tag_is_an_alarm(pl, pos, bit):
     fr[-4:] = struct.pack("<I", rl.crc32(bytes(fr[:-4])))
     host.feed(rl.encode(bytes(fr)), 5)
     assert host.alarms == 1 and host.recv() is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.binary(max_size=5), st.binary(max_size=5),
+       st.integers(0, 10_000), st.sampled_from([bytes, bytearray, memoryview]))
+def test_decode_of_a_run_where_it_lies(data, before, after, at, kind):
+    """ringlink._cobs_decode_at (the twin of the board's viper decoder, fastlink.py, which
+    mp_test_fastlink checks against it): the COBS bytes of any data, decoded from inside a
+    longer read, give the data back; a 0x00 put anywhere inside the run makes it malformed."""
+    enc = rl.cobs_encode(data)
+    wire = before + enc + after
+    s, e = len(before), len(before) + len(enc)
+    out = bytearray(len(enc))
+    assert rl._cobs_decode_at(kind(wire), s, e, out) == len(data)
+    assert bytes(out[:len(data)]) == data
+    bad = bytearray(wire)
+    bad[s + at % len(enc)] = 0
+    assert rl._cobs_decode_at(kind(bytes(bad)), s, e, bytearray(len(enc))) == -1
