@@ -213,6 +213,8 @@ def _cobs_decode_at(enc, s, e, out):
     i = 0
     while True:
         code = enc[s + i]
+        if code == 0:
+            return -1                  # (excluded by the find above: never a loop without end)
         if code == 0xFF:
             return _cobs_decode_long(memoryview(enc)[s:e], out)
         i += code
