@@ -326,3 +326,34 @@ def training_frames(cfg, face, n, seed=0):
         sp["coins"] = [_coin(rng, sp, p, r, face=face)]
         out.append(render_frame(sp, seed * 1000 + k))
     return site, out
+
+
+def ring_training_frames(spec, seed, face, n, turn_deg=None):
+    """`n` photos of ONE coin lying flat, showing `face`, taken in a scene's own ring under its own
+    lights, as the technician trains a ring (hardware/INSTALL.md): the coin turned by about a
+    1/n turn (or `turn_deg`) between photos and laid at a different spot each time. The ring,
+    layout, lights, camera focus and JPEG are the scene's; nothing else is (the coin's spots and
+    turns and the sensor noise come from their own seed stream, not the scene's). Chips on the floor stay where they
+    lie; a chip in the ring is picked up first. No camera shake: the photos are taken still."""
+    site = {k: v for k, v in spec.items() if k not in ("coins", "chips", "kind")}
+    R, c0 = spec["ring"]["radius"], np.array(spec["ring"]["center"])
+    m = render.plane_to_image(render.full_spec(spec))
+    floor_chips = [ch for ch in spec["chips"]
+                   if np.hypot(*(np.linalg.solve(m[:, :2], np.array(ch["center_px"]) - m[:, 2]) - c0)) > R]
+    site["chips"] = floor_chips
+    site["lighting"] = dict(spec["lighting"], shadows=[])
+    site["_post"] = dict(spec["_post"], motion=None)
+    out = []
+    rng = np.random.default_rng([seed, 41, face == "tails"])
+    turn0 = rng.uniform(0, 360)
+    r = spec["_coin_r"]
+    for k in range(n):
+        sp = dict(site)
+        p = _in_ring(rng, c0, R - 2 * r)
+        coin = _coin(rng, sp, p, r, face=face)
+        step = 360 / n if turn_deg is None else turn_deg
+        coin["rotation_deg"] = float((turn0 + k * step + rng.uniform(-10, 10)) % 360)   # turned by eye
+        sp["coins"] = [coin]
+        img, _ = render.render_scene(_render_spec(sp), np.random.default_rng([seed, 43, k, face == "tails"]))
+        out.append(post(img, sp))
+    return out

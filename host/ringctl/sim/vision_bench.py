@@ -23,6 +23,7 @@ from ..vision import faceid, judge, rest, ring as ringmod
 from . import heldout, render, scenes
 from ..cliutil import OneLineParser
 
+RING_PHOTOS = 12      # photos per face when each scene's ring trains its own model (--train ring): a clock-hour turn apart
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 CALLS = ("heads", "tails", "odds")
 DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed-2")
@@ -70,7 +71,7 @@ class Tally:
         self.kinds = collections.defaultdict(collections.Counter)
         self.scores = collections.Counter()
         self.valid = self.valid_called = self.invalid = self.invalid_flagged = self.invalid_nospin = 0
-        self.calibration_failed = 0
+        self.calibration_failed = self.training_failed = 0
         self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
         self.misses = []     # (seed, kind, expected, result, reasons) of every non-right verdict
@@ -96,6 +97,11 @@ class Tally:
         b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
         self.calibration_off_px.append(max(abs(rm.axes[0] - a), abs(rm.axes[1] - b)))
 
+    def training_failure(self, seed, kind, why):
+        self.training_failed += 1
+        self.kinds[kind]["training-failed"] += 1
+        self.misses.append((seed, kind, "training failed", None, [why]))
+
     def calibration_failure(self, seed, kind):
         self.calibration_failed += 1
         self.kinds[kind]["calibration-failed"] += 1
@@ -106,6 +112,7 @@ class Tally:
                 "wrong": self.scores["wrong"], "voided": self.scores["voided"],
                 "wrong_including_voided": self.scores["wrong"] + self.scores["voided"],
                 "unsure": self.scores["unsure"], "calibration_failed": self.calibration_failed,
+                "training_failed": self.training_failed,
                 # rings calibrated more than 3 px off the truth (e.g. on the wall's outer edge)
                 "calibration_off_3px": sum(e > 3.0 for e in self.calibration_off_px),
                 "calibration_off_px_max": round(max(self.calibration_off_px), 2)
@@ -149,9 +156,16 @@ def heldout_model(cfg, n=10):
     return faceid.train(imgs["heads"], imgs["tails"], rm)
 
 
-def heldout_scenes(cfg, n, tally=None):
-    """(seed, kind, expected, RingModel or None, frame) for `n` scenes of a heldout set; each
-    calibration's error against the generator's ring goes to `tally`."""
+def ring_model(spec, seed, rm, n=RING_PHOTOS):
+    """The face model a scene's own ring is trained to: `n` photos per face of one coin in that
+    ring under its lights, turned and moved between photos (heldout.ring_training_frames)."""
+    imgs = {face: heldout.ring_training_frames(spec, seed, face, n) for face in ("heads", "tails")}
+    return faceid.train(imgs["heads"], imgs["tails"], rm)
+
+
+def heldout_scenes(cfg, n, tally=None, specs=False):
+    """(seed, kind, expected, RingModel or None, frame[, spec]) for `n` scenes of a heldout set;
+    each calibration's error against the generator's ring goes to `tally`."""
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, None, cfg)
         try:
@@ -160,22 +174,32 @@ def heldout_scenes(cfg, n, tally=None):
             rm = None
         if rm is not None and tally is not None:
             tally.calibrated(spec, rm)
-        yield seed, spec["kind"], expect, rm, heldout.render_frame(spec, seed) if rm else None
+        img = heldout.render_frame(spec, seed) if rm else None
+        yield (seed, spec["kind"], expect, rm, img) + ((spec,) if specs else ())
 
 
-def evaluate_set(name, n):
-    """Tally of `n` scenes of a named set (DEFAULT_SETS)."""
+def evaluate_set(name, n, train="site"):
+    """Tally of `n` scenes of a named set (DEFAULT_SETS). `train`: "site" = one face model for the
+    whole set, trained at the set's own training site (every scene is another ring under other
+    lights: a harder test than a casino's); "ring" = each scene's ring trains its own model under
+    its own lights (hardware/INSTALL.md's procedure; not for tuning-960)."""
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
     if name not in heldout.SETS:
         raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS + OTHER_SETS)}")
     cfg = heldout.SETS[name]
-    model = heldout_model(cfg)
+    model = heldout_model(cfg) if train == "site" else None
     t = Tally()
-    for seed, kind, expect, rm, img in heldout_scenes(cfg, n, t):
+    for seed, kind, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True):
         if rm is None:
             t.calibration_failure(seed, kind)
             continue
+        if train == "ring":
+            try:
+                model = ring_model(spec, seed, rm)
+            except UserError as exc:   # the technician is told at training: no frame is judged
+                t.training_failure(seed, kind, str(exc))
+                continue
         c0 = time.thread_time()
         v = judge.classify(img, rm, model)
         v["ms"] = round((time.thread_time() - c0) * 1000, 2)   # one core's CPU time
@@ -252,6 +276,10 @@ def main(argv=None):
                         f"also {','.join(OTHER_SETS)})")
     p.add_argument("--scenes", type=int, default=100, help="scenes per set (default 100)")
     p.add_argument("--repeat", type=int, default=40, help="timed runs per resolution (over 4 scenes)")
+    p.add_argument("--train", choices=("site", "ring"), default="site",
+                   help="site: one face model per set, trained at the set's training site (default); ring: "
+                        "each scene's ring trains its own model under its own lights (the technician's "
+                        "procedure, hardware/INSTALL.md)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
@@ -268,7 +296,7 @@ def main(argv=None):
         except ValueError:
             raise UserError(f"--sets {item!r}: give NAME or NAME:SCENES, e.g. tune-4k:40")
         t0 = time.perf_counter()
-        tally = evaluate_set(name, n)
+        tally = evaluate_set(name, n, "site" if name == "tuning-960" else args.train)
         res = tally.summary()
         res["seconds"] = round(time.perf_counter() - t0, 1)
         if args.misses:

@@ -31,9 +31,11 @@ def register(subparsers):
     sh.add_argument("-o", "--output", required=True, metavar="SHEET.png")
     sh.add_argument("--px-per-mm", type=float, default=4.0, help="print resolution (default 4 px/mm)")
     sh.set_defaults(func=cmd_sheet)
-    t = sub.add_parser("train", help="learn both coin faces from photos of one coin lying flat")
-    t.add_argument("--heads", required=True, metavar="DIR", help="folder of photos showing heads")
-    t.add_argument("--tails", required=True, metavar="DIR", help="folder of photos showing tails")
+    t = sub.add_parser("train", help="learn both coin faces from photos of one coin lying flat in the ring, "
+                       "taken by the ring's camera under its own lights: 12 per face, the coin turned a "
+                       "clock-hour (30 deg) and moved to another spot between photos")
+    t.add_argument("--heads", required=True, metavar="DIR", help="folder of photos showing heads (12 recommended)")
+    t.add_argument("--tails", required=True, metavar="DIR", help="folder of photos showing tails (12 recommended)")
     t.add_argument("--ring", required=True, metavar="RING.json")
     t.add_argument("-o", "--output", required=True, metavar="MODEL")
     t.add_argument("--annotate", metavar="DIR", help="where a refused photo's annotated picture goes "

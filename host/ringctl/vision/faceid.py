@@ -275,14 +275,19 @@ def _one_coin(img, ring, name):
 
 
 def train(heads_imgs, tails_imgs, ring, names=None):
-    """Learn both faces from 8-12 photos each of one coin lying flat -> FaceModel.
+    """Learn both faces from 12 photos each (4 at least) of one coin lying flat -> FaceModel.
+
+    The photos are taken in the ring by its own camera under its own lights, the coin turned a
+    clock-hour and moved between photos (hardware/INSTALL.md): a struck coin's relief shades by
+    the light's direction, which turns with the coin, so 12 turns per face cover every turn a
+    coin lands in (each is matched against every photo, at every rotation).
 
     Raises UserError when there are too few photos or when leave-one-out cross-validation
     shows the faces do not separate (a coin would be misread or left unread).
     """
     heads_imgs, tails_imgs = list(heads_imgs), list(tails_imgs)
     if len(heads_imgs) < 4 or len(tails_imgs) < 4:
-        raise UserError(f"need at least 4 photos per face (8-12 recommended); got {len(heads_imgs)} heads, "
+        raise UserError(f"need at least 4 photos per face (12 recommended); got {len(heads_imgs)} heads, "
                         f"{len(tails_imgs)} tails")
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii = [], [], [], []
@@ -313,7 +318,8 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     if errors or np.median(margins) < 0.08 or margins.min() < 0.02:
         raise UserError(f"the two faces do not separate (leave-one-out: {errors} of {len(feats)} photos "
                         f"misread, median margin {np.median(margins):.3f}); check the folders hold the right "
-                        "faces, the coin is sharp, in focus and at least 40 px across")
+                        "faces, the coin is sharp, in focus and at least 40 px across; under a low or side light take 12 "
+                        "photos per face, turning the coin a clock-hour (30 deg) between photos")
     # Thresholds. The photos share one light; in play the light, blur and size differ, and a
     # genuine match then scores far lower (down to ~0.35 of a photo's 0.7-0.95 on tuning scenes
     # lit 35-88 deg high) while the other face's score barely rises: the margin is what tells the

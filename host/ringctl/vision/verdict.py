@@ -28,8 +28,8 @@ def train_verdict(report, output):
                      "without glare, at least 40 px across (60 better), one coin flat per "
                      "photo; check each folder holds only its own face; then train again.")
     if min(n_h, n_t) < RECOMMENDED_PHOTOS:
-        lines.append(f"Take more photos: {n_h} heads, {n_t} tails; 8-12 of each, the coin "
-                     "turned and moved around the ring between photos.")
+        lines.append(f"Take more photos: {n_h} heads, {n_t} tails; 12 of each, the coin "
+                     "turned a clock-hour and moved around the ring between photos.")
     if well:
         lines.append(f"Next: \"model\": \"{output}\" in ring-config.json, then "
                      "`ring doctor --config ring-config.json` (and `ring vision classify` on "
