@@ -228,7 +228,7 @@ def _timing(cfg, n, n_scenes=4):
     `adjudicate_*` is the live path's cost: the frame's detection-scale copy was made by the
     motion check that found it still (the runner judges the frame it has just checked).
     `adjudicate_new_frame_*` makes that copy too, as for a frame nothing has looked at."""
-    model = heldout_model(cfg, n=6)
+    model = heldout_model(cfg, n=RING_PHOTOS)   # as many templates as the training procedure makes
     aw, ac, nc, mw, mcpu = [], [], [], [], []
     for seed in heldout.set_seeds(dict(cfg, stream=[7] + list(cfg["stream"])), n_scenes):
         spec, _ = heldout.make(seed, "valid", cfg)
