@@ -71,7 +71,8 @@ FINE_CELL = 8            # detection-scale px per cell when finding the objects 
 
 class StillnessWatch:
     """Feed every frame of one camera to `update(frame, t_s)` -> {"still_s", "moving"}: how long
-    every object in view has been still (0 while something moves)."""
+    every object in view has been still (0 while something moves). `small`: the frame's
+    detection-scale copy (`ring.small(frame)`) when it is already made."""
 
     def __init__(self, ring):
         self.ring = ring
@@ -86,8 +87,8 @@ class StillnessWatch:
         self._prev_frame = None
         self.since = None
 
-    def update(self, frame, t_s):
-        grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY)
+    def update(self, frame, t_s, small=None):
+        grey = cv2.cvtColor(self.ring.small(frame) if small is None else small, cv2.COLOR_BGR2GRAY)
         prev, anchor, prev_frame = self._prev, self._anchor, self._prev_frame
         self._prev, self._prev_frame = grey, frame
         _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
