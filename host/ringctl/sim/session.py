@@ -18,7 +18,7 @@ from .table import Table
 BOARD_UP_S = 15.0
 # What the summary's timing figures mean (the summary carries this as "figures").
 FIGURES = {
-    "result_after_rest_ms": "wall clock from the coins' true rest (the physics: both coins slow throughout and "
+    "result_after_rest_ms": "wall clock from the coins' true rest (the physics: both coins slow and "
     "unmoved for 0.25 s, from the first instant of that) to the verdict's announcement (the "
     "host's verdict event, published after its record is durable and the board is told the "
     "light), for every spin the cameras decided; all of the live path is in it: the cameras' "
