@@ -20,8 +20,8 @@ G = 9.81
 FORCES = (None, "outside", "wall", "stack", "lean", "low", "mat")
 FLAT_TILT_DEG = 5.0          # 7.3.4: a coin tilted more than this does not lie flat
 MIN_CLEARANCE_M = 0.3        # 7.1.2: the coins must rise this far above the spinner's head
-REST_V = 0.01                # m/s   } both coins this slow, and staying so, with no point of either
-REST_W = 1.0                 # rad/s } coin further than REST_MOVE_M from that pose, for REST_HOLD_S
+REST_V = 0.01                # m/s   } both coins this slow, then no point of either coin
+REST_W = 1.0                 # rad/s } further than REST_MOVE_M from that pose for REST_HOLD_S
 REST_MOVE_M = 0.0005         # = at rest. 0.5 mm: 0.7 px at 44 px per coin; the engine's contact
                              # jitter (a resting coin kicked 0.8 deg = 0.2 mm at the rim) is not motion
 REST_HOLD_S = 0.25
@@ -349,16 +349,12 @@ def simulate_toss(seed, ring=None, coin=None, force=None, force_angle_deg=None,
                                          "above_layout": bool(xyz[2] > 0.0005)})
             in_contact = now
             prev_v, prev_w = V, W
-            # At rest = slow throughout, and the pose has stayed put for REST_HOLD_S. The pose
-            # test ignores the engine's contact jitter (a flat coin "rocking" at 0.4 rad/s in
-            # place) that never moves the coin. Slow *throughout*: a rocking coin is slow for
-            # an instant at each turn of its rock, and a rock under REST_MOVE_M at the rim (a
-            # coin tilted on the other coin, its tilt axis swinging) would otherwise date the
-            # rest from that turn, while the coin goes on rocking at 2-6 rad/s for tens of ms
-            # (and a camera sees it: its shading and outline change).
+            # At rest = slow, and the pose has stayed put for REST_HOLD_S. The pose test
+            # ignores the engine's contact jitter (a flat coin "rocking" at 0.4 rad/s in
+            # place) that never moves the coin.
             slow = all(vx * vx + vy * vy + vz * vz < REST_V ** 2 for vx, vy, vz in V) and \
                 all(wx * wx + wy * wy + wz * wz < REST_W ** 2 for wx, wy, wz in W)
-            if still_since is not None and not (slow and _same_pose(anchor, P, Q, coin.radius_m)):
+            if still_since is not None and not _same_pose(anchor, P, Q, coin.radius_m):
                 still_since = None
             if still_since is None and slow:
                 still_since, anchor = t, (P, Q)
