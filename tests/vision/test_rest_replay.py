@@ -6,8 +6,8 @@ cause, replayed here from the same seeds on the demo's own camera path (frames d
 `CameraSource.prepare`, fresh sensor noise per frame): the rule compared every later frame with
 the frame that last moved, which showed a settling coin's last tilt (its shadow lifted under a
 pixel). That real difference lies just under the rule's threshold; sensor noise pushed two
-pixels over it at a random frame, 112 or 312 ms after the rest with these noise seeds. The rule
-now compares with the first frame that showed nothing moved (vision/rest.py).
+pixels over it at a random frame long after the rest (with both noise seeds here, on the old
+rule). The rule now compares with the first frame that showed nothing moved (vision/rest.py).
 """
 import cv2
 import numpy as np
