@@ -41,7 +41,7 @@ one, the first that shows nothing moved. The frame that last moved can show the 
 itself (a settling coin's last visible tilt, its shadow still lifted 0.6 px): a real change,
 just under DIFF_LEVEL against the pose the coins then keep, which every later frame re-tested
 against it, with fresh sensor noise each time, until one frame's noise pushed two pixels over:
-a still period restarted 200-500 ms after the true rest, at random (`ring demo --ring-mm 3000
+a still period restarted 100-500 ms after the true rest, at random (`ring demo --ring-mm 3000
 --cameras 2`: a spin's result 431 ms after rest instead of ~270; tests/vision/test_rest_replay.py
 replays one). Against the first still frame only a change that happens after it counts, and
 sensor noise alone (under 1 grey level at the detection scale) never reaches DIFF_LEVEL.
