@@ -83,7 +83,7 @@ def host(tmp_path, monkeypatch):
         def __init__(self, ring, **kw):
             pass
 
-        def update(self, frame, t):
+        def update(self, frame, t, small=None):
             return {"still_s": 1.0, "moving": False}
 
     coins = [{"center": [10, 10], "radius": 5, "face": "heads", "flat": True,

@@ -67,7 +67,7 @@ def test_a_judgement_of_a_still_period_that_has_ended_is_never_kept(monkeypatch,
         def reset(self):
             self.since = None
 
-        def update(self, frame, t):
+        def update(self, frame, t, small=None):
             if frame[0, 0, 0] in (ord("A"), ord("C")):
                 self.since = None
                 return {"still_s": 0.0, "moving": True}

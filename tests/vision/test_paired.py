@@ -49,3 +49,18 @@ def test_a_stalled_camera_gives_none_in_its_place_and_is_reported():
                 break
         assert frames is not None and frames[0] is not None and frames[1] is None
         assert ps.stalled(1) and not ps.stalled(0)
+
+
+def test_each_frame_is_prepared_on_its_own_cameras_thread_and_handed_over_with_it():
+    import threading
+    seen = []
+
+    def prepare(k, frame):
+        seen.append((k, threading.current_thread().name))
+        return (k, int(frame[0, 0, 1]))
+    a, b = _camera(25, 1), _camera(25, 2, delay=0.01)
+    with PairedSources([a, b], prepare=prepare) as ps:
+        got = [ps.read_prepared(timeout=1.0) for _ in range(6)]
+    for frames, _, made in got:
+        assert made == [(k, int(f[0, 0, 1])) for k, f in enumerate(frames)]   # its own frame's
+    assert {(k, name) for k, name in seen} == {(0, "camera-0"), (1, "camera-1")}

@@ -61,7 +61,11 @@ class RigWatcher:
         self.rig = rig
         self.face_model = face_model
         self.keep = keep
-        self.paired = sources if isinstance(sources, PairedSources) else PairedSources(sources, stale_s=stale_s)
+        # each camera's detection-scale copy is made on that camera's own thread as its frame
+        # arrives (the cameras in parallel, and not on the rule's path to the window's closing
+        # frame); a PairedSources given ready-made has none: the rule's thread makes them
+        self.paired = sources if isinstance(sources, PairedSources) else \
+            PairedSources(sources, stale_s=stale_s, prepare=self._small)
         self.watches = [StillnessWatch(v.ring) for v in rig.views]
         self.lock = threading.Condition()     # notified when a moment is judged or the window closes
         self.recent = []            # (host time, frames, verdict) while nothing moves
@@ -97,6 +101,11 @@ class RigWatcher:
         with self.lock:
             self._new_period()
 
+    def _small(self, k, frame):
+        """(on camera k's thread) The frame's detection-scale copy (RingModel.small keeps it,
+        keyed by the frame itself: a race between threads costs a resize, never a wrong copy)."""
+        return self.rig.views[k].ring.small(frame)
+
     def _new_period(self):
         """(under the lock) Nothing judged of a still period any more: a new one starts."""
         self.gen += 1
@@ -108,7 +117,7 @@ class RigWatcher:
         """The stillness rule on every moment; the still ones go to the judge's thread, so the
         rule never waits for a judgement (and the window's closing frame for none)."""
         while not self._stop:
-            frames, t = self.paired.read(timeout=0.2)
+            frames, t, made = self.paired.read_prepared(timeout=0.2)
             if frames is None:
                 continue
             self.last_frame_t = time.monotonic()
@@ -122,11 +131,10 @@ class RigWatcher:
                 for w in self.watches:
                     w.reset()
                 continue
-            # the detection-scale copies first (each RingModel keeps its last: the rule then
-            # makes none, even while the judge's thread asks for an older frame's), for the rule
+            # the detection-scale copies, made on the cameras' threads (or here), for the rule
             # and the moment's evidence picture
-            smalls = [v.ring.small(f) for v, f in zip(self.rig.views, frames)]
-            states = [w.update(f, t) for w, f in zip(self.watches, frames)]
+            smalls = [m if m is not None else v.ring.small(f) for v, f, m in zip(self.rig.views, frames, made)]
+            states = [w.update(f, t, small=m) for w, f, m in zip(self.watches, frames, smalls)]
             if any(s["moving"] for s in states):
                 with self.lock:
                     self._new_period()

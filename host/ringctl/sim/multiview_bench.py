@@ -38,8 +38,10 @@ def _moment(ring, cams, rng, coins):
 
 
 def timing(repeat=10, seed=0):
-    """{adjudicate_cpu_ms_median, _p99, rest_check_cpu_ms_median, single_view_classify_cpu_ms_median
-    (one 4K view by the single-view judge alone: the multi-view layer's overhead is the rest), results}."""
+    """{adjudicate_cpu_ms_median, _p99, rest_check_cpu_ms_median (both views, one core; of it
+    _rule_thread_: on the watcher's thread, _copy_per_camera_thread_: each camera's own),
+    single_view_classify_cpu_ms_median (one 4K view by the single-view judge alone: the
+    multi-view layer's overhead is the rest), results}."""
     from ..vision.rest import StillnessWatch
     from ..vision.views import judge_views
     cv2.setNumThreads(1)
@@ -49,7 +51,7 @@ def timing(repeat=10, seed=0):
     scenes = [[(-0.5 * R, 0.2 * R, "heads"), (0.4 * R, -0.3 * R, "tails")],
               [(0.0, 0.3 * R, "heads"), (0.6 * R, 0.1 * R, "heads")]]      # one on the seam
     from ..vision.judge import classify
-    adj, rest, single, results = [], [], [], []
+    adj, rest, rest_rule, rest_copy, single, results = [], [], [], [], [], []
     for coins in scenes:
         frames = _moment(ring, cams, rng, coins)
         watches = [StillnessWatch(v.ring) for v in rig.views]
@@ -57,12 +59,18 @@ def timing(repeat=10, seed=0):
             for v in rig.views:
                 v.ring._small_last = None          # every moment is a new frame
             c0 = time.thread_time()
-            for w, f in zip(watches, frames):
-                w.update(f, k / 25)
+            # live, each camera's thread makes its frame's detection-scale copy as it arrives
+            # (RigWatcher), the rule's thread the rest: both parts timed
+            smalls = [v.ring.small(f) for v, f in zip(rig.views, frames)]
+            cs = time.thread_time()
+            for w, f, s in zip(watches, frames, smalls):
+                w.update(f, k / 25, small=s)
             c1 = time.thread_time()
             out = judge_views(frames, rig, model)
             c2 = time.thread_time()
             rest.append((c1 - c0) * 1000)
+            rest_rule.append((c1 - cs) * 1000)
+            rest_copy.append((cs - c0) * 1000 / len(frames))
             adj.append((c2 - c1) * 1000)
             for v in rig.views:
                 v.ring._small_last = None
@@ -73,6 +81,9 @@ def timing(repeat=10, seed=0):
     q = lambda v, p: round(float(np.percentile(v, p)), 2)  # noqa: E731
     return {"frames": "2 x %dx%d" % SIZE, "ring_mm": round(2000 * R), "coin_px": COIN_PX, "threads": 1,
             "adjudicate_cpu_ms_median": q(adj, 50), "adjudicate_cpu_ms_p99": q(adj, 99),
-            "rest_check_cpu_ms_median": q(rest, 50), "single_view_classify_cpu_ms_median": q(single, 50),
+            "rest_check_cpu_ms_median": q(rest, 50),
+            "rest_check_rule_thread_cpu_ms_median": q(rest_rule, 50),
+            "rest_check_copy_per_camera_thread_cpu_ms_median": q(rest_copy, 50),
+            "single_view_classify_cpu_ms_median": q(single, 50),
             "results": results,
             "expected": ["odds", "heads"], "target_adjudicate_ms_median": 15}

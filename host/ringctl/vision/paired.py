@@ -5,7 +5,9 @@ others; OpenCV releases the GIL while it decodes) and stamps each frame with the
 monotonic clock on arrival, the one clock every camera shares. `read()` returns the next
 moment: one frame per camera, all taken within `tolerance_s` of each other (default half a
 frame period), the newest such set. A camera that delivers nothing for `stale_s` gives None
-in its place (the judge then says which camera and answers "unsure").
+in its place (the judge then says which camera and answers "unsure"). `prepare(k, frame)`, when
+given, runs on camera k's own thread as each frame arrives (the cameras' work in parallel, off
+the reader's path: the watcher's detection-scale copies); `read_prepared()` returns its results.
 """
 import threading
 import time
@@ -14,7 +16,7 @@ from ..errors import UserError
 
 
 class PairedSources:
-    def __init__(self, sources, tolerance_s=None, stale_s=1.0, keep=8):
+    def __init__(self, sources, tolerance_s=None, stale_s=1.0, keep=8, prepare=None):
         if not sources:
             raise UserError("no camera given: --camera SOURCE, once per camera of the rig")
         self.sources = list(sources)
@@ -23,8 +25,9 @@ class PairedSources:
         self.tolerance_s = tolerance_s if tolerance_s is not None else (0.5 / self.fps if self.fps else 0.02)
         self.stale_s = stale_s
         self.keep = keep
+        self.prepare = prepare
         self._cond = threading.Condition()
-        self._frames = [[] for _ in self.sources]      # per camera: [(t_host, frame)]
+        self._frames = [[] for _ in self.sources]      # per camera: [(t_host, frame, prepared)]
         self._last_t = None
         self._t0 = time.monotonic()
         self.errors = [0] * len(self.sources)
@@ -53,10 +56,11 @@ class PairedSources:
                     return
                 time.sleep(0.005)
                 continue
-            now = time.monotonic()
+            now = time.monotonic()          # its arrival, before any work on it
+            extra = self.prepare(k, frame) if self.prepare is not None else None
             with self._cond:
                 buf = self._frames[k]
-                buf.append((now, frame))
+                buf.append((now, frame, extra))
                 del buf[:-self.keep]
                 self._cond.notify_all()
 
@@ -71,21 +75,29 @@ class PairedSources:
         t_a = self._frames[anchor][-1][0]
         if self._last_t is not None and t_a <= self._last_t:
             return None
-        out = []
+        out, extras = [], []
         for k in range(len(self.sources)):
             if k not in live:
                 out.append(None)
+                extras.append(None)
                 continue
-            t, f = min(self._frames[k], key=lambda tf: abs(tf[0] - t_a))
+            t, f, x = min(self._frames[k], key=lambda tf: abs(tf[0] - t_a))
             if abs(t - t_a) > self.tolerance_s:
                 return None            # a dropped frame: this moment is not whole, wait for the next
             out.append(f)
+            extras.append(x)
         self._last_t = t_a
-        return out, t_a
+        return out, t_a, extras
 
     def read(self, timeout=1.0):
         """-> ([frame or None per camera], t_host) of the next moment, or (None, None) when
         nothing new came within `timeout` s."""
+        frames, t, _ = self.read_prepared(timeout)
+        return frames, t
+
+    def read_prepared(self, timeout=1.0):
+        """read(), and each frame's `prepare` result (None without one): -> (frames, t_host,
+        [prepared or None per camera]), or (None, None, None)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -94,7 +106,7 @@ class PairedSources:
                     return m
                 left = deadline - time.monotonic()
                 if left <= 0 or all(self.ended):
-                    return None, None
+                    return None, None, None
                 self._cond.wait(min(left, 0.01))
 
     def stalled(self, k, stale_s=None):

@@ -1,8 +1,9 @@
 """When the coins are at rest, from the cameras: the stillness rule and why it is enough.
 
 The rule (`StillnessWatch`, one per camera): every object in the ring is still when no pixel
-of it has changed, neither since the previous frame nor since the first frame of the still
-period (so a slow creep adds up and is caught), on the detection-scale copy of the frame, and
+of it has changed, neither since the previous frame nor since the still period's first frame
+that showed nothing moved (so a slow creep adds up and is caught), on the detection-scale copy
+of the frame, and
 no outline around an object has moved a quarter of a pixel since the previous frame, at full
 resolution (FINE_LEVEL), for `window_s`:
 - FLAT_WINDOW_S (0.16 s: four frames at 25 fps) when the latest verdict says every coin lies
@@ -34,6 +35,16 @@ Why a short window is enough for flat coins (figures for a 30.8 mm, 9.4 g penny 
   ms, so the still window starts after it;
 - moving again after looking still: needs stored energy (a non-flat coin: long window) or a
   push from something moving (then not every object is still).
+What the creep check compares with: the still period starts at the frame that last moved (the
+coins were last seen moving there), but the frame it compares later frames with is the next
+one, the first that shows nothing moved. The frame that last moved can show the last motion
+itself (a settling coin's last visible tilt, its shadow still lifted 0.6 px): a real change,
+just under DIFF_LEVEL against the pose the coins then keep, which every later frame re-tested
+against it, with fresh sensor noise each time, until one frame's noise pushed two pixels over:
+a still period restarted 100-500 ms after the true rest, at random (`ring demo --ring-mm 3000
+--cameras 2`: a spin's result 431 ms after rest instead of ~270; tests/vision/test_rest_replay.py
+replays one). Against the first still frame only a change that happens after it counts, and
+sensor noise alone (under 1 grey level at the detection scale) never reaches DIFF_LEVEL.
 The board's impact quiet (the piezos, `quiet_ms` = BOARD_QUIET_S, 200 ms) is a second check:
 a coin in the air at the top of a bounce is the one motion a camera looking down might miss,
 but it stays within 0.5 mm of its apex height for only sqrt(2 * 0.5 mm / g) = 10 ms either
@@ -60,7 +71,8 @@ FINE_CELL = 8            # detection-scale px per cell when finding the objects 
 
 class StillnessWatch:
     """Feed every frame of one camera to `update(frame, t_s)` -> {"still_s", "moving"}: how long
-    every object in view has been still (0 while something moves)."""
+    every object in view has been still (0 while something moves). `small`: the frame's
+    detection-scale copy (`ring.small(frame)`) when it is already made."""
 
     def __init__(self, ring):
         self.ring = ring
@@ -75,8 +87,8 @@ class StillnessWatch:
         self._prev_frame = None
         self.since = None
 
-    def update(self, frame, t_s):
-        grey = cv2.cvtColor(self.ring.small(frame), cv2.COLOR_BGR2GRAY)
+    def update(self, frame, t_s, small=None):
+        grey = cv2.cvtColor(self.ring.small(frame) if small is None else small, cv2.COLOR_BGR2GRAY)
         prev, anchor, prev_frame = self._prev, self._anchor, self._prev_frame
         self._prev, self._prev_frame = grey, frame
         _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
@@ -95,7 +107,13 @@ class StillnessWatch:
             if not moving:
                 moving = self._fine_moving(frame, prev_frame, fg)
         if moving or self.since is None:
-            self._anchor, self.since = grey, t_s
+            self._anchor, self.since = None, t_s
+        elif self._anchor is None:
+            # the first frame that shows nothing moved: the pose the coins then keep. Not the
+            # frame that last moved: it may show the last motion itself (a settling coin's last
+            # tilt, its shadow still lifted), a real difference just under DIFF_LEVEL that
+            # sensor noise would push over it at a random later frame, long after the rest
+            self._anchor = grey
         return {"still_s": 0.0 if moving else t_s - self.since, "moving": moving}
 
     def _fine_moving(self, frame, ref, fg):
