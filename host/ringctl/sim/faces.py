@@ -93,7 +93,8 @@ def _tails(rng):
 # and tails coin): the photo's grey levels become the relief's height, so the coin is struck in
 # metal and lit from any direction like the drawn designs. Tuning variety only (sets tune-*).
 RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101, 195, 21)),
-                102: ((272, 192, 21), (114, 266, 21))}   # 102: sealed-5 only
+                102: ((272, 192, 21), (114, 266, 21)),   # 102: sealed-5 only
+                103: ((276, 51, 20), (206, 124, 20))}    # 103: sealed-6 only
 
 
 def _plate_relief(face, design):

@@ -40,6 +40,9 @@ SEALED3_ENTROPY = 319215704820460125846939368800580628668
 # "sealed-4" and "sealed-5": never looked at while tuning (fresh entropy, secrets.randbits(128))
 SEALED4_ENTROPY = 30905258817251646046935374755334217966
 SEALED5_ENTROPY = 85311069952660055802785202915375675685
+# "sealed-6": made after ring training (each ring trained under its own lights) was finished;
+# fresh entropy (secrets.randbits(128)), never looked at while tuning
+SEALED6_ENTROPY = 287542308656059926144324906578256718778
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
@@ -48,7 +51,8 @@ CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "b
          "purple": (130, 40, 120), "orange": (30, 120, 240), "yellow": (30, 210, 230)}
 COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55, 150, 200),
                 "dark-copper": (48, 86, 148),   # an old, darker penny (sealed-3 only)
-                "pale-bronze": (86, 132, 172)}  # a worn, paler coin (sealed-4 and sealed-5 only)
+                "pale-bronze": (86, 132, 172),  # a worn, paler coin (sealed-4 and sealed-5 only)
+                "rose-copper": (78, 112, 184)}  # a pinker copper (sealed-6 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -81,6 +85,11 @@ SETS = {
     # from another such pair (faces.RELIEF_PLATE 102) and lit by the scene's own light
     "sealed-4": dict(size=None, coin_px=(40, 90), coin="pale-bronze", faces="plate:d", stream=SEALED4_ENTROPY),
     "sealed-5": dict(size=None, coin_px=(40, 90), coin="pale-bronze", faces="render:102", stream=SEALED5_ENTROPY),
+    # sealed: relief struck from a third real pair (faces.RELIEF_PLATE 103), a pinker coin, coins
+    # up to 100 px, lights from 40-85 deg high, blur and shake ranges of its own
+    "sealed-6": dict(size=None, coin_px=(40, 100), coin="rose-copper", faces="render:103",
+                     stream=SEALED6_ENTROPY, light_elev=(40, 85), blur_p=0.4, blur=(0.4, 1.5),
+                     motion_p=0.35),
 }
 
 
