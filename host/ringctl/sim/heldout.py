@@ -15,8 +15,9 @@ elsewhere). A sealed set is run once, after the last change, and then opened (it
 at) and replaced by a new one: `sealed-1`, `sealed-2` and `sealed-3` are opened (`sealed-3`: no
 threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md). `sealed-4`
 (real coin photos) and `sealed-5` (relief coins lit by the scene) were made after the face
-reader's v2 and run once on its final code (docs/VISION.md); the next sealed set needs fresh
-entropy.
+reader's v2 and run once on its final code (docs/VISION.md); `sealed-6` (relief of a third real
+pair) after ring training, run once with both training modes and opened (docs/VISION.md). The
+next sealed set needs fresh entropy.
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
     img = render_frame(spec, seed)     # renderer + motion blur + JPEG
@@ -41,7 +42,7 @@ SEALED3_ENTROPY = 319215704820460125846939368800580628668
 SEALED4_ENTROPY = 30905258817251646046935374755334217966
 SEALED5_ENTROPY = 85311069952660055802785202915375675685
 # "sealed-6": made after ring training (each ring trained under its own lights) was finished;
-# fresh entropy (secrets.randbits(128)), never looked at while tuning
+# fresh entropy (secrets.randbits(128)); run once, then opened
 SEALED6_ENTROPY = 287542308656059926144324906578256718778
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
