@@ -61,3 +61,19 @@ def test_six_photos_a_sixth_of_a_turn_apart_are_refused_under_a_low_light_with_h
     with pytest.raises(UserError, match="take 12 photos per face, turning the coin a clock-hour"):
         bench.ring_model(spec, seed, rm, n=6)
     assert bench.ring_model(spec, seed, rm, n=12).report["loo_errors"] == 0
+
+
+def test_a_coin_across_a_printed_edge_is_refused_with_what_to_do():
+    """sealed-6's one refused training photo (opened): a coin lying flat across the edge of a
+    printed box close to its colour; its outline fits no circle. The refusal says so and how to
+    retake, not "0 coin-like objects"; the same ring's next photo trains."""
+    from ringctl.vision import faceid
+    seed = 2450304478
+    spec, _ = heldout.make(seed, None, heldout.SETS["sealed-6"])
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    photos = heldout.ring_training_frames(spec, seed, "heads", 12)
+    with pytest.raises(faceid.TrainingPhotoError) as err:
+        faceid._one_coin(photos[3], rm, "heads#3")
+    assert "printed line or box edge" in str(err.value) and "retake" in str(err.value)
+    blob, _ = faceid._one_coin(photos[4], rm, "heads#4")
+    assert abs(blob.axes[0] / rm.coin_radius_px - 1) < 0.1

@@ -246,7 +246,7 @@ def _one_coin(img, ring, name):
     calibration expects, so a wrong scale is reported as such rather than as "no coin"."""
     ring.check_frame(img)
     R, c_ring = ring.radius, np.array(ring.center)
-    cands, others = [], []
+    cands, others, rough = [], [], []
     for b in detect.find_blobs(img, ring, min_area_coins=0.15, measure_max_coins=4.0):
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
                  "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
@@ -255,8 +255,15 @@ def _one_coin(img, ring, name):
             cands.append((b, entry))
         elif (inside or b.extra.get("in_ring_coins", 0) > 0.2) and b.area_coins > 0.3:
             others.append(dict(entry, kind="object", inside=True))
+            # coin-sized, inside, with an outline that fits a circle badly: a coin on an edge?
+            rough.append(b.axes is not None and inside and 0.5 < b.area_coins < 2.0)
     coins = [dict(e, face=None, flat=bool(b.axes[1] / b.axes[0] >= 0.93), inside=True, confidence=0.0)
              for b, e in cands]
+    if not cands and rough == [True]:
+        why = ("found one object in the ring but could not fit a clean round outline to it: a coin "
+               "lying across a printed line or box edge of a colour close to its own? Lay it on a "
+               "plain part of the layout and retake")
+        raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if len(cands) != 1 or others:
         why = (f"found {len(cands)} coin-like objects and {len(others)} other objects in the ring; need exactly "
                "one coin lying flat in the ring (nothing else in the ring)")
