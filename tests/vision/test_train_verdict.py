@@ -27,6 +27,8 @@ def test_poorly_separated_faces_say_what_to_do():
 def test_too_few_photos_are_named():
     _, lines = train_verdict(_report(0.5, 0.6, heads=5), "m")
     assert any("Take more photos: 5 heads, 10 tails" in l for l in lines)
+    _, lines = train_verdict(_report(0.5, 0.6, heads=10), "m")       # the procedure takes 12
+    assert any("Take more photos: 10 heads, 10 tails; 12 of each" in l for l in lines)
 
 
 def test_cli_prints_the_verdict_and_json_on_request(tmp_path, capsys):

@@ -25,7 +25,7 @@ from ..vision import faceid, judge, rest, ring as ringmod
 from . import heldout, render, scenes
 from ..cliutil import OneLineParser
 
-RING_PHOTOS = 12      # photos per face when each scene's ring trains its own model (--train ring): a clock-hour turn apart
+RING_PHOTOS = faceid.RECOMMENDED_PHOTOS   # photos per face when each scene's ring trains its own model (--train ring)
 TRAIN_SITE_SEED = 3    # the "site" whose photos train the face model (a training seed)
 CALLS = ("heads", "tails", "odds")
 DEFAULT_SETS = ("tuning-960", "tune-1080p", "tune-4k", "check-1080p", "check-4k", "sealed-2")

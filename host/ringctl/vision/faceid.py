@@ -27,6 +27,9 @@ import numpy as np
 from ..errors import UserError
 from . import detect
 
+# photos per face the technician takes in the ring (hardware/INSTALL.md): a clock-hour turn apart
+RECOMMENDED_PHOTOS = 12
+
 FEATURES_VERSION = 2  # a model file's templates are these features: older files must be retrained
 PATCH_R = 18          # coin radius in the normalised patch, px: one coarse scale for every coin size
 N_ANG = 128
@@ -294,7 +297,7 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     """
     heads_imgs, tails_imgs = list(heads_imgs), list(tails_imgs)
     if len(heads_imgs) < 4 or len(tails_imgs) < 4:
-        raise UserError(f"need at least 4 photos per face (12 recommended); got {len(heads_imgs)} heads, "
+        raise UserError(f"need at least 4 photos per face ({RECOMMENDED_PHOTOS} recommended); got {len(heads_imgs)} heads, "
                         f"{len(tails_imgs)} tails")
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii = [], [], [], []

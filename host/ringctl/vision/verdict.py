@@ -1,11 +1,11 @@
 """`ring vision train`'s verdict for the technician: do the two faces separate, and what to do next."""
+from .faceid import RECOMMENDED_PHOTOS
 
 # Leave-one-out margins (own-face score minus other-face score). train() refuses a model
 # below 0.02 / 0.08; between that and these the faces separate, but some coins will be read
 # "unsure" and go to the boxer.
 GOOD_MIN_MARGIN = 0.10
 GOOD_MEDIAN_MARGIN = 0.20
-RECOMMENDED_PHOTOS = 8
 
 
 def train_verdict(report, output):
@@ -28,7 +28,7 @@ def train_verdict(report, output):
                      "without glare, at least 40 px across (60 better), one coin flat per "
                      "photo; check each folder holds only its own face; then train again.")
     if min(n_h, n_t) < RECOMMENDED_PHOTOS:
-        lines.append(f"Take more photos: {n_h} heads, {n_t} tails; 12 of each, the coin "
+        lines.append(f"Take more photos: {n_h} heads, {n_t} tails; {RECOMMENDED_PHOTOS} of each, the coin "
                      "turned a clock-hour and moved around the ring between photos.")
     if well:
         lines.append(f"Next: \"model\": \"{output}\" in ring-config.json, then "
