@@ -56,8 +56,9 @@ def _bbox_mad(a, b, coins):
 
 def test_fast_frames_match_full_frames_pose_by_pose(setup):
     cam, base, poses, ring, model = setup
-    fr = FastRenderer(np.random.default_rng(1))
-    for name, coins in poses.items():
+    for i, (name, coins) in enumerate(poses.items()):
+        # each pose its own noise (not the rest of the draws of the poses before it)
+        fr = FastRenderer(np.random.default_rng([1, i]))
         spec = dict(base, coins=coins)
         full_clean, truth = render.render_scene(dict(spec, noise=0.0))
         patches, fast_truth = fr.patches(spec)
@@ -74,7 +75,11 @@ def test_fast_frames_match_full_frames_pose_by_pose(setup):
         assert len(bf) == len(bq), name
         for a, b in zip(sorted(bf, key=lambda o: o.center), sorted(bq, key=lambda o: o.center)):
             assert np.hypot(*np.subtract(a.center, b.center)) < 0.5, name
-            if a.axes is not None or b.axes is not None:
+            assert abs(a.area_coins - b.area_coins) < 0.05, name
+            # one coin: the same ellipse. Two touching coins are one blob with no one ellipse:
+            # its fit is chaotic under sensor noise (detect.py's; one draw in 16 fitted
+            # 10077 x 1972 px), so that blob is held to its centre and area
+            if (a.axes is not None or b.axes is not None) and a.area_coins < 1.5:
                 assert np.allclose(a.axes, b.axes, atol=0.5), name
         ca, cb = classify(full, ring, model), classify(fast, ring, model)
         assert ca["result"] == cb["result"], (name, ca["result"], cb["result"])

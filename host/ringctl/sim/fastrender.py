@@ -168,14 +168,13 @@ class _Paste:
                  color=None):
         h, w = canvas.shape[:2]
         s = radius / (faces.TEX / 2 - 1)
-        if s < 0.5:   # pre-filter as render._paste does: the warp samples only a pixel's neighbours
-            k = 0.45 / s
-            if tex is not None:
-                tex = cv2.GaussianBlur(tex, (0, 0), k)
-            if k not in self._alpha:
-                self._alpha[k] = cv2.GaussianBlur(alpha, (0, 0), k)
-            alpha = self._alpha[k]
-        warp = render._disc_warp(center, radius, s, tilt_deg, axis_deg, w, h)
+        if tex is not None:
+            tex, _ = render._prefiltered(tex, s, cv2.BORDER_REPLICATE)
+        key = 0.45 / s if s < 0.5 else 0.0
+        if key not in self._alpha:
+            self._alpha[key] = render._prefiltered(alpha, s)
+        alpha, pad = self._alpha[key]
+        warp = render._disc_warp(center, radius, s, tilt_deg, axis_deg, w, h, pad)
         if warp is None:
             return
         x0, y0, x1, y1, m, size = warp
@@ -184,16 +183,16 @@ class _Paste:
         if shade is not None:
             roi *= 1 - shade * at
             return
-        if tex is None:   # a constant colour: only the texture square's border (zero outside) varies
-            tt = cv2.warpAffine(_ones(), m, size, flags=cv2.INTER_LINEAR)[..., None] * color
+        if tex is None:   # a constant colour (its margin repeats it, as render._paste's blur does)
+            tt = cv2.warpAffine(_ones(pad), m, size, flags=cv2.INTER_LINEAR)[..., None] * color
         else:
             tt = cv2.warpAffine(tex, m, size, flags=cv2.INTER_LINEAR)
         roi[:] = roi * (1 - at) + tt * at
 
 
-@functools.lru_cache(maxsize=1)
-def _ones():
-    return np.ones((faces.TEX, faces.TEX), np.float32)
+@functools.lru_cache(maxsize=4)
+def _ones(pad):
+    return np.ones((faces.TEX + 2 * pad, faces.TEX + 2 * pad), np.float32)
 
 
 def _merge(boxes, w, h):

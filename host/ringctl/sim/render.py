@@ -232,9 +232,10 @@ def _chip_texture(color, kind, spots=None, n_spots=8):
     return img
 
 
-def _disc_warp(center, radius, s, tilt_deg, axis_deg, w, h):
-    """Where a TEX-square texture lands as a disc of `radius` px (scale s) tilted by tilt_deg
-    about axis_deg: -> (x0, y0, x1, y1, affine matrix, size) of the clipped box, or None."""
+def _disc_warp(center, radius, s, tilt_deg, axis_deg, w, h, pad=0):
+    """Where a TEX-square texture (with a `pad` px margin, see _prefiltered) lands as a disc of
+    `radius` px (scale s) tilted by tilt_deg about axis_deg: -> (x0, y0, x1, y1, affine matrix,
+    size) of the clipped box, or None."""
     a = np.deg2rad(axis_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     lin = s * rot @ np.diag([1.0, np.cos(np.deg2rad(tilt_deg))]) @ rot.T
@@ -243,22 +244,36 @@ def _disc_warp(center, radius, s, tilt_deg, axis_deg, w, h):
     x1, y1 = int(min(w, np.ceil(cx + radius + 3))), int(min(h, np.ceil(cy + radius + 3)))
     if x1 <= x0 or y1 <= y0:
         return None
-    c = faces.TEX / 2 - 0.5
+    c = faces.TEX / 2 - 0.5 + pad
     off = np.array([cx - x0, cy - y0]) - lin @ np.array([c, c])
     return x0, y0, x1, y1, np.hstack([lin, off[:, None]]), (x1 - x0, y1 - y0)
+
+
+def _prefiltered(img, s, border=cv2.BORDER_CONSTANT):
+    """A TEX-square texture or disc alpha as the warp must sample it at scale s -> (img, pad):
+    on a margin of `pad` px (alpha: zero; a texture: its edge repeated), blurred to the output's
+    pixel size when it is shrunk (the warp samples only a pixel's neighbours). The margin lets
+    the blur fade the disc out inside the sampled image: the disc touches the texture's edges,
+    and cut there (blurred with a reflected border, then the warp's zero outside) the rim's four
+    extreme pixels were a step edge, their grey jumping ~30 levels for 0.02 px of motion -- no
+    camera's pixel, which integrates the light over its area, does that."""
+    k = 0.45 / s if s < 0.5 else 0.0
+    pad = int(np.ceil(3 * k)) + 2
+    img = cv2.copyMakeBorder(img, pad, pad, pad, pad, border, value=0)
+    if k:
+        img = cv2.GaussianBlur(img, (0, 0), k)
+    return img, pad
 
 
 def _paste(canvas, tex, alpha, center, radius, tilt_deg=0.0, axis_deg=0.0, offset=(0.0, 0.0), shade=None):
     """Alpha-composite a TEX-square texture as a (possibly tilted) disc into `canvas` in place."""
     h, w = canvas.shape[:2]
     s = radius / (faces.TEX / 2 - 1)
-    if s < 0.5:   # pre-filter: the warp samples only a pixel's neighbours
-        k = 0.45 / s
-        if tex is not None:
-            tex = cv2.GaussianBlur(tex, (0, 0), k)
-        alpha = cv2.GaussianBlur(alpha, (0, 0), k)
+    if tex is not None:
+        tex, _ = _prefiltered(tex, s, cv2.BORDER_REPLICATE)
+    alpha, pad = _prefiltered(alpha, s)
     warp = _disc_warp((center[0] + offset[0], center[1] + offset[1]), radius, s, tilt_deg,
-                      axis_deg, w, h)
+                      axis_deg, w, h, pad)
     if warp is None:
         return
     x0, y0, x1, y1, m, size = warp

@@ -86,6 +86,7 @@ class StillnessWatch:
         self._anchor = None
         self._prev_frame = None
         self.since = None
+        self.motion = None       # what the last moving frame showed (see _found)
 
     def update(self, frame, t_s, small=None):
         grey = cv2.cvtColor(self.ring.small(frame) if small is None else small, cv2.COLOR_BGR2GRAY)
@@ -97,12 +98,14 @@ class StillnessWatch:
             # a changed pixel anywhere near an object, since the last frame or since the
             # still period began (a slow creep adds up); far from everything is noise
             near = cv2.dilate(fg, self._kernel)
-            for ref in (prev, anchor):
+            for name, ref in (("previous", prev), ("anchor", anchor)):
                 if ref is None:
                     continue
                 _, ch = cv2.threshold(cv2.absdiff(grey, ref), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
-                if cv2.countNonZero(cv2.bitwise_and(ch, near)) >= MOVING_PX:
+                ch = cv2.bitwise_and(ch, near)
+                if cv2.countNonZero(ch) >= MOVING_PX:
                     moving = True
+                    self._found(name, ch, self.ring.factor)
                     break
             if not moving:
                 moving = self._fine_moving(frame, prev_frame, fg)
@@ -137,9 +140,19 @@ class StillnessWatch:
         for x0, y0, x1, y1 in boxes:
             d = cv2.absdiff(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY),
                             cv2.cvtColor(ref[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY))
-            if cv2.countNonZero(cv2.threshold(d, FINE_LEVEL, 255, cv2.THRESH_BINARY)[1]) >= FINE_PX:
+            ch = cv2.threshold(d, FINE_LEVEL, 255, cv2.THRESH_BINARY)[1]
+            if cv2.countNonZero(ch) >= FINE_PX:
+                self._found("fine", ch, 1, (x0, y0))
                 return True
         return False
+
+    def _found(self, check, changed, scale, origin=(0, 0)):
+        """Note which check saw motion and where (full-resolution px): {"check": previous |
+        anchor | fine, "px": changed pixels, "box": [x0, y0, x1, y1]}, for tracing a late rest."""
+        x, y, w, h = cv2.boundingRect(changed)
+        ox, oy = origin
+        self.motion = {"check": check, "px": int(cv2.countNonZero(changed)),
+                       "box": [ox + x * scale, oy + y * scale, ox + (x + w) * scale, oy + (y + h) * scale]}
 
 
 def window_for(verdict):
