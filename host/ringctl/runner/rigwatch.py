@@ -77,6 +77,7 @@ class RigWatcher:
         self.judge_ms = []
         self.late_evidence = 0      # evidence the host had to encode itself (the thread was behind)
         self.window_closed = None   # (host time the still window closed, its frame's arrival time)
+        self.last_motion = None     # (arrival time, [(camera, StillnessWatch.motion)]) of the newest moving moment
         self._last_view = (None, None, None)   # (frames, t, verdict or None while moving)
         self._pictures = {}                    # moment's host time -> evidence picture
         self._smalls = {}                      # moment's host time -> its detection-scale copies
@@ -136,6 +137,8 @@ class RigWatcher:
             smalls = [m if m is not None else v.ring.small(f) for v, f, m in zip(self.rig.views, frames, made)]
             states = [w.update(f, t, small=m) for w, f, m in zip(self.watches, frames, smalls)]
             if any(s["moving"] for s in states):
+                self.last_motion = (t, [(k, w.motion) for k, (w, s) in enumerate(zip(self.watches, states))
+                                        if s["moving"]])
                 with self.lock:
                     self._new_period()
                     self._still = None

@@ -189,6 +189,7 @@ class DemoSession:
         verdict = seen[-1].data
         t_announced = seen[-1].t - self._wall_minus_mono     # published: recorded, board told
         window = getattr(host.watcher, "window_closed", None)
+        motion = getattr(host.watcher, "last_motion", None)
         truth = toss.truth["outcome"]
         check = _check(verdict["result"], truth)
         if verdict["unsure"] and boxer_calls:
@@ -217,7 +218,7 @@ class DemoSession:
             quiet_end = _last_felt_impact(toss) + self.quiet_s
             net_ms = (t["result"] - t_release - max(truth_rest, quiet_end)) * 1000.0
             self.rest_to_result_ms.append(net_ms)
-        after_ms = parts = None
+        after_ms = parts = last_motion = None
         if truth_rest is not None and t["result"] is not None and verdict.get("camera_decided") \
                 and not verdict["unsure"]:
             # issue 13: from the coins' true rest to the announcement (the verdict published,
@@ -240,6 +241,10 @@ class DemoSession:
                      "evidence": ms(t.get("evidence")), "recorded": ms(t.get("recorded")),
                      "announced": round(after_ms, 1)}
             self.after_rest_parts.append(parts)
+            if motion is not None:
+                # what the stillness rule last saw move before the still period that closed
+                # (vision.rest.StillnessWatch.motion per camera): why a window closed late
+                last_motion = {"frame": ms(motion[0]), "seen": [dict(m or {}, camera=k) for k, m in motion[1]]}
         e2l = [e.data["edge_to_light_us"] / 1000.0 for e in seen
                if e.kind == "light" and e.data.get("spin") == number
                and e.data["edge_to_light_us"] >= 0]
@@ -249,7 +254,7 @@ class DemoSession:
                "truth_reasons": toss.truth.get("reasons", []), "check": check,
                "light": host.snapshot()["light"], "edge_to_light_ms": max(e2l) if e2l else None,
                "rest_to_result_ms": net_ms, "result_after_rest_ms": after_ms,
-               "after_rest_ms_parts": parts,
+               "after_rest_ms_parts": parts, "last_motion": last_motion,
                "board_restarted": verdict["board_restarted"],
                "camera_fault": verdict["camera_fault"],
                "timings_s": {k: (None if t[k] is None else round(t[k] - t_release, 3))

@@ -94,7 +94,9 @@ class StillnessWatch:
         self._prev, self._prev_frame = grey, frame
         _, fg = cv2.threshold(cv2.absdiff(grey, self._bg), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
         moving = prev is None
-        if not moving:
+        if moving:
+            self.motion = {"check": "first frame"}
+        else:
             # a changed pixel anywhere near an object, since the last frame or since the
             # still period began (a slow creep adds up); far from everything is noise
             near = cv2.dilate(fg, self._kernel)
@@ -152,7 +154,8 @@ class StillnessWatch:
         x, y, w, h = cv2.boundingRect(changed)
         ox, oy = origin
         self.motion = {"check": check, "px": int(cv2.countNonZero(changed)),
-                       "box": [ox + x * scale, oy + y * scale, ox + (x + w) * scale, oy + (y + h) * scale]}
+                       "box": [int(v) for v in (ox + x * scale, oy + y * scale, ox + (x + w) * scale,
+                                                 oy + (y + h) * scale)]}
 
 
 def window_for(verdict):
