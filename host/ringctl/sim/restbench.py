@@ -54,7 +54,7 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
                          still_s=max_after_s) for k, c in enumerate(site.cams)]
     watches = [StillnessWatch(v.ring) for v in views]
     board_rest = board_rest_t if board_rest_t is not None else last_felt_impact(toss) + quiet_s
-    judged, verdict, n, opened = [], None, 0, None
+    judged, verdict, n, opened, seen = [], None, 0, None, None
     rest_t = toss.truth.get("rest_t")
     while True:
         got = [s.read() for s in srcs]
@@ -67,6 +67,7 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
         states = [w.update(f, t) for w, (f, _) in zip(watches, got)]
         if any(s["moving"] for s in states):
             judged, opened = [], (t, [f for f, _ in got])
+            seen = (t, [(k, w.motion) for k, (w, s) in enumerate(zip(watches, states)) if s["moving"]])
             continue
         still_s = min(s["still_s"] for s in states)
         if opened is not None and not judged and abs((t - still_s) - opened[0]) < 1e-6:
@@ -86,7 +87,47 @@ def follow(toss, site, fps=25.0, quiet_s=QUIET_S, stills=3, phase=0.0, board_res
             return {"announce_t": round(announce, 4), "rest_t": rest_t,
                     "after_rest_ms": None if rest_t is None else round(1000 * (announce - rest_t), 1),
                     "result": result, "reasons": verdict["reasons"], "frames": n,
-                    "before_rest": rest_t is None or announce < rest_t, "cpu_ms": round(cpu * 1000, 1)}
+                    "before_rest": rest_t is None or announce < rest_t, "cpu_ms": round(cpu * 1000, 1),
+                    "last_motion": None if seen is None or rest_t is None else
+                    last_motion(toss, site, seen, rest_t, fps)}
+
+
+def last_motion(toss, site, seen, rest_t, fps):
+    """Why the still period began where it did: the last frame the rule saw move (ms after the
+    true rest), each camera's check that saw it (StillnessWatch.motion) and the coin it was on
+    (the nearest, in coin radii from its centre), and what the physics did between that frame
+    and the one before: each coin's largest point displacement (mm: centre shift + radius x
+    rotation), its plan-view share (what a camera looking down sees), and since the true rest."""
+    from .camera import scene_spec
+    t, moved = seen
+    out = {"frame_ms": round(1000 * (t - rest_t), 1), "seen": []}
+    for k, m in moved:
+        m = dict(m or {})
+        box = m.get("box")
+        if box:
+            coins = scene_spec(site.cams[k], *toss.pose_at(t), toss.coin)["coins"]
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            d = [np.hypot(cx - c["center_px"][0], cy - c["center_px"][1]) / c["radius_px"] for c in coins]
+            m.update(coin=int(np.argmin(d)), coin_radii=round(float(min(d)), 2))
+        out["seen"].append(dict(m, camera=k))
+    out["moved_mm"] = _moved(toss, t - 1 / fps, t)
+    out["since_rest_mm"] = _moved(toss, rest_t, t)
+    return out
+
+
+def _moved(toss, ta, tb):
+    """Per coin: [largest point displacement, its plan-view part] between toss times ta and tb, mm."""
+    from .geometry import quat_to_matrix
+    (pa, qa), (pb, qb) = toss.pose_at(ta), toss.pose_at(tb)
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    r = toss.coin.radius_m
+    rim = np.stack([r * np.cos(a), r * np.sin(a), np.zeros_like(a)], 1)
+    out = []
+    for i in range(2):
+        d = (pb[i] + rim @ quat_to_matrix(qb[i]).T) - (pa[i] + rim @ quat_to_matrix(qa[i]).T)
+        out.append([round(1000 * float(np.linalg.norm(d, axis=1).max()), 3),
+                    round(1000 * float(np.linalg.norm(d[:, :2], axis=1).max()), 3)])
+    return out
 
 
 def main(argv=None):
@@ -98,6 +139,9 @@ def main(argv=None):
     p.add_argument("--tosses", type=int, default=20)
     p.add_argument("--seed", type=int, default=500)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--trace", action="store_true",
+                   help="per toss, one line on why its still period began where it did (the rule's "
+                        "last motion, the check that saw it, the physics then)")
     args = p.parse_args(argv)
     import cv2
     from .physics import simulate_toss
@@ -112,7 +156,16 @@ def main(argv=None):
         r = follow(toss, site, fps=args.fps, phase=float(rng.uniform(0, 1)), seed=k)
         r.update(seed=args.seed + k, truth=toss.truth["outcome_at_rest"])
         rows.append(r)
-        if not args.json:
+        if args.trace:
+            m = r["last_motion"] or {}
+            print("seed %d: after rest %s ms; last motion seen %s ms after the rest by %s; coins moved "
+                  "(mm, largest point / plan view) since the frame before %s, since the rest %s"
+                  % (r["seed"], r["after_rest_ms"], m.get("frame_ms"),
+                     ", ".join("camera %d %s check (%d px, coin %s at %s radii)" % (
+                         x["camera"], x.get("check"), x.get("px", 0), x.get("coin"), x.get("coin_radii"))
+                         for x in m.get("seen", [])), m.get("moved_mm"), m.get("since_rest_mm")),
+                  flush=True)
+        elif not args.json:
             print(json.dumps(r), flush=True)
     lat = [r["after_rest_ms"] for r in rows if r["after_rest_ms"] is not None]
     wrong = sum(r["result"] not in (r["truth"], "unsure", None) for r in rows)
@@ -124,6 +177,12 @@ def main(argv=None):
            "results_before_true_rest": sum(r["before_rest"] for r in rows),
            "no_call": sum(r["announce_t"] is None for r in rows),
            "wrong": wrong, "unsure": sum(r["result"] == "unsure" for r in rows),
+           # where the still periods began: the last motion the rule saw, after the true rest
+           # how often, and which check saw it (see --trace)
+           "last_motion_after_rest": sum((r["last_motion"] or {}).get("frame_ms", -1) > 0 for r in rows),
+           "last_motion_ms_max": max([r["last_motion"]["frame_ms"] for r in rows if r["last_motion"]], default=None),
+           "last_motion_checks": {c: sum(any(x.get("check") == c for x in (r["last_motion"] or {}).get("seen", []))
+                                         for r in rows) for c in ("previous", "anchor", "fine")},
            "adjudicate_cpu_ms_median": round(float(np.median([r.get("cpu_ms", 0) for r in rows])), 1) if rows else None}
     print(json.dumps(out))
     return 1 if wrong or out["results_before_true_rest"] else 0
