@@ -28,6 +28,10 @@ FIGURES = {
     "after_rest_ms_parts": "each from the true rest: the board's at-rest, the arrival of the frame "
     "that closed the cameras' still window, the watcher done with it, the host's decision, its "
     "evidence JPEGs ready, its record durable, the announcement",
+    "last_motion": "per spin: the last moment in which the stillness rule saw motion before the "
+    "still period that closed (ms from the true rest), and on each camera that saw it the check "
+    "(previous frame, the period's anchor frame, or the full-resolution fine check), its changed "
+    "pixels and their box in that camera's pixels: why a window closed when it did",
     "rest_to_result_ms": "the same announcement's decision time after the later of the true rest "
     "and the end of the board's quiet time after the last impact it can feel",
     "load_avg_1min": "the machine's 1-minute load average at the end: every wall-clock figure "
