@@ -89,3 +89,39 @@ def test_low_toss_and_mat_are_no_spins(get_toss):
 def test_bad_force_is_refused():
     with pytest.raises(ValueError):
         simulate_toss(0, force="sideways")
+
+
+def _lying(yaw=0.3, tilt_deg=0.0, xyz=(0.1, 0.2, 0.0008)):
+    from ringctl.sim.physics import quat_about, quat_mul
+    q = quat_mul(quat_about((1, 0, 0), np.radians(tilt_deg)), quat_about((0, 0, 1), yaw))
+    return list(xyz), list(q)
+
+
+def test_the_rest_pose_test_ignores_the_engines_tilt_jitter_of_a_flat_coin_not_motion():
+    """A coin that lay flat, lifted to 1.4 deg by the contact solver (its centre up 0.38 mm,
+    nothing in plan), has not moved: a flat coin on a flat layout cannot tilt itself up. Sliding,
+    turning about the vertical and tilting past JITTER_TILT_DEG still count."""
+    from ringctl.sim.physics import JITTER_TILT_DEG, _same_pose
+    r = 0.0154
+    other = _lying(1.0, 0.0, (-0.1, 0.0, 0.0008))
+    still = _lying()
+    anchor = ([still[0], other[0]], [still[1], other[1]])
+
+    def same(pos, quat):
+        return _same_pose(anchor, [pos, other[0]], [quat, other[1]], r)
+    lift = r * np.sin(np.radians(1.42))
+    assert same([0.1, 0.2, 0.0008 + lift], _lying(tilt_deg=1.42)[1])          # the engine's lift
+    assert not same([0.1 + 0.0006, 0.2, 0.0008], still[1])                     # slid 0.6 mm
+    assert not same(still[0], _lying(yaw=0.3 + 0.04)[1])                        # turned 0.6 mm at the rim
+    tilt = JITTER_TILT_DEG + 1.0
+    assert not same([0.1, 0.2, 0.0008 + r * np.sin(np.radians(tilt))], _lying(tilt_deg=tilt)[1])
+
+
+def test_a_coin_the_engine_lifts_after_it_lay_flat_is_at_rest_from_when_it_lay_flat():
+    # 3 m ring, seed 506: coin 1 is slow and under 2 deg from 1.92 s (flat, 0.01-0.11 deg, by
+    # 1.96 s); the contact solver then lifted it to 1.42 deg by 2.06 s with its centre moving
+    # 0.035 mm in plan. Counted as motion, that lift dated the rest at 2.075 s
+    from ringctl.sim.geometry import RingGeometry
+    t = simulate_toss(506, ring=RingGeometry(layout_radius_m=1.5))
+    assert t.truth["rest_t"] is not None and t.truth["rest_t"] < 1.97, t.truth["rest_t"]
+    assert t.truth["coins"][1]["tilt_deg"] > 1.0       # the lift is there, at the end too

@@ -6,7 +6,8 @@ moment judged by the multi-view judge, the board's impact quiet (the last piezo 
 board counts as loud + quiet_ms), then the call once `stills` judged moments agree. The
 announcement time is the confirming frame's time plus the CPU time spent on that frame, so
 the figure includes adjudication; it is compared with the physics' true rest (sim/physics.py:
-both coins slow and unmoved for 0.25 s, from the first instant of that).
+both coins slow and unmoved for 0.25 s, from the first instant of that; a coin lying flat is
+unmoved while it neither moves in plan nor tilts past 2 deg: physics.JITTER_TILT_DEG).
 
     ring sim rest-bench --ring-mm 3000 --cameras 2 --tosses 20 --json
 """

@@ -19,7 +19,8 @@ BOARD_UP_S = 15.0
 # What the summary's timing figures mean (the summary carries this as "figures").
 FIGURES = {
     "result_after_rest_ms": "wall clock from the coins' true rest (the physics: both coins slow and "
-    "unmoved for 0.25 s, from the first instant of that) to the verdict's announcement (the "
+    "unmoved for 0.25 s, from the first instant of that; a coin lying flat is unmoved while it "
+    "neither moves in plan nor tilts past 2 deg, the engine's contact margin) to the verdict's announcement (the "
     "host's verdict event, published after its record is durable and the board is told the "
     "light), for every spin the cameras decided; all of the live path is in it: the cameras' "
     "frame period, the stillness rule's window, the watcher's rule and judge, the board's impact "
