@@ -13,12 +13,12 @@ resolution (FINE_LEVEL), for `window_s`:
   under 2 degrees (its outline moves under 0.1 px a frame) for up to 130 ms after its last
   visible motion before the physics' rest (`ring sim rest-bench --ring-mm 3000 --cameras 2`,
   seed 506: an 80 ms window called it 51 ms before the true rest; 160 ms leaves 30 ms more at
-  that run's frame phase. Not at every phase: seed 506's coin 1 lay flat and slow 113 ms
-  before the simulator's rest, then the engine's contact solver lifted it to 1.4 deg with no
-  motion in plan (0.035 mm), which a flat coin on a flat layout cannot do by itself; that
-  dates the simulator's rest 113 ms late, and at the worst frame phase the 160 ms window
-  closes 31 ms before it, noise-free (`ring sim rest-bench --trace`; docs/ARCHITECTURE.md,
-  m13f): a simulator artifact, open);
+  that run's frame phase. Not at every phase: there the engine's contact solver lifted a coin
+  that lay flat and slow to 1.4 deg with no motion in plan (0.035 mm), which a flat coin on a
+  flat layout cannot do by itself, and the simulator counted it as motion: its rest came
+  154 ms late and at the worst frame phase the 160 ms window closed 31 ms before it,
+  noise-free. The simulator no longer counts tilt changes under 2 deg of a flat coin
+  (sim/physics.py JITTER_TILT_DEG; docs/ARCHITECTURE.md, m13f));
 - UNSTABLE_WINDOW_S (0.2 s) otherwise: a coin on edge, leaning or on the other coin holds
   potential energy and can topple after a pause (a no-spin if it stays so, 7.3.4, but its final
   pose is what counts). Balanced on its rim it falls as theta0 * cosh(t / tau), tau =
