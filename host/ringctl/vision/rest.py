@@ -10,8 +10,10 @@ resolution (FINE_LEVEL), for `window_s`:
   flat: a flat coin on a flat layout is in stable equilibrium, it cannot start to move again
   by itself; only a moving object can push it, and every object must be still. What the
   window must outlast is the end of settling that no camera sees: a coin rocking in place
-  under 2 degrees (its outline moves under 0.1 px a frame) for up to 130 ms after its last
-  visible motion before the physics' rest (`ring sim rest-bench --ring-mm 3000 --cameras 2`,
+  under 2 degrees (its outline moves under 0.1 px a frame) after its last visible motion
+  before the physics' rest (m13f, noise-free over frame phases: the last moving frame at most
+  63 ms before the rest on the 1.5 m ring's seeds 500-510, 37 ms on the 3 m ring's seed 506;
+  earlier, up to 130 ms: `ring sim rest-bench --ring-mm 3000 --cameras 2`,
   seed 506: an 80 ms window called it 51 ms before the true rest; 160 ms leaves 30 ms more at
   that run's frame phase. Not at every phase: there the engine's contact solver lifted a coin
   that lay flat and slow to 1.4 deg with no motion in plan (0.035 mm), which a flat coin on a
