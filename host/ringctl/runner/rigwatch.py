@@ -137,8 +137,9 @@ class RigWatcher:
             smalls = [m if m is not None else v.ring.small(f) for v, f, m in zip(self.rig.views, frames, made)]
             states = [w.update(f, t, small=m) for w, f, m in zip(self.watches, frames, smalls)]
             if any(s["moving"] for s in states):
-                self.last_motion = (t, [(k, w.motion) for k, (w, s) in enumerate(zip(self.watches, states))
-                                        if s["moving"]])
+                # what each camera's rule saw move (a diagnostic: a rule without one gives None)
+                self.last_motion = (t, [(k, getattr(w, "motion", None))
+                                        for k, (w, s) in enumerate(zip(self.watches, states)) if s["moving"]])
                 with self.lock:
                     self._new_period()
                     self._still = None
