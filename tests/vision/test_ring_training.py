@@ -1,11 +1,12 @@
 """Training a ring's face model in that ring, under its own lights (issue 12): struck (relief)
 coins lit low from the side read at every turn they land in, and training photos that do not
 cover the coin's turns are refused with how to retake them."""
+import cv2
 import numpy as np
 import pytest
 
 from ringctl.errors import UserError
-from ringctl.sim import heldout, vision_bench as bench
+from ringctl.sim import heldout, render, vision_bench as bench
 from ringctl.vision import judge, ring as ringmod
 
 # a small ring lit low (36-45 deg high): relief shading then turns with the coin
@@ -63,17 +64,65 @@ def test_six_photos_a_sixth_of_a_turn_apart_are_refused_under_a_low_light_with_h
     assert bench.ring_model(spec, seed, rm, n=12).report["loo_errors"] == 0
 
 
-def test_a_coin_across_a_printed_edge_is_refused_with_what_to_do():
-    """sealed-6's one refused training photo (opened): a coin lying flat across the edge of a
-    printed box close to its colour; its outline fits no circle. The refusal says so and how to
-    retake, not "0 coin-like objects"; the same ring's next photo trains."""
-    from ringctl.vision import faceid
+def _sealed6_refused_ring():
+    """sealed-6's ring whose 4th heads photo was refused (opened): 4K, maroon layout, a coin lying
+    flat across the edge of a printed letter close to its colour."""
     seed = 2450304478
-    spec, _ = heldout.make(seed, None, heldout.SETS["sealed-6"])
+    spec, expect = heldout.make(seed, None, heldout.SETS["sealed-6"])
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    return seed, spec, expect, rm
+
+
+def test_a_coin_across_a_printed_edge_of_its_colour_trains_and_the_ring_reads():
+    """The photo refused in sealed-6 (its outline fit no circle, fit error 1.9, axes 48 x 34)
+    now measures as the round coin it is (detect._round_outline): the ring trains from all 24
+    photos and its model calls that ring's spin right."""
+    from ringctl.vision import faceid
+    seed, spec, expect, rm = _sealed6_refused_ring()
     photos = heldout.ring_training_frames(spec, seed, "heads", 12)
+    blob, _ = faceid._one_coin(photos[3], rm, "heads#3")
+    assert abs(blob.axes[0] / rm.coin_radius_px - 1) < 0.05 and blob.axes[1] / blob.axes[0] > 0.97
+    assert blob.fit_err < 0.5 and blob.extra["first_fit_err"] > 1.5
+    model = bench.ring_model(spec, seed, rm)
+    assert model.report["loo_errors"] == 0
+    v = judge.classify(heldout.render_frame(spec, seed), rm, model)
+    assert expect in ("heads", "tails", "odds") and v["result"] == expect, v
+
+
+def _paint(img, rm, shape, colour):
+    """`img` with a coin-coloured object of `shape` ("square": a rounded square as wide as a coin;
+    "bitten": a coin-sized disc with a straight cut half way to its centre) painted in the ring,
+    shaded and blurred like the renderer's objects."""
+    r = rm.coin_radius_px
+    c = np.array(rm.center) + (0.3 * rm.radius, -0.2 * rm.radius)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    s = 16   # sub-pixel drawing
+    if shape == "square":
+        h = 0.9 * r
+        box = np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) + c
+        cv2.fillPoly(mask, [np.round(box * s).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    else:
+        t = np.linspace(-np.pi / 6, 7 * np.pi / 6, 200)   # the arc; the chord closes it at 0.5 r
+        pts = c + r * np.stack([np.cos(t), np.sin(t)], 1)
+        cv2.fillPoly(mask, [np.round(pts * s).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    a = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), 0.8)[..., None]
+    grain = np.random.default_rng(5).normal(1, 0.05, img.shape[:2])[..., None]
+    out = img * (1 - a) + np.array(colour, np.float32) * grain * a
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape,says", [("square", "could not fit a clean round outline"),
+                                        ("bitten", "not lying flat")])
+def test_a_coin_coloured_object_that_is_not_round_is_still_refused_with_what_to_do(shape, says):
+    """Something coin-sized and coin-coloured that is not round fits no circle, and training
+    refuses it saying what to do: a rounded square (no circle through most of its outline: the
+    round-outline search leaves it as it was) as an outline that is not round; a disc with a
+    straight cut half way to its centre (an ellipse fits it, 47 x 38 px) as a coin not lying flat."""
+    from ringctl.vision import faceid
+    seed, spec, _, rm = _sealed6_refused_ring()
+    empty, _ = render.render_scene(dict(heldout._render_spec(spec), coins=[], chips=[]), np.random.default_rng(9))
+    photo = heldout.post(empty, dict(spec, _post=dict(spec["_post"], motion=None)))   # the ring, no coin
+    img = _paint(photo, rm, shape, spec["coin_style"]["color"])
     with pytest.raises(faceid.TrainingPhotoError) as err:
-        faceid._one_coin(photos[3], rm, "heads#3")
-    assert "printed line or box edge" in str(err.value) and "retake" in str(err.value)
-    blob, _ = faceid._one_coin(photos[4], rm, "heads#4")
-    assert abs(blob.axes[0] / rm.coin_radius_px - 1) < 0.1
+        faceid._one_coin(img, rm, "heads#0")
+    assert says in str(err.value) and "retake" in str(err.value)

@@ -25,7 +25,7 @@ SPEC_DOC = {
             " ellipse: null | {ratio: short/long axis 0<r<=1, angle_deg: long-axis direction},"
             " wall_px: wall width px (default radius/12), wall_color: [b,g,r]}",
     "layout": "{color: [b,g,r] (default green felt), texture: 'plain'|'felt'|'pattern',"
-              " strength: 0..0.5 texture contrast, seed: int (same seed = same physical layout)}",
+              " strength: 0..0.5 texture contrast, seed: int (same seed = same physical layout), ink: [b,g,r] print, boxes: [[x0,y0,x1,y1,t]]}",
     "floor": "{color: [b,g,r], strength, seed}: what is outside the ring wall",
     "lighting": "{gain: 1.0, gradient: [gx, gy] relative brightness change edge-to-centre,"
                 " vignette: 0..1 corner darkening, light_az_deg: 135, light_elev_deg: 70 (coin"
@@ -117,7 +117,7 @@ def _layout(spec, w, h):
     img = f[..., None] * col
     if tex == "pattern":
         # printed layout: grid lines, printed circles and lettering in a lighter ink
-        ink = np.clip(col * 1.35 + 0.08, 0, 1).tolist()
+        ink = (np.array(lay["ink"]) / 255).tolist() if lay.get("ink") else np.clip(col * 1.35 + 0.08, 0, 1).tolist()
         rng = np.random.default_rng(seed + 11)
         step = max(20, int(min(w, h) / 9))
         for x in range(int(rng.integers(0, step)), w, step):
@@ -127,6 +127,8 @@ def _layout(spec, w, h):
         for _ in range(6):
             c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
             cv2.circle(img, c, int(rng.uniform(0.02, 0.08) * min(w, h)), ink, 3, cv2.LINE_AA)
+        for x0, y0, x1, y1, t in lay.get("boxes", ()):   # printed boxes (t < 0: filled), as the lines
+            cv2.rectangle(img, (int(x0), int(y0)), (int(x1), int(y1)), ink, int(t), cv2.LINE_AA)
         txt = np.zeros((h, w), np.uint8)   # putText draws on 8-bit images only
         cv2.putText(txt, "TWO-UP", (int(w * 0.3), int(h * 0.55)), cv2.FONT_HERSHEY_TRIPLEX,
                     min(w, h) / 250, 255, max(2, int(min(w, h) / 200)), cv2.LINE_AA)

@@ -22,6 +22,22 @@ GRID = 2
 WINDOW_PAD = 3
 _K2 = np.ones((2, 2), np.uint8)
 _K3 = np.ones((3, 3), np.uint8)
+# A flat coin lying across printed artwork of about its own colour (a line, a box's edge, a
+# letter) shows little change against the empty layout where it covers the ink, so the outline
+# search stops short there and the outline fits no ellipse. `_round_outline` then looks for
+# one circle through most of the outline with nothing of the object beyond it, and measures the
+# short rays again near that circle, each against its own contrast (docs/VISION.md).
+ROUND_FIT = 1.0            # a worse fit than this is not a clean outline (judge.py: flat needs <= 1.0)
+ROUND_AREA = (0.4, 1.8)    # coin areas of an object worth the search (one coin, part of it faint)
+# ... or a clean fit that is not round, through part of the outline only: the faint arc left
+# out, the rest can fit an ellipse (a tilted coin's whole outline fits one)
+ROUND_FLAT, ROUND_PART = 0.945, 0.9
+ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radius), ring-plane px
+ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
+ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
+ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
+ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
+ROUND_MIN_CONTRAST = 0.2   # a short ray's own inside-outside contrast, of the object's, at least
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -374,6 +390,7 @@ def measure_all(img, ring, blobs, thr_small):
     n_in = int(np.searchsorted(rr, np.float32(0.45 * r_img)))
     inner = _medians(d[:, :n_in].reshape(len(blobs), -1)) if n_in else None
     level = np.full(len(blobs), np.nan, np.float32)
+    spread = np.zeros(len(blobs), np.float32)
     for i, b in enumerate(blobs):
         o0 = int(np.searchsorted(rr[:ns[i]], np.float32(1.35 * r_img * max(1, math.sqrt(b.area_coins))), side="right"))
         o1 = int(np.searchsorted(rr[:ns[i]], np.float32(reach[i] - 1)))
@@ -382,6 +399,7 @@ def measure_all(img, ring, blobs, thr_small):
         lo, hi = _median(d[i * R:(i + 1) * R, o0:o1]), float(inner[i])
         if hi - lo >= 0.5 * thr_small:
             level[i] = (lo + hi) / 2
+            spread[i] = hi - lo
     ok_obj = ~np.isnan(level)
     if not ok_obj.any():
         return
@@ -403,7 +421,13 @@ def measure_all(img, ring, blobs, thr_small):
         k = np.nonzero(ok[i * R:(i + 1) * R])[0]
         if not ok_obj[i] or len(k) < R // 2:
             continue
-        _fit_outline(img, ring, b, k, r[i * R + k], polar[i * R:(i + 1) * R, :ns[i]], rr[:ns[i]], step, inv)
+        rays = slice(i * R, (i + 1) * R)
+        _fit_outline(img, ring, b, k, r[i * R + k], polar[rays, :ns[i]], rr[:ns[i]], step, inv)
+        if b.axes is not None and (b.fit_err > ROUND_FIT or (b.axes[1] / b.axes[0] < ROUND_FLAT and
+                                                          b.extra["inliers"] <= ROUND_PART * N_RAYS)) \
+                and ROUND_AREA[0] < b.area_coins < ROUND_AREA[1]:
+            _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]], step,
+                           inv, spread[i])
 
 
 def _medians(a):
@@ -449,6 +473,142 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     col = np.array(cv2.sumElems(region)[:3]) / (region.size // 3)
     blob.chroma = tuple((col / (col.sum() + 1e-6)).tolist())
     blob.extra["brightness"] = float(col.mean())
+
+
+def _circle_hypotheses(pp):
+    """(centres (H, 2), radii (H,)) of circles through triples of outline points spread round it
+    (a third, a quarter and a sixth of the points apart: one triple falls on any arc of at least
+    a third of the outline)."""
+    n = len(pp)
+    i = np.arange(n)
+    tri = np.concatenate([np.stack([i, (i + n // s) % n, (i + 2 * (n // s)) % n], 1) for s in (3, 4, 6)])
+    o = pp.mean(axis=0)
+    a, b, c = (pp[tri[:, j]] - o for j in range(3))
+    den = 2 * (a[:, 0] * (b[:, 1] - c[:, 1]) + b[:, 0] * (c[:, 1] - a[:, 1]) + c[:, 0] * (a[:, 1] - b[:, 1]))
+    sa, sb, sc = (a * a).sum(1), (b * b).sum(1), (c * c).sum(1)
+    good = np.abs(den) > 1e-6
+    den = np.where(good, den, 1.0)
+    ux = (sa * (b[:, 1] - c[:, 1]) + sb * (c[:, 1] - a[:, 1]) + sc * (a[:, 1] - b[:, 1])) / den
+    uy = (sa * (c[:, 0] - b[:, 0]) + sb * (a[:, 0] - c[:, 0]) + sc * (b[:, 0] - a[:, 0])) / den
+    ctr = np.stack([ux, uy], 1)[good]
+    return ctr + o, np.hypot(*(a[good] - ctr).T)
+
+
+def _circle_lsq(pp):
+    """Least-squares circle (algebraic) through points -> (centre, radius)."""
+    o = pp.mean(axis=0)
+    x, y = (pp - o).T
+    m = np.stack([x, y, np.ones_like(x)], 1)
+    (p, q, c), *_ = np.linalg.lstsq(m, x * x + y * y, rcond=None)
+    ctr = np.array([p / 2, q / 2])
+    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
+
+
+def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, spread):
+    """Give `blob` the outline of one flat coin whose rim is faint along part of its length (see
+    ROUND_*), when there is one: a circle through at least ROUND_MIN_ON of the first-pass edge
+    points with at most ROUND_MAX_BEYOND beyond it (the rest short of it: where the coin covers
+    ink of about its colour), and, measured again near that circle against each ray's own
+    inside and outside, edges on it along at least ROUND_MIN_SUPPORT of the rays. The outline is
+    then fitted as ever (an ellipse: a tilted coin stays tilted) and kept only if it is clean.
+    Anything else (two coins in one outline, a coin and a chip, a shape that is no circle)
+    keeps its first measurement."""
+    r_img = ring.coin_radius_px
+    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
+    cx, cy = blob.center
+    a = 2 * np.pi * k / N_RAYS
+    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
+    ctr, rad = _circle_hypotheses(pp)
+    if not len(rad):
+        return
+    res = np.hypot(pp[None, :, 0] - ctr[:, None, 0], pp[None, :, 1] - ctr[:, None, 1]) - rad[:, None]
+    # rays with an edge on it, less twice those whose edge lies beyond it
+    best = int(np.argmax((np.abs(res) <= tol).sum(1) - 2 * (res > tol).sum(1)))
+    c0, rho = ctr[best], float(rad[best])
+    for _ in range(2):   # refine on the points on it
+        res = np.hypot(*(pp - c0).T) - rho
+        on = np.abs(res) <= tol
+        if on.sum() < 3:
+            return
+        c0, rho = _circle_lsq(pp[on])
+    res = np.hypot(*(pp - c0).T) - rho
+    on = np.abs(res) <= tol
+    # the object reaching beyond the circle along more than a ray or two: not one coin
+    if on.sum() < ROUND_MIN_ON * N_RAYS or (res > tol).sum() > ROUND_MAX_BEYOND or \
+            not 0.5 * r_img < rho < 2.0 * r_img:
+        return
+    m = ring.to_plane
+    cos, sin = _ray_dirs(N_RAYS)
+    au = (m[:, :2] @ np.stack([cos[:, 0], sin[:, 0]])).T          # (R, 2): a ray's step in the plane
+    origin = m[:, :2] @ np.array([cx, cy]) + m[:, 2]
+    on_pts = pp[on]
+    rest = np.array(sorted(set(range(N_RAYS)) - set(k[on].tolist())), int)
+    # the other rays looked at again near the circle, twice: the circle refitted in between
+    # through all the edges found (from part of the outline it can be a pixel or two off)
+    for gate in (3 * tol, 2 * tol):   # a faint edge's level is less sure than a clear one's
+        t, rq = _edges_near(d, rr, rest, au, origin - c0, rho, r_img, spread)
+        if t is None:
+            return
+        near = np.abs(rq - t) * np.hypot(*au[rest].T) <= gate
+        more = origin + (rq[near, None] * au[rest][near])
+        c0, rho = _circle_lsq(np.concatenate([on_pts, more]))
+    keep_k = list(k[on]) + list(rest[near])
+    keep_r = list(r[on]) + list(rq[near])
+    # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
+    # it, where they bunch on the near side): a gap is an arc inferred, not seen
+    ang = np.sort(np.arctan2(*(np.concatenate([on_pts, more]) - c0).T[::-1]))
+    gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
+    bins = np.unique((np.degrees(ang) // 10).astype(int)).size / 36
+    if bins < ROUND_MIN_SUPPORT or gap > ROUND_MAX_GAP:
+        return
+    order = np.argsort(keep_k)
+    trial = Blob(center=blob.center, area_coins=blob.area_coins, extra={})
+    _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
+    if trial.fit_err > ROUND_FIT:
+        return
+    first = round(float(blob.fit_err), 2)
+    blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
+        trial.angle_deg, trial.fit_err
+    blob.chroma = trial.chroma
+    # how the outline was found, for the record: rays measured again near the circle, and the
+    # first fit's error
+    blob.extra.update(trial.extra, remeasured=len(keep_k) - int(on.sum()), first_fit_err=first)
+
+
+def _edges_near(d, rr, rays, au, w, rho, r_img, spread):
+    """(t, edge) along each of `rays` (image px from the rays' origin): where the ray meets the
+    circle of radius rho centred -w from the origin (plane px; au: each ray's unit step in the
+    plane), and its edge near there (NaN if none): where its difference falls through the level
+    halfway between just inside the circle and just outside, within 0.15 coin radii of it, when
+    those differ by at least ROUND_MIN_CONTRAST of the object's own contrast. (None, None) if
+    the origin is not inside the circle."""
+    qa, qb, qc = (au[rays] ** 2).sum(1), au[rays] @ w, w @ w - rho * rho
+    if qc >= 0:
+        return None, None
+    t = (-qb + np.sqrt(qb * qb - qa * qc)) / qa
+    edge = np.full(len(rays), np.nan)
+    dr = float(rr[1] - rr[0])
+    idx = lambda x: int(np.clip(np.searchsorted(rr, np.float32(x)), 0, len(rr)))   # noqa: E731
+    for n, (q, tq) in enumerate(zip(rays, t)):
+        # the coin just inside the circle (a band of ink may cross it further in), the layout
+        # just outside
+        i0, i1 = idx(tq - 0.2 * r_img), idx(tq)
+        o0, o1 = idx(tq + 0.1 * r_img), idx(tq + 0.3 * r_img)
+        if i1 - i0 < 2 or o1 - o0 < 2:
+            continue
+        inner, outer = float(np.percentile(d[q, i0:i1], 75)), _median(d[q, o0:o1])
+        if inner - outer < ROUND_MIN_CONTRAST * spread:
+            continue
+        mid = (inner + outer) / 2
+        j0, j1 = max(1, idx(tq - 0.15 * r_img)), idx(tq + 0.15 * r_img)
+        v = d[q, j0 - 1:j1]
+        cross = np.nonzero((v[:-1] >= mid) & (v[1:] < mid))[0]
+        if not len(cross):
+            continue
+        j = cross[np.argmin(np.abs(rr[j0 - 1 + cross] - tq))]
+        v0, v1 = float(v[j]), float(v[j + 1])
+        edge[n] = float(rr[j0 - 1 + j]) + (v0 - mid) / (v0 - v1) * dr
+    return t, edge
 
 
 def _residual(pts, c, axes, ang):
