@@ -1,0 +1,127 @@
+"""A flat coin lying across printed layout artwork (lines, box edges, lettering) of about its own
+colour (issue 12): its rim hardly differs from the empty layout where it borders the ink, the
+outline search stops short there, and the first fit is no circle. `detect._round_outline` finds
+the round outline from the rest of the rim; anything that is not one round flat coin (tilted,
+leaning, stacked, touching, a chip, a shape that is no circle) is measured and judged as before.
+
+Scenes come from the held-out family `edge-1080p` / `edge-4k` (heldout.SETS: coins across printed
+artwork in inks close to their colour, on green, blue, maroon and black layouts), never from
+`edge-tune`, the set the search was tuned on."""
+import numpy as np
+import pytest
+
+from ringctl.errors import UserError
+from ringctl.sim import heldout, vision_bench as bench
+from ringctl.vision import detect, judge, ring as ringmod
+
+# one coin colour for the whole test set, so that one face model (trained at the set's site)
+# serves every scene; the artwork's ink still follows the coin
+CFG = dict(heldout.SETS["edge-1080p"], coins=("brass",))
+SEEDS = heldout.set_seeds(dict(CFG, stream=(5, 1, 9)), 40)
+
+
+def _scene(seed, kind, cfg=CFG):
+    spec, expect = heldout.make(seed, kind, cfg)
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    return spec, expect, rm, heldout.render_frame(spec, seed)
+
+
+def _scenes(seeds, kind, n, cfg=CFG):
+    """The first `n` scenes of `kind` whose ring calibrates (a ring the calibration refuses is
+    never judged: the technician is told at installation)."""
+    out = []
+    for seed in seeds:
+        try:
+            out.append((seed,) + _scene(seed, kind, cfg))
+        except UserError:
+            continue
+        if len(out) == n:
+            return out
+    raise AssertionError(f"fewer than {n} {kind} scenes calibrate")
+
+
+def _without_search(monkeypatch):
+    """The coin finder as it was before the round-outline search (it never starts)."""
+    monkeypatch.setattr(detect, "ROUND_AREA", (9.0, 9.0))
+
+
+def _coin_blob(blobs, coin, rm):
+    inv = np.array(ringmod.cv2.invertAffineTransform(rm.to_plane))
+    near = []
+    for b in blobs:
+        if b.plane_center is None:
+            continue
+        c = inv[:, :2] @ np.array(b.plane_center) + inv[:, 2]
+        if np.hypot(*(c - coin["center_px"])) < 0.5 * coin["radius_px"]:
+            near.append((b, c))
+    return near[0] if len(near) == 1 else (None, None)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return bench.heldout_model(CFG)
+
+
+def test_flat_coins_across_printed_artwork_measure_round_and_never_wrong(monkeypatch):
+    """Over 12 valid scenes (24 coins, each across an edge of the print, 1080p): every coin whose
+    outline the search found is a clean round disc at its true centre (2 px) and size (5%), and
+    each is one more clean coin than without the search. (One coin here measures a clean disc 6%
+    too big with or without it: a first fit the search does not touch.)"""
+    clean = {"before": 0, "after": 0}
+    found = 0
+    for seed, spec, _, rm, img in _scenes(SEEDS[:16], "valid", 12):
+        for mode in ("before", "after"):
+            with monkeypatch.context() as m:
+                if mode == "before":
+                    _without_search(m)
+                blobs = detect.find_blobs(img, rm)
+            for coin in spec["coins"]:
+                b, c = _coin_blob(blobs, coin, rm)
+                if b is None or b.fit_err > 1.0 or b.axes[1] / b.axes[0] < judge.FLAT_RATIO:
+                    continue
+                clean[mode] += 1
+                if "remeasured" in b.extra:   # an outline the search found
+                    found += 1
+                    assert np.hypot(*(c - coin["center_px"])) < 2.0, (seed, b)
+                    assert abs(b.axes[0] / coin["radius_px"] - 1) < 0.05, (seed, b)
+    assert clean["after"] - clean["before"] == found > 0, (clean, found)
+
+
+@pytest.mark.parametrize("kind", ["tilted", "leaning", "stacked", "touching", "rim", "outside", "chip-in-ring"])
+def test_what_is_not_one_flat_coin_is_judged_as_before(kind, model, monkeypatch):
+    """Tilted, leaning, stacked and touching coins, coins on the rim or outside and chips in the
+    ring, on printed artwork of the coins' colour: the verdict is the same with the search as
+    without (a flag stays a flag), and none is a call or a void."""
+    for seed, spec, expect, rm, img in _scenes(SEEDS[16:22], kind, 2):
+        with monkeypatch.context() as m:
+            _without_search(m)
+            before = judge.classify(img, rm, model)
+        after = judge.classify(img, rm, model)
+        assert after["result"] == before["result"], (seed, kind, before, after)
+        assert bench.score(after["result"], expect) in ("right", "unsure"), (seed, kind, expect, after)
+
+
+def test_valid_spins_across_printed_artwork_are_called_more_and_never_wrong(model, monkeypatch):
+    """In play (a face model from the set's site): valid spins with both coins across the print,
+    1080p: no wrong call and no void either way, and the search calls more of them."""
+    called = {"before": 0, "after": 0}
+    for seed, spec, expect, rm, img in _scenes(SEEDS[22:40], "valid", 12):
+        for mode in ("before", "after"):
+            with monkeypatch.context() as m:
+                if mode == "before":
+                    _without_search(m)
+                v = judge.classify(img, rm, model)
+            assert bench.score(v["result"], expect) in ("right", "unsure"), (seed, mode, expect, v)
+            called[mode] += v["result"] == expect
+    assert called["after"] > called["before"], called
+
+
+def test_a_4k_coin_across_a_printed_box_measures_round():
+    """At 4K: the coins of a valid edge-4k scene measure round, centred and sized."""
+    cfg = dict(heldout.SETS["edge-4k"], coins=("bronze",))
+    [(seed, spec, _, rm, img)] = _scenes(heldout.set_seeds(dict(cfg, stream=(5, 2, 9)), 4), "valid", 1, cfg)
+    blobs = detect.find_blobs(img, rm)
+    for coin in spec["coins"]:
+        b, c = _coin_blob(blobs, coin, rm)
+        assert b is not None and b.fit_err <= 1.0 and b.axes[1] / b.axes[0] >= judge.FLAT_RATIO, (coin, b)
+        assert np.hypot(*(c - coin["center_px"])) < 2.0 and abs(b.axes[0] / coin["radius_px"] - 1) < 0.05, b
