@@ -37,6 +37,7 @@ ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, a
 ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
+ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 ROUND_MIN_CONTRAST = 0.2   # a short ray's own inside-outside contrast, of the object's, at least
 
 
@@ -161,7 +162,31 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
         blobs.append(b)
     measure_all(img, ring, [b for b in blobs if b.area_coins < measure_max_coins and not b.extra.get("unmeasured")],
                 thr)
-    return blobs
+    return _join_pieces(ring, blobs)
+
+
+def _join_pieces(ring, blobs):
+    """`blobs` less the pieces of a coin whose round outline `_round_outline` found: a band of ink
+    of about its colour across the coin can cut a small piece off it (a thin sliver, which alone
+    would measure as a coin seen edge-on). A piece is an object of at most ROUND_PIECE coin areas
+    centred inside that outline, the two together no more than a coin; its area joins the coin's."""
+    round_ = [b for b in blobs if "remeasured" in b.extra]
+    if not round_:
+        return blobs
+    out = []
+    for b in blobs:
+        whole = None
+        if b.area_coins <= ROUND_PIECE and "remeasured" not in b.extra:
+            pc = ring.plane_points([b.center])[0]
+            whole = next((c for c in round_ if np.hypot(*(pc - c.plane_center)) < c.axes[1]
+                          and c.area_coins + b.area_coins <= 1.3), None)
+        if whole is None:
+            out.append(b)
+        else:
+            whole.area_coins += b.area_coins
+            whole.extra["in_ring_coins"] = whole.extra.get("in_ring_coins", 0) + b.extra.get("in_ring_coins", 0)
+            whole.extra["pieces"] = whole.extra.get("pieces", 0) + 1
+    return out
 
 
 def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, min_area):
