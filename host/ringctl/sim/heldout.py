@@ -17,7 +17,8 @@ threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md)
 (real coin photos) and `sealed-5` (relief coins lit by the scene) were made after the face
 reader's v2 and run once on its final code (docs/VISION.md); `sealed-6` (relief of a third real
 pair) after ring training, run once with both training modes and opened (docs/VISION.md). The
-next sealed set needs fresh entropy.
+next sealed set needs fresh entropy. `edge-*` sets lay every coin across printed layout artwork
+(lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
     img = render_frame(spec, seed)     # renderer + motion blur + JPEG
