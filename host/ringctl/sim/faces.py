@@ -94,7 +94,8 @@ def _tails(rng):
 # metal and lit from any direction like the drawn designs. Tuning variety only (sets tune-*).
 RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101, 195, 21)),
                 102: ((272, 192, 21), (114, 266, 21)),   # 102: sealed-5 only
-                103: ((276, 51, 20), (206, 124, 20))}    # 103: sealed-6 only
+                103: ((276, 51, 20), (206, 124, 20)),    # 103: sealed-6 only
+                104: ((100, 58, 19), (43, 124, 19))}     # 104: sealed-7 only
 
 
 def _plate_relief(face, design):

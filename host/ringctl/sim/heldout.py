@@ -16,8 +16,10 @@ at) and replaced by a new one: `sealed-1`, `sealed-2` and `sealed-3` are opened 
 threshold was ever looked at against it; run once on 2026-11-30, docs/VISION.md). `sealed-4`
 (real coin photos) and `sealed-5` (relief coins lit by the scene) were made after the face
 reader's v2 and run once on its final code (docs/VISION.md); `sealed-6` (relief of a third real
-pair) after ring training, run once with both training modes and opened (docs/VISION.md). The
-next sealed set needs fresh entropy. `edge-*` sets lay every coin across printed layout artwork
+pair) after ring training, run once with both training modes and opened (docs/VISION.md);
+`sealed-7` (relief of a fourth real pair) and `sealed-8` (a fifth real pair photographed flat,
+a third of its scenes on printed artwork) after the relit templates and the round-outline
+search. The next sealed set needs fresh entropy. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
@@ -46,6 +48,10 @@ SEALED5_ENTROPY = 85311069952660055802785202915375675685
 # "sealed-6": made after ring training (each ring trained under its own lights) was finished;
 # fresh entropy (secrets.randbits(128)); run once, then opened
 SEALED6_ENTROPY = 287542308656059926144324906578256718778
+# "sealed-7" and "sealed-8": made after the relit templates and the round-outline search were
+# finished (fifth session); fresh entropy (secrets.randbits(128)); run once, then opened
+SEALED7_ENTROPY = 186499056264515961881047174501418100337
+SEALED8_ENTROPY = 156925661983859315692999916248106064643
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
@@ -55,7 +61,9 @@ CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "b
 COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55, 150, 200),
                 "dark-copper": (48, 86, 148),   # an old, darker penny (sealed-3 only)
                 "pale-bronze": (86, 132, 172),  # a worn, paler coin (sealed-4 and sealed-5 only)
-                "rose-copper": (78, 112, 184)}  # a pinker copper (sealed-6 only)
+                "rose-copper": (78, 112, 184),  # a pinker copper (sealed-6 only)
+                "old-gold": (64, 128, 168),     # a duller yellow coin (sealed-7 only)
+                "dull-copper": (66, 100, 160)}  # a browner, darker copper (sealed-8 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -63,7 +71,8 @@ WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
 # skimage.data.coins(): (x, y, r) of coins in the plate, pairs used as (heads, tails)
 PLATE_COINS = {"a": ((212, 194, 23), (215, 52, 22)), "b": ((244, 264, 24), (334, 44, 28)),
                "c": ((46, 260, 27), (346, 186, 30)),   # "c": sealed-3 only
-               "d": ((176, 262, 26), (358, 270, 22))}  # "d": sealed-4 only
+               "d": ((176, 262, 26), (358, 270, 22)),  # "d": sealed-4 only
+               "e": ((43, 196, 18), (154, 197, 18))}   # "e": sealed-8 only
 
 SETS = {
     "tune-1080p": dict(size=(1920, 1080), coin_px=(40, 90), coin="copper", faces="render:0",
@@ -93,6 +102,15 @@ SETS = {
     "sealed-6": dict(size=None, coin_px=(40, 100), coin="rose-copper", faces="render:103",
                      stream=SEALED6_ENTROPY, light_elev=(40, 85), blur_p=0.4, blur=(0.4, 1.5),
                      motion_p=0.35),
+    # sealed: relief struck from a fourth real pair (faces.RELIEF_PLATE 104), a duller yellow
+    # coin, coins 40-120 px, lights 35-88 deg high; sealed-8 a fifth real pair photographed
+    # flat, a browner coin, lying across printed artwork in a third of its scenes
+    "sealed-7": dict(size=None, coin_px=(40, 120), coin="old-gold", faces="render:104",
+                     stream=SEALED7_ENTROPY, light_elev=(35, 88), blur_p=0.45, blur=(0.4, 1.6),
+                     motion_p=0.4),
+    "sealed-8": dict(size=None, coin_px=(40, 110), coin="dull-copper", faces="plate:e",
+                     stream=SEALED8_ENTROPY, light_elev=(45, 88), artwork_p=0.33,
+                     coins=("dull-copper",)),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
@@ -283,8 +301,8 @@ def make(seed, kind, cfg):
     rng = np.random.default_rng([seed, 12])
     spec = _site(np.random.default_rng([seed, 1]), cfg, seed)
     art = None
-    if cfg.get("artwork"):   # its own stream: the other sets' scenes stay as they were
-        art_rng = np.random.default_rng([seed, 61])
+    art_rng = np.random.default_rng([seed, 61])   # its own stream: the other sets' scenes stay as they were
+    if cfg.get("artwork") or ("artwork_p" in cfg and art_rng.random() < cfg["artwork_p"]):
         _print_artwork(art_rng, spec, cfg)
         art = Artwork(spec)
         spec["_artwork"] = True
