@@ -46,3 +46,11 @@ def test_cli_prints_the_verdict_and_json_on_request(tmp_path, capsys):
     assert main(args + ["--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["cross_validation"]["loo_errors"] == 0 and d["saved"].endswith("m.json")
+
+
+def test_photos_without_spread_turns_are_told_to_turn_the_coin():
+    """A model with no relit templates (the photos' turns did not spread round the coin) says so."""
+    _, lines = train_verdict(dict(_report(0.5, 0.6, heads=12, tails=12), relit_templates=0), "m")
+    assert any("turning the coin a clock-hour" in l and "other lamps" in l for l in lines)
+    _, lines = train_verdict(dict(_report(0.5, 0.6, heads=12, tails=12), relit_templates=26), "m")
+    assert not any("other lamps" in l for l in lines)

@@ -30,7 +30,7 @@ from . import detect
 # photos per face the technician takes in the ring (hardware/INSTALL.md): a clock-hour turn apart
 RECOMMENDED_PHOTOS = 12
 
-FEATURES_VERSION = 2  # a model file's templates are these features: older files must be retrained
+FEATURES_VERSION = 3  # a model file's templates are these features (3: with relit ones): older files must be retrained
 PATCH_R = 18          # coin radius in the normalised patch, px: one coarse scale for every coin size
 N_ANG = 128
 N_RAD = 14
@@ -57,18 +57,18 @@ def _radial_phase():
 _COS2, _SIN2 = _radial_phase()
 
 
-def coin_patch(img, ring, blob):
-    """The coin as a (2*PATCH_R+1)^2 grey patch, square-on, radius PATCH_R."""
+def coin_patch(img, ring, blob, radius=PATCH_R):
+    """The coin as a (2*radius+1)^2 grey patch, square-on, radius `radius` (PATCH_R: the reader's)."""
     inv = cv2.invertAffineTransform(ring.to_plane)
-    s = blob.axes[0] / PATCH_R if blob.axes else ring.coin_radius_px / PATCH_R
-    size = 2 * PATCH_R + 1
+    s = blob.axes[0] / radius if blob.axes else ring.coin_radius_px / radius
+    size = 2 * radius + 1
     # patch px -> plane px -> image px
-    p2plane = np.array([[s, 0, blob.plane_center[0] - s * PATCH_R], [0, s, blob.plane_center[1] - s * PATCH_R]])
+    p2plane = np.array([[s, 0, blob.plane_center[0] - s * radius], [0, s, blob.plane_center[1] - s * radius]])
     m = inv[:, :2] @ p2plane
     m = np.hstack([m[:, :2], (inv[:, :2] @ p2plane[:, 2] + inv[:, 2])[:, None]])
     # crop first so the warp and the pre-blur touch only the coin
-    c = m[:, 2] + m[:, :2] @ np.array([PATCH_R, PATCH_R])
-    reach = int(math.ceil(PATCH_R * s * 1.5)) + 3
+    c = m[:, 2] + m[:, :2] @ np.array([radius, radius])
+    reach = int(math.ceil(radius * s * 1.5)) + 3
     x0, y0 = max(0, int(c[0]) - reach), max(0, int(c[1]) - reach)
     crop = img[y0:int(c[1]) + reach + 1, x0:int(c[0]) + reach + 1]
     if crop.size == 0:   # off the picture: a blank patch reads as nothing (face None)
@@ -139,10 +139,120 @@ def best_match(spec_a, templates_spec, norm, conj=None):
     return corr.max(axis=-1) / norm
 
 
-class FaceModel:
-    """Templates of both faces, coin colour and size, and the decision thresholds."""
+# Relit templates (docs/VISION.md, "Templates relit from the training photos"): the photos show
+# one coin under one fixed lamp at several turns, i.e. under several light azimuths relative to
+# the coin. Registered (turned back onto one another) they give, per pixel, how the coin's
+# brightness varies with that azimuth; from it the face is drawn lit from any azimuth, and lower.
+RELIGHT_R = 2 * PATCH_R     # patch radius the photos are turned back and relit at (turning a coarse patch blurs it)
+RELIGHT_TURNS = 12          # light azimuths relative to the coin drawn per face (the ring procedure's clock-hours)
+RELIGHT_GAINS = (0.0, 4.0)  # the azimuth-dependent shading x this: 0 = lit from overhead, 4 = a lamp far lower
+RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
+REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
+REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
 
-    def __init__(self, templates, labels, chroma, radius_ratio, min_score, min_margin, report):
+
+def _turn(fa, fb):
+    """(turn in degrees, getRotationMatrix2D's sense, that takes coin b onto coin a; score there)."""
+    corr = np.fft.irfft((_spectrum(fa) * np.conj(_spectrum(fb))).sum(axis=(0, 1)), n=N_ANG)
+    k = int(corr.argmax())
+    y0, y1, y2 = corr[k - 1], corr[k], corr[(k + 1) % N_ANG]
+    den = y0 - 2 * y1 + y2
+    off = 0.5 * (y0 - y2) / den if den < 0 else 0.0   # the peak between two of the 128 angles
+    return -(k + off) * 360 / N_ANG, float(corr[k]) / fa.size
+
+
+def _register(feats, patches):
+    """Each photo's turn (deg) relative to the first. First from the photos alone: every pair's
+    best turn, chained from the most alike pairs (under a low lamp two photos a few clock-hours
+    apart no longer look alike, so a far pair's turn is not trusted), then made consistent. Then
+    each photo is matched against its face drawn (from the other photos) under the lamp at every
+    turn, where the turn of the drawing and the turn it is matched at must agree."""
+    n = len(feats)
+    pair = [[_turn(feats[i], feats[j]) if i != j else (0.0, -1.0) for j in range(n)] for i in range(n)]
+    sim = np.array([[pair[i][j][1] + pair[j][i][1] for j in range(n)] for i in range(n)])
+    turns, done = np.zeros(n), [0]
+    while len(done) < n:   # maximum spanning tree from photo 0
+        i, j = max(((i, j) for i in range(n) if i not in done for j in done), key=lambda ij: sim[ij])
+        turns[i] = turns[j] + pair[i][j][0]
+        done.append(i)
+    for _ in range(REGISTER_ROUNDS):
+        turns = np.array([_turn_by_drawing(feats[i], [p for j, p in enumerate(patches) if j != i],
+                                           np.delete(turns, i)) for i in range(n)])
+    return (turns - turns[0] + 180) % 360 - 180
+
+
+def _turn_by_drawing(feat, patches, turns):
+    """The turn of a photo (feature stack `feat`) that its face, drawn from other photos with
+    known turns under the lamp at that same turn, fits best."""
+    basis = shading_basis(patches, turns)
+    if basis is None:
+        return float(_turn(feat, features(cv2.resize(patches[0], (2 * PATCH_R + 1,) * 2,
+                                                           interpolation=cv2.INTER_AREA)))[0] + turns[0])
+    size = 2 * PATCH_R + 1
+    k = np.arange(REGISTER_STEPS)
+    psi = k * 2 * np.pi / REGISTER_STEPS
+    score = []
+    for p in psi:
+        im = basis[0] + basis[1] * math.cos(p) + basis[2] * math.sin(p)
+        f = features(cv2.resize(im.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA))
+        corr = np.fft.irfft((_spectrum(feat) * np.conj(_spectrum(f))).sum(axis=(0, 1)), n=N_ANG)
+        # drawn under the lamp at psi = -turn; matched at that turn: index = -turn * N_ANG / 360
+        score.append(np.interp(p * N_ANG / (2 * np.pi), np.arange(N_ANG + 1), np.append(corr, corr[0])))
+    score = np.array(score)
+    b = int(score.argmax())
+    y0, y1, y2 = score[b - 1], score[b], score[(b + 1) % len(score)]
+    den = y0 - 2 * y1 + y2
+    off = 0.5 * (y0 - y2) / den if den < 0 else 0.0
+    return float(-np.rad2deg((b + off) * 2 * np.pi / REGISTER_STEPS))
+
+
+def shading_basis(patches, turns):
+    """(3, n, n) images A, B, C with brightness = A + B cos(psi) + C sin(psi) at each pixel of
+    the coin turned back to the first photo, psi the light's azimuth relative to the coin (minus
+    each photo's turn); None when the photos' turns do not spread round the coin enough to tell."""
+    n = patches[0].shape[0]
+    r = (n - 1) / 2
+    yy, xx = np.mgrid[0:n, 0:n] - r
+    disc = (xx * xx + yy * yy) <= (0.9 * r) ** 2
+    psi = np.deg2rad(-np.asarray(turns, float))
+    design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], 1)
+    if np.linalg.svd(design, compute_uv=False).min() < RELIGHT_SPREAD_MIN * math.sqrt(len(psi)):
+        return None
+    ims = []
+    for p, t in zip(patches, turns):
+        q = cv2.warpAffine(p.astype(np.float32), cv2.getRotationMatrix2D((r, r), -float(t), 1.0), (n, n),
+                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        v = q[disc]
+        ims.append(((q - v.mean()) / (v.std() + 1e-6)).ravel())   # exposure and vignetting drop out
+    coef = np.linalg.lstsq(design, np.array(ims), rcond=None)[0]
+    return coef.reshape(3, n, n)
+
+
+def relit_features(basis):
+    """Feature stacks of the face drawn from its shading basis under RELIGHT_TURNS azimuths at
+    each of RELIGHT_GAINS (gain 0 is one picture: the azimuth's shading averaged out)."""
+    size = 2 * PATCH_R + 1
+    out = []
+    for g in RELIGHT_GAINS:
+        for psi in np.arange(RELIGHT_TURNS if g else 1) * 2 * np.pi / RELIGHT_TURNS:
+            im = basis[0] + g * (basis[1] * math.cos(psi) + basis[2] * math.sin(psi))
+            im = cv2.resize(im.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
+            out.append(features(cv2.normalize(im, None, 0, 255, cv2.NORM_MINMAX)))
+    return out
+
+
+def relit_templates(big_patches, turns):
+    """Relit feature stacks of one face from its photos' RELIGHT_R patches and turns (_register);
+    [] when the photos' turns do not spread round the coin."""
+    basis = shading_basis(big_patches, turns)
+    return [] if basis is None else relit_features(basis)
+
+
+class FaceModel:
+    """Templates of both faces, coin colour and size, and the decision thresholds. The first
+    `n_photos` templates are the training photos; any after them are the faces relit from them."""
+
+    def __init__(self, templates, labels, chroma, radius_ratio, min_score, min_margin, report, n_photos=None):
         self.templates = np.asarray(templates, np.float32)
         self.labels = list(labels)
         self.chroma = tuple(chroma)
@@ -150,18 +260,31 @@ class FaceModel:
         self.min_score = float(min_score)
         self.min_margin = float(min_margin)
         self.report = dict(report)
+        self.n_photos = len(self.labels) if n_photos is None else int(n_photos)
         self._spec = _spectrum(self.templates)
         self._spec_conj = np.conj(self._spec)   # every read correlates with these
         self._norm = float(self.templates[0].size)
         self._lab = np.array([1 if l == "heads" else 0 for l in self.labels])
+        photo = np.arange(len(self.labels)) < self.n_photos
+        # template families, each one consistent picture of both faces: the photos under the
+        # training lamp, and the relit drawings (if any)
+        self._families = [photo] + ([~photo] if (~photo).any() else [])
+
+    def _pairs(self, feat):
+        """[(heads score, tails score, heads per-cue scores, tails per-cue scores)] of the best
+        template of each face: over all templates first, then within each family."""
+        total, cues = cue_match(_spectrum(feat), self._spec_conj)
+        out = []
+        for fam in [np.ones(len(total), bool)] + self._families:
+            ih = int(np.argmax(np.where((self._lab == 1) & fam, total, -np.inf)))
+            it = int(np.argmax(np.where((self._lab == 0) & fam, total, -np.inf)))
+            out.append((float(total[ih]), float(total[it]), cues[ih], cues[it]))
+        return out
 
     def _match(self, feat):
         """(heads score, tails score, heads per-cue scores, tails per-cue scores) of the best
         template of each face."""
-        total, cues = cue_match(_spectrum(feat), self._spec_conj)
-        ih = int(np.argmax(np.where(self._lab == 1, total, -np.inf)))
-        it = int(np.argmax(np.where(self._lab == 0, total, -np.inf)))
-        return float(total[ih]), float(total[it]), cues[ih], cues[it]
+        return self._pairs(feat)[0]
 
     def scores(self, feat):
         """(best heads score, best tails score) for a feature stack."""
@@ -170,17 +293,22 @@ class FaceModel:
     def read(self, feat):
         """(face or None, confidence 0..1, heads score, tails score).
 
-        A face is read when its best match scores at least `min_score`, beats the other face's
-        by `min_margin`, and every cue (edge strength, edge orientation) on its own favours it,
-        by at least CUE_SHARE_MIN of its share of that margin: where a cue disagrees or says
-        nothing the coin does not look like either face, whatever the total says (a relief whose
-        fine design the light has washed out), and the boxer calls it."""
-        h, t, ch, ct = self._match(feat)
+        A face is read when its best match scores at least `min_score` and beats the other face's
+        by `min_margin`, over all templates, and within one family of templates (the photos, or
+        the relit drawings) the face's best also beats the other's by `min_margin` with every cue
+        (edge strength, edge orientation) on its own favouring it, by at least CUE_SHARE_MIN of
+        its share of that margin: where a cue disagrees or says nothing the coin does not look
+        like either face, whatever the total says (a relief whose fine design the light has
+        washed out), and the boxer calls it."""
+        (h, t, _, _), *families = self._pairs(feat)
         best, other = max(h, t), min(h, t)
         margin = best - other
+        sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
-        agree = bool(np.all((ch - ct) * (1 if h > t else -1) >= CUE_SHARE_MIN * _CUE_SHARE * margin))
+        agree = any((fh - ft) * sign >= self.min_margin
+                    and bool(np.all((ch - ct) * sign >= CUE_SHARE_MIN * _CUE_SHARE * (fh - ft) * sign))
+                    for fh, ft, ch, ct in families)
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= self.min_margin \
             and agree else None
         conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(self.min_margin, 1e-6)) / 2, 0, 1))
@@ -190,7 +318,7 @@ class FaceModel:
         return {"kind": "ringctl.vision.FaceModel", "version": FEATURES_VERSION, "labels": self.labels,
                 "chroma": list(self.chroma), "radius_ratio": self.radius_ratio,
                 "min_score": self.min_score, "min_margin": self.min_margin, "report": self.report,
-                "shape": list(self.templates.shape),
+                "n_photos": self.n_photos, "shape": list(self.templates.shape),
                 # float16 is ample for unit-variance features and keeps the file ~300 kB
                 "templates_f16": base64.b64encode(self.templates.astype("<f2").tobytes()).decode("ascii")}
 
@@ -221,7 +349,7 @@ class FaceModel:
             else:
                 t = np.array(d["templates"], np.float32).reshape(d["shape"])
             return cls(t, d["labels"], d["chroma"], d["radius_ratio"], d["min_score"], d["min_margin"],
-                       d.get("report", {}))
+                       d.get("report", {}), d["n_photos"])
         except (KeyError, ValueError, TypeError, AttributeError, binascii.Error) as exc:
             raise UserError(f"{path} is not a face model (bad field {exc}); make one with 'ring vision train'")
 
@@ -300,13 +428,14 @@ def train(heads_imgs, tails_imgs, ring, names=None):
         raise UserError(f"need at least 4 photos per face ({RECOMMENDED_PHOTOS} recommended); got {len(heads_imgs)} heads, "
                         f"{len(tails_imgs)} tails")
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
-    feats, labels, chroma, radii = [], [], [], []
+    feats, labels, chroma, radii, big = [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
         b, f = _one_coin(img, ring, names[i])
         feats.append(f)
         labels.append(lab)
         chroma.append(b.chroma)
         radii.append(b.axes[0] / ring.coin_radius_px)
+        big.append(coin_patch(img, ring, b, RELIGHT_R))
     feats = np.array(feats, np.float32)
     lab = np.array(labels)
     spec = _spectrum(feats)
@@ -340,4 +469,41 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     min_score = float(max(MIN_SCORE_FLOOR, 0.3 * own.min()))
     min_margin = float(np.clip(MARGIN_OF_MEDIAN * np.median(margins), *MARGIN_BOUNDS))
     report.update({"min_score": round(min_score, 4), "min_margin": round(min_margin, 4)})
-    return FaceModel(feats, labels, np.mean(chroma, axis=0), float(np.median(radii)), min_score, min_margin, report)
+    # the thresholds above are the photos' own; relit templates only add pictures of each face
+    relit, relit_labels, why = _relight(feats, lab, big)
+    report.update({"relit_templates": len(relit), "relit_note": why})
+    n_photos = len(feats)
+    if relit:
+        feats = np.concatenate([feats, np.array(relit, np.float32)])
+        labels = labels + relit_labels
+    return FaceModel(feats, labels, np.mean(chroma, axis=0), float(np.median(radii)), min_score, min_margin, report,
+                     n_photos)
+
+
+def _relight(feats, lab, big):
+    """(relit feature stacks of both faces, their labels, a note for the report). Checked like the
+    photos: each photo left out of its own face's relighting must still read as its face against
+    everything else (the other face relit from all its photos); if one does not, no relit
+    templates are kept and the model is the photos alone."""
+    faces = ("heads", "tails")
+    idx = {f: np.flatnonzero(lab == f) for f in faces}
+    turns = np.zeros(len(feats))
+    for f in faces:
+        turns[idx[f]] = _register(feats[idx[f]], [big[i] for i in idx[f]])
+    full = {f: relit_templates([big[i] for i in idx[f]], turns[idx[f]]) for f in faces}
+    if not full["heads"] or not full["tails"]:
+        return [], [], ("none: the photos of a face were not taken at turns spread round the coin "
+                        "(turn it a clock-hour between photos)")
+    norm = float(feats[0].size)
+    worst = np.inf
+    for f, g in (faces, faces[::-1]):
+        for i in idx[f]:
+            keep = [j for j in idx[f] if j != i]
+            own_t = list(feats[keep]) + relit_templates([big[j] for j in keep], turns[keep])
+            other_t = list(feats[idx[g]]) + full[g]
+            s = best_match(_spectrum(feats[i]), _spectrum(np.array(own_t + other_t, np.float32)), norm)
+            worst = min(worst, float(s[:len(own_t)].max() - s[len(own_t):].max()))
+    if worst <= 0:
+        return [], [], f"none: a photo left out read nearer the other face's relit pictures (margin {worst:.3f})"
+    return full["heads"] + full["tails"], ["heads"] * len(full["heads"]) + ["tails"] * len(full["tails"]), \
+        f"{RELIGHT_TURNS} lamp azimuths x gains {list(RELIGHT_GAINS)} per face; photo left out: worst margin {worst:.3f}"

@@ -27,6 +27,12 @@ def train_verdict(report, output):
         lines.append("To do: retake the photos with the coin sharp and in focus, lit evenly "
                      "without glare, at least 40 px across (60 better), one coin flat per "
                      "photo; check each folder holds only its own face; then train again.")
+    if report.get("relit_templates") == 0:
+        # without turns spread round the coin the faces cannot be drawn under other lamps
+        # (faceid: relit templates), and a coin lit unlike the photos may go to the boxer
+        lines.append("The photos do not show the coin at turns spread round it, so the reader cannot "
+                     "work out how the faces look under other lamps: retake them turning the coin a "
+                     "clock-hour (30 deg) between photos.")
     if min(n_h, n_t) < RECOMMENDED_PHOTOS:
         lines.append(f"Take more photos: {n_h} heads, {n_t} tails; {RECOMMENDED_PHOTOS} of each, the coin "
                      "turned a clock-hour and moved around the ring between photos.")
