@@ -21,6 +21,12 @@ SIZE_TOL = 0.13       # coin radius within +-13% of the expected
 # colour; smaller than CHIP_MIN yet too big for a coin stays doubtful.
 CHIP_MIN, CHIP_MAX = 1.16, 1.8
 EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void needs a clean fit
+# A tilted coin shows its whole face, an ellipse it fills: seen area over the fitted ellipse's
+# measures >= 0.81 (tune-* and edge-tune tilted coins, 118 of 120 >= 0.98). A flat coin lying
+# partly on printed ink of its own colour shows only the rest of itself, whose outline can fit
+# a narrower ellipse it fills less (sealed-8: 0.70 and 0.51, both voided as "tilted"): no
+# evidence that the coin does not lie flat, so the boxer calls it.
+TILT_FILL_MIN = 0.76
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
@@ -141,7 +147,11 @@ def classify(img, ring, model):
             away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
-        if ratio < TILT_RATIO:
+        fill = b.area_coins * ring.coin_radius_px ** 2 / (a * bb)
+        if ratio < TILT_RATIO and fill < TILT_FILL_MIN:
+            unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
+                          "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
+        elif ratio < TILT_RATIO:
             near_wall = clear < 0.5 * a
             nospin.append("7.3.4 coin not lying flat" + (" (leaning on the ring wall)" if near_wall else " (tilted)"))
             entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
