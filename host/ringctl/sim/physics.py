@@ -30,7 +30,7 @@ REST_HOLD_S = 0.25
 # solver can lift a coin that lay flat and slow to 1.4 deg with no motion in plan (seed 506 on a
 # 3 m ring: 0.01 -> 1.42 deg, its centre 0.035 mm). A flat coin on a flat layout is in stable
 # equilibrium and cannot tilt itself up, so the rest's pose test does not count those tilt
-# changes (it counted them, and dated that toss's rest 113 ms late).
+# changes (it counted them, and dated that toss's rest 154 ms late: 2.075 s, now 1.921 s).
 JITTER_TILT_DEG = 2.0
 IMPACT_MIN_SPEED = 0.02      # m/s: slower contact onsets are not recorded
 STRIKE_MIN_SPEED = 0.08      # m/s: slower is a coin settling, not a "hit" (7.3.2); the wall piezo
