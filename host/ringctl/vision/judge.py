@@ -147,8 +147,7 @@ def classify(img, ring, model):
             away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
-        fill = b.area_coins * ring.coin_radius_px ** 2 / (a * bb)
-        if ratio < TILT_RATIO and fill < TILT_FILL_MIN:
+        if ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
             unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
                           "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO:

@@ -113,9 +113,10 @@ class StillnessWatch:
                     continue
                 _, ch = cv2.threshold(cv2.absdiff(grey, ref), DIFF_LEVEL, 255, cv2.THRESH_BINARY)
                 ch = cv2.bitwise_and(ch, near)
-                if cv2.countNonZero(ch) >= MOVING_PX:
+                px = cv2.countNonZero(ch)
+                if px >= MOVING_PX:
                     moving = True
-                    self._found(name, ch, self.ring.factor)
+                    self._found(name, ch, px, self.ring.factor)
                     break
             if not moving:
                 moving = self._fine_moving(frame, prev_frame, fg)
@@ -151,17 +152,18 @@ class StillnessWatch:
             d = cv2.absdiff(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY),
                             cv2.cvtColor(ref[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY))
             ch = cv2.threshold(d, FINE_LEVEL, 255, cv2.THRESH_BINARY)[1]
-            if cv2.countNonZero(ch) >= FINE_PX:
-                self._found("fine", ch, 1, (x0, y0))
+            px = cv2.countNonZero(ch)
+            if px >= FINE_PX:
+                self._found("fine", ch, px, 1, (x0, y0))
                 return True
         return False
 
-    def _found(self, check, changed, scale, origin=(0, 0)):
+    def _found(self, check, changed, px, scale, origin=(0, 0)):
         """Note which check saw motion and where (full-resolution px): {"check": previous |
         anchor | fine, "px": changed pixels, "box": [x0, y0, x1, y1]}, for tracing a late rest."""
         x, y, w, h = cv2.boundingRect(changed)
         ox, oy = origin
-        self.motion = {"check": check, "px": int(cv2.countNonZero(changed)),
+        self.motion = {"check": check, "px": int(px),
                        "box": [int(v) for v in (ox + x * scale, oy + y * scale, ox + (x + w) * scale,
                                                  oy + (y + h) * scale)]}
 
