@@ -163,3 +163,30 @@ def test_a_smaller_coin_coloured_disc_outside_does_not_stop_a_call(model):
     assert expect in CALLS
     assert v["result"] == expect, v
     assert [(o["kind"], o["inside"]) for o in v["others"]] == [("doubtful", False)], v["others"]
+
+
+def _heldout(name, seed, kind=None):
+    cfg = heldout.SETS[name]
+    spec, expect = heldout.make(seed, kind, cfg)
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    return judge.classify(heldout.render_frame(spec, seed), rm, heldout_model(cfg)), expect
+
+
+def test_a_flat_coin_joined_to_print_of_its_colour_is_not_voided_as_tilted():
+    """sealed-8 (run once, then opened) voided this spin as "7.3.4 coin not lying flat (tilted)":
+    a flat coin against printed lettering of its colour, the ink joined to its outline, which fit
+    an ellipse 0.87 round (filling it 1.19: like a tilted coin). The empty ring shows the print
+    round it: no evidence, the boxer calls it."""
+    v, expect = _heldout("sealed-8", 73136373)
+    assert expect == "unsure" and v["result"] == "unsure", v["reasons"]
+    assert any("lies on print of its own colour" in r for r in v["reasons"])
+
+
+@pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])
+def test_a_coin_leaning_on_the_wall_of_a_plain_ring_is_still_a_void(name, seed):
+    """The print check sees neither the ring's coin-coloured wall nor a black layout's noisy
+    chroma as print (both read as 'print of the coin's colour' before the wall and dark pixels
+    were left out): a coin leaning on the wall is still a void."""
+    v, expect = _heldout(name, seed, "leaning")
+    assert expect == "no-spin" and v["result"] == "no-spin", v["reasons"]
+    assert any("not lying flat" in r for r in v["reasons"])

@@ -7,6 +7,7 @@ or one on the other in the ring, or outside / on the rim while the ring holds fe
 """
 import time
 
+import cv2
 import numpy as np
 
 from . import chipcheck, detect, faceid
@@ -27,6 +28,15 @@ EVIDENCE_FIT_PX = 1.5  # a coin's outline fits an ellipse to ~0.1-0.4 px; a void
 # a narrower ellipse it fills less (sealed-8: 0.70 and 0.51, both voided as "tilted"): no
 # evidence that the coin does not lie flat, so the boxer calls it.
 TILT_FILL_MIN = 0.76
+# Where the layout is printed in about the coin's colour, a coin's outline there cannot be told
+# from the ink's: ink joined to a flat coin can make its outline an ellipse (sealed-8: a coin
+# against lettering, 0.87 round, voided as "tilted"). The empty ring shows the print: a
+# tilted-looking outline with more than PRINT_NEAR of the layout round it (0.7-1.35 of its long
+# axis) printed in the coin's colour is no evidence. Coins tilted or leaning on plain layouts
+# measure <= 0.06 (tune-*, check-*, sealed-7, tune-light; 0 before the ring's wall and the black
+# layout's noise were left out: PRINT_BRIGHT, ring mask eroded); that coin 0.146.
+PRINT_NEAR = 0.08
+PRINT_BRIGHT = 0.6    # ink at least this bright against the coin (a dark layout's noisy chroma is not ink)
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
@@ -150,6 +160,9 @@ def classify(img, ring, model):
         if ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
             unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
                           "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
+        elif ratio < TILT_RATIO and _on_print(ring, model, b) > PRINT_NEAR:
+            unsure.append("unsure: a coin's outline looks tilted but it lies on print of its own "
+                          "colour, whose edge cannot be told from the coin's: cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO:
             near_wall = clear < 0.5 * a
             nospin.append("7.3.4 coin not lying flat" + (" (leaning on the ring wall)" if near_wall else " (tilted)"))
@@ -229,6 +242,25 @@ def _chip_rim(img, ring, b):
     spot <= 0.22), chips with a clean outline spot >= 0.1 at periodic >= 0.9."""
     f = chipcheck.chip_rim(img, ring, b)
     return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
+
+
+def _on_print(ring, model, b):
+    """Share of the layout round object `b` (0.7-1.35 of its long axis, inside the ring, off its
+    wall) that the empty ring shows printed in about the coin's colour and brightness."""
+    f = ring.factor
+    bg = ring.background.astype(np.float32)
+    total = bg.sum(2)
+    ink = (np.abs(bg / (total[..., None] + 1e-6) - np.asarray(model.chroma, np.float32)).sum(2) <= COLOUR_TOL) & \
+        (total > 3 * PRINT_BRIGHT * b.extra.get("brightness", 100.0))
+    # single pixels are sensor noise, not print
+    ink = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+    cx, cy = (b.center[0] + 0.5) / f - 0.5, (b.center[1] + 0.5) / f - 0.5
+    a = b.axes[0] / f
+    h, w = ink.shape
+    yy, xx = np.ogrid[0:h, 0:w]
+    r = np.hypot(xx - cx, yy - cy)
+    band = (r >= 0.7 * a) & (r <= 1.35 * a) & (cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0)
+    return float(ink[band].mean()) if band.any() else 0.0
 
 
 def _distinct(others):
