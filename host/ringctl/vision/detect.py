@@ -28,17 +28,26 @@ _K3 = np.ones((3, 3), np.uint8)
 # one circle through most of the outline with nothing of the object beyond it, and measures the
 # short rays again near that circle, each against its own contrast (docs/VISION.md).
 ROUND_FIT = 1.0            # a worse fit than this is not a clean outline (judge.py: flat needs <= 1.0)
-ROUND_AREA = (0.4, 1.8)    # coin areas of an object worth the search (one coin, part of it faint)
+ROUND_AREA = (0.1, 1.8)    # coin areas of an object worth the search (one coin, part of it faint)
 # ... or a clean fit that is not round, through part of the outline only: the faint arc left
 # out, the rest can fit an ellipse (a tilted coin's whole outline fits one)
 ROUND_FLAT, ROUND_PART = 0.945, 0.9
 ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radius), ring-plane px
 ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
 ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
+ROUND_MOST_ON, ROUND_MAX_BEYOND_MOST = 0.5, 6   # ... or this many, when this share of rays is on it
+ROUND_INNER_Q = 50         # the coin just inside the circle: its median (a printed line on the circle is no step)
+ROUND_OUT = (0.15, 0.35)   # the layout just outside the circle, coin radii beyond it (past a blurred rim)
+# ... or, of an object that is only the part of a coin standing out from ink of its colour, the
+# coin measured again from the centre of a coin-sized circle through its edges (`_recentred`)
+RECENTRE_SIZE = (0.75, 1.33)   # coin radii of that circle and of the outline found, within
+RECENTRE_MIN_ON = 0.25         # of the rays with a first-pass edge on that circle, at least
+RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this round (never a tilt)
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
-ROUND_MIN_CONTRAST = 0.2   # a short ray's own inside-outside contrast, of the object's, at least
+ROUND_MIN_CONTRAST = 0.17  # a short ray's own inside-outside contrast, of the object's, at least
+ROUND_MIN_LEVEL = 0.5      # ... or of the detection level (a bright sliver beside a faint coin)
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -170,13 +179,13 @@ def _join_pieces(ring, blobs):
     of about its colour across the coin can cut a small piece off it (a thin sliver, which alone
     would measure as a coin seen edge-on). A piece is an object of at most ROUND_PIECE coin areas
     centred inside that outline, the two together no more than a coin; its area joins the coin's."""
-    round_ = [b for b in blobs if "remeasured" in b.extra]
+    round_ = [b for b in blobs if "remeasured" in b.extra or "recentred" in b.extra]
     if not round_:
         return blobs
     out = []
     for b in blobs:
         whole = None
-        if b.area_coins <= ROUND_PIECE and "remeasured" not in b.extra:
+        if b.area_coins <= ROUND_PIECE and b not in round_:
             pc = ring.plane_points([b.center])[0]
             whole = next((c for c in round_ if np.hypot(*(pc - c.plane_center)) < c.axes[1]
                           and c.area_coins + b.area_coins <= 1.3), None)
@@ -451,8 +460,11 @@ def measure_all(img, ring, blobs, thr_small):
         if b.axes is not None and (b.fit_err > ROUND_FIT or (b.axes[1] / b.axes[0] < ROUND_FLAT and
                                                           b.extra["inliers"] <= ROUND_PART * N_RAYS)) \
                 and ROUND_AREA[0] < b.area_coins < ROUND_AREA[1]:
-            _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]], step,
-                           inv, spread[i])
+            # a ray's own inside-outside contrast that counts as a faint rim
+            need = min(ROUND_MIN_CONTRAST * spread[i], ROUND_MIN_LEVEL * thr_small)
+            if not _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]],
+                                  step, inv, need):
+                _recentred(img, ring, b, k, r[i * R + k], need)
 
 
 def _medians(a):
@@ -529,7 +541,7 @@ def _circle_lsq(pp):
     return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
 
 
-def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, spread):
+def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     """Give `blob` the outline of one flat coin whose rim is faint along part of its length (see
     ROUND_*), when there is one: a circle through at least ROUND_MIN_ON of the first-pass edge
     points with at most ROUND_MAX_BEYOND beyond it (the rest short of it: where the coin covers
@@ -545,7 +557,7 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, spread):
     pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
     ctr, rad = _circle_hypotheses(pp)
     if not len(rad):
-        return
+        return False
     res = np.hypot(pp[None, :, 0] - ctr[:, None, 0], pp[None, :, 1] - ctr[:, None, 1]) - rad[:, None]
     # rays with an edge on it, less twice those whose edge lies beyond it
     best = int(np.argmax((np.abs(res) <= tol).sum(1) - 2 * (res > tol).sum(1)))
@@ -554,53 +566,143 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, spread):
         res = np.hypot(*(pp - c0).T) - rho
         on = np.abs(res) <= tol
         if on.sum() < 3:
-            return
+            return False
         c0, rho = _circle_lsq(pp[on])
     res = np.hypot(*(pp - c0).T) - rho
     on = np.abs(res) <= tol
     # the object reaching beyond the circle along more than a ray or two: not one coin
-    if on.sum() < ROUND_MIN_ON * N_RAYS or (res > tol).sum() > ROUND_MAX_BEYOND or \
-            not 0.5 * r_img < rho < 2.0 * r_img:
-        return
+    beyond = int((res > tol).sum())
+    if on.sum() < ROUND_MIN_ON * N_RAYS or not 0.5 * r_img < rho < 2.0 * r_img or \
+            beyond > (ROUND_MAX_BEYOND if on.sum() < ROUND_MOST_ON * N_RAYS else ROUND_MAX_BEYOND_MOST):
+        return False
     m = ring.to_plane
     cos, sin = _ray_dirs(N_RAYS)
     au = (m[:, :2] @ np.stack([cos[:, 0], sin[:, 0]])).T          # (R, 2): a ray's step in the plane
     origin = m[:, :2] @ np.array([cx, cy]) + m[:, 2]
     on_pts = pp[on]
     rest = np.array(sorted(set(range(N_RAYS)) - set(k[on].tolist())), int)
-    # the other rays looked at again near the circle, twice: the circle refitted in between
-    # through all the edges found (from part of the outline it can be a pixel or two off)
-    for gate in (3 * tol, 2 * tol):   # a faint edge's level is less sure than a clear one's
-        t, rq = _edges_near(d, rr, rest, au, origin - c0, rho, r_img, spread)
-        if t is None:
-            return
-        near = np.abs(rq - t) * np.hypot(*au[rest].T) <= gate
-        more = origin + (rq[near, None] * au[rest][near])
-        c0, rho = _circle_lsq(np.concatenate([on_pts, more]))
-    keep_k = list(k[on]) + list(rest[near])
-    keep_r = list(r[on]) + list(rq[near])
-    # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
-    # it, where they bunch on the near side): a gap is an arc inferred, not seen
-    ang = np.sort(np.arctan2(*(np.concatenate([on_pts, more]) - c0).T[::-1]))
-    gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
-    bins = np.unique((np.degrees(ang) // 10).astype(int)).size / 36
-    if bins < ROUND_MIN_SUPPORT or gap > ROUND_MAX_GAP:
-        return
-    order = np.argsort(keep_k)
-    trial = Blob(center=blob.center, area_coins=blob.area_coins, extra={})
-    _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
-    if trial.fit_err > ROUND_FIT:
-        return
+    trial = _outline_near_circle(img, ring, blob.center, k[on], r[on], rest, c0, rho, d, polar, rr, step, inv, need)
+    if trial is None:
+        return False
     first = round(float(blob.fit_err), 2)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
     blob.chroma = trial.chroma
     # how the outline was found, for the record: rays measured again near the circle, and the
     # first fit's error
-    blob.extra.update(trial.extra, remeasured=len(keep_k) - int(on.sum()), first_fit_err=first)
+    blob.extra.update(trial.extra, remeasured=len(rest) - trial.extra.pop("missed"), first_fit_err=first)
+    return True
 
 
-def _edges_near(d, rr, rays, au, w, rho, r_img, spread):
+def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar, rr, step, inv, need):
+    """The clean outline (a trial Blob) through edges k_on at r_on (image px along the rays from
+    `center`) and the edges the other rays `rest` show near the circle (c0, rho: plane px), each
+    against its own contrast; None if the edges cover too little of the circle or fit no clean
+    ellipse. The trial's extra["missed"]: rays of `rest` without an edge near the circle."""
+    r_img = ring.coin_radius_px
+    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
+    m = ring.to_plane
+    cos, sin = _ray_dirs(N_RAYS)
+    au = (m[:, :2] @ np.stack([cos[:, 0], sin[:, 0]])).T          # (R, 2): a ray's step in the plane
+    origin = m[:, :2] @ np.array(center) + m[:, 2]
+    on_pts = origin + np.asarray(r_on)[:, None] * au[k_on]
+    # the other rays looked at again near the circle, twice: the circle refitted in between
+    # through all the edges found (from part of the outline it can be a pixel or two off)
+    for gate in (3 * tol, 2 * tol):   # a faint edge's level is less sure than a clear one's
+        t, rq = _edges_near(d, rr, rest, au, origin - c0, rho, r_img, need)
+        if t is None:
+            return None
+        near = np.abs(rq - t) * np.hypot(*au[rest].T) <= gate
+        more = origin + (rq[near, None] * au[rest][near])
+        pts = np.concatenate([on_pts, more])
+        if len(pts) < 3:
+            return None
+        c0, rho = _circle_lsq(pts)
+    keep_k = list(k_on) + list(rest[near])
+    keep_r = list(r_on) + list(rq[near])
+    # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
+    # it, where they bunch on the near side): a gap is an arc inferred, not seen
+    ang = np.sort(np.arctan2(*(pts - c0).T[::-1]))
+    gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
+    bins = np.unique((np.degrees(ang) // 10).astype(int)).size / 36
+    if bins < ROUND_MIN_SUPPORT or gap > ROUND_MAX_GAP:
+        return None
+    order = np.argsort(keep_k)
+    trial = Blob(center=center, area_coins=1.0, extra={})
+    _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
+    if trial.fit_err > ROUND_FIT:
+        return None
+    trial.extra["missed"] = int(len(rest) - near.sum())
+    return trial
+
+
+def _polar_at(img, ring, center, reach):
+    """(polar frame, its difference from the empty ring, rr, step) along N_RAYS rays from `center`
+    (image px) out to `reach`, sampled as measure_all samples them."""
+    f = ring.factor
+    step = float(np.clip(ring.coin_radius_px / 40, 0.5, 1.0))
+    rr = np.arange(0, reach, step, dtype=np.float32)
+    cos, sin = _ray_dirs(N_RAYS)
+    mx, my = cos * rr[None, :] + np.float32(center[0]), sin * rr[None, :] + np.float32(center[1])
+    polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    h, q = np.float32(0.5), np.float32(f)
+    polar_bg = cv2.remap(_blurred_background(ring), (mx + h) / q - h, (my + h) / q - h,
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return polar, diff_image(cv2.blur(polar, (3, 1)), polar_bg), rr, step
+
+
+def _recentred(img, ring, blob, k, r, need):
+    """Give `blob` the outline of a flat coin of about the calibrated size of which it is only the
+    part that stands out: a coin lying mostly on ink of its own colour shows as a sliver (or a
+    half) where it covers the layout, and rays from that sliver's centre meet its chord, not the
+    coin's rim. Its first-pass edges are searched for a circle of 0.75-1.33 coin radii with at
+    most ROUND_MAX_BEYOND_MOST edges beyond it (the arc it shares with the coin); the object is
+    measured again from that circle's centre, where the rays cross the coin's own faint inside
+    (the coin's face over the ink still differs from the empty layout) to its rim. The new
+    outline is kept only if it is clean (fit <= ROUND_FIT), round (>= RECENTRE_FLAT: a tilted
+    coin is never made from part of one), of the coin's size and holds the object. Else the
+    object keeps its first measurement (unsure in play, refused in training)."""
+    r_img = ring.coin_radius_px
+    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
+    cx, cy = blob.center
+    a = 2 * np.pi * k / N_RAYS
+    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
+    ctr, rad = _circle_hypotheses(pp)
+    fit = (rad > RECENTRE_SIZE[0] * r_img) & (rad < RECENTRE_SIZE[1] * r_img)
+    if not fit.any():
+        return False
+    ctr, rad = ctr[fit], rad[fit]
+    res = np.hypot(pp[None, :, 0] - ctr[:, None, 0], pp[None, :, 1] - ctr[:, None, 1]) - rad[:, None]
+    score = (np.abs(res) <= tol).sum(1) - 2 * (res > tol).sum(1)
+    best = int(np.argmax(score))
+    if (np.abs(res[best]) <= tol).sum() < RECENTRE_MIN_ON * N_RAYS or (res[best] > tol).sum() > ROUND_MAX_BEYOND_MOST:
+        return False
+    c0, rho = ctr[best], float(rad[best])
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    c_img = inv[:, :2] @ c0 + inv[:, 2]
+    # every ray from the circle's centre looked at near the circle, against its own contrast
+    polar, d, rr, step = _polar_at(img, ring, c_img, 1.6 * max(rho, r_img) + 2 * ring.factor)
+    trial = _outline_near_circle(img, ring, (float(c_img[0]), float(c_img[1])), np.zeros(0, int), np.zeros(0),
+                                 np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need)
+    if trial is None or trial.axes[1] / trial.axes[0] < RECENTRE_FLAT or \
+            not RECENTRE_SIZE[0] < trial.axes[0] / r_img < RECENTRE_SIZE[1]:
+        return False
+    # the object lies within the new outline (a coin's part, not something beside it)
+    q = pp - np.array(trial.plane_center)
+    if (np.hypot(*q.T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
+        return False
+    first = round(float(blob.fit_err), 2)
+    blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
+        trial.angle_deg, trial.fit_err
+    blob.chroma = trial.chroma
+    # the object is that coin: its area is the outline's (what stood out is kept for the record)
+    blob.extra.update(trial.extra, recentred=N_RAYS - trial.extra.pop("missed"), first_fit_err=first,
+                      seen_area_coins=round(blob.area_coins, 3))
+    blob.area_coins = float(trial.axes[0] * trial.axes[1] / (r_img * r_img))
+    return True
+
+
+def _edges_near(d, rr, rays, au, w, rho, r_img, need):
     """(t, edge) along each of `rays` (image px from the rays' origin): where the ray meets the
     circle of radius rho centred -w from the origin (plane px; au: each ray's unit step in the
     plane), and its edge near there (NaN if none): where its difference falls through the level
@@ -618,11 +720,11 @@ def _edges_near(d, rr, rays, au, w, rho, r_img, spread):
         # the coin just inside the circle (a band of ink may cross it further in), the layout
         # just outside
         i0, i1 = idx(tq - 0.2 * r_img), idx(tq)
-        o0, o1 = idx(tq + 0.1 * r_img), idx(tq + 0.3 * r_img)
+        o0, o1 = idx(tq + ROUND_OUT[0] * r_img), idx(tq + ROUND_OUT[1] * r_img)
         if i1 - i0 < 2 or o1 - o0 < 2:
             continue
-        inner, outer = float(np.percentile(d[q, i0:i1], 75)), _median(d[q, o0:o1])
-        if inner - outer < ROUND_MIN_CONTRAST * spread:
+        inner, outer = float(np.percentile(d[q, i0:i1], ROUND_INNER_Q)), _median(d[q, o0:o1])
+        if inner - outer < need:
             continue
         mid = (inner + outer) / 2
         j0, j1 = max(1, idx(tq - 0.15 * r_img)), idx(tq + 0.15 * r_img)

@@ -378,11 +378,14 @@ def _one_coin(img, ring, name):
     ring.check_frame(img)
     R, c_ring = ring.radius, np.array(ring.center)
     cands, others, rough = [], [], []
-    for b in detect.find_blobs(img, ring, min_area_coins=0.15, measure_max_coins=4.0):
+    for b in detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0):
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
                  "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
         inside = b.plane_center is not None and float(np.hypot(*(np.array(b.plane_center) - c_ring))) < R
-        if b.axes is not None and inside and b.fit_err < 1.5 and 0.3 < b.area_coins < 4.0:
+        # a clean outline of a coin's size is a coin however little of it stands out from the
+        # layout (a coin lying mostly on print of its own colour: detect._round_outline, _recentred)
+        whole = b.axes is not None and b.fit_err <= 1.0 and 0.75 < b.axes[0] / ring.coin_radius_px < 1.33
+        if b.axes is not None and inside and b.fit_err < 1.5 and (0.3 < b.area_coins < 4.0 or whole):
             cands.append((b, entry))
         elif (inside or b.extra.get("in_ring_coins", 0) > 0.2) and b.area_coins > 0.3:
             others.append(dict(entry, kind="object", inside=True))
