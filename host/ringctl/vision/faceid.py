@@ -377,7 +377,7 @@ def _one_coin(img, ring, name):
     calibration expects, so a wrong scale is reported as such rather than as "no coin"."""
     ring.check_frame(img)
     R, c_ring = ring.radius, np.array(ring.center)
-    cands, others, rough = [], [], []
+    cands, others, rough, parts = [], [], [], []
     for b in detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0):
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
                  "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
@@ -391,11 +391,18 @@ def _one_coin(img, ring, name):
             others.append(dict(entry, kind="object", inside=True))
             # coin-sized, inside, with an outline that fits a circle badly: a coin on an edge?
             rough.append(b.axes is not None and inside and 0.5 < b.area_coins < 2.0)
+        elif inside:   # too small for a coin: the part of one that stands out from print of its colour?
+            parts.append(b)
     coins = [dict(e, face=None, flat=bool(b.axes[1] / b.axes[0] >= 0.93), inside=True, confidence=0.0)
              for b, e in cands]
     if not cands and rough == [True]:
         why = ("found one object in the ring but could not fit a clean round outline to it: a coin "
                "lying across a printed line or box edge of a colour close to its own? Lay it on a "
+               "plain part of the layout and retake")
+        raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
+    if not cands and not others and parts:
+        why = (f"found only part of a coin in the ring ({max(p.area_coins for p in parts):.0%} of one stands out "
+               "from the empty layout): a coin lying mostly on print of a colour close to its own? Lay it on a "
                "plain part of the layout and retake")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if len(cands) != 1 or others:
@@ -410,7 +417,8 @@ def _one_coin(img, ring, name):
                f"{2 * expect:.0f} px; recalibrate with the right --coin-mm and --ring-mm")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if b.axes[1] / b.axes[0] < 0.93:
-        why = "the coin is not lying flat; lay it flat and retake"
+        why = ("the coin is not lying flat (or, lying on print of a colour close to its own, only part of it stands "
+               "out); lay it flat on a plain part of the layout and retake")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     return b, features(coin_patch(img, ring, b))
 
