@@ -544,8 +544,9 @@ def _circle_lsq(pp):
 def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     """Give `blob` the outline of one flat coin whose rim is faint along part of its length (see
     ROUND_*), when there is one: a circle through at least ROUND_MIN_ON of the first-pass edge
-    points with at most ROUND_MAX_BEYOND beyond it (the rest short of it: where the coin covers
-    ink of about its colour), and, measured again near that circle against each ray's own
+    points with at most ROUND_MAX_BEYOND beyond it (ROUND_MAX_BEYOND_MOST if it holds
+    ROUND_MOST_ON of them: a thin printed line running on from the rim) (the rest short of it:
+    where the coin covers ink of about its colour), and, measured again near that circle against each ray's own
     inside and outside, edges on it along at least ROUND_MIN_SUPPORT of the rays. The outline is
     then fitted as ever (an ellipse: a tilted coin stays tilted) and kept only if it is clean.
     Anything else (two coins in one outline, a coin and a chip, a shape that is no circle)
@@ -706,9 +707,11 @@ def _edges_near(d, rr, rays, au, w, rho, r_img, need):
     """(t, edge) along each of `rays` (image px from the rays' origin): where the ray meets the
     circle of radius rho centred -w from the origin (plane px; au: each ray's unit step in the
     plane), and its edge near there (NaN if none): where its difference falls through the level
-    halfway between just inside the circle and just outside, within 0.15 coin radii of it, when
-    those differ by at least ROUND_MIN_CONTRAST of the object's own contrast. (None, None) if
-    the origin is not inside the circle."""
+    halfway between just inside the circle (the median of 0.2 coin radii: a printed line on the
+    circle is no rim) and just outside (ROUND_OUT), within 0.15 coin radii of it, when those
+    differ by at least `need` (measure_all: ROUND_MIN_CONTRAST of the object's own contrast, or
+    ROUND_MIN_LEVEL of the detection level if less). (None, None) if the origin is not inside
+    the circle."""
     qa, qb, qc = (au[rays] ** 2).sum(1), au[rays] @ w, w @ w - rho * rho
     if qc >= 0:
         return None, None
