@@ -192,7 +192,8 @@ def _join_pieces(ring, blobs):
         if whole is None:
             out.append(b)
         else:
-            whole.area_coins += b.area_coins
+            if "recentred" not in whole.extra:   # a recentred coin's area is already its outline's
+                whole.area_coins += b.area_coins
             whole.extra["in_ring_coins"] = whole.extra.get("in_ring_coins", 0) + b.extra.get("in_ring_coins", 0)
             whole.extra["pieces"] = whole.extra.get("pieces", 0) + 1
     return out
