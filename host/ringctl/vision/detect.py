@@ -36,7 +36,6 @@ ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radiu
 ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
 ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
 ROUND_MOST_ON, ROUND_MAX_BEYOND_MOST = 0.5, 6   # ... or this many, when this share of rays is on it
-ROUND_INNER_Q = 50         # the coin just inside the circle: its median (a printed line on the circle is no step)
 ROUND_OUT = (0.15, 0.35)   # the layout just outside the circle, coin radii beyond it (past a blurred rim)
 # ... or, of an object that is only the part of a coin standing out from ink of its colour, the
 # coin measured again from the centre of a coin-sized circle through its edges (`_recentred`)
@@ -719,19 +718,21 @@ def _edges_near(d, rr, rays, au, w, rho, r_img, need):
     t = (-qb + np.sqrt(qb * qb - qa * qc)) / qa
     edge = np.full(len(rays), np.nan)
     dr = float(rr[1] - rr[0])
-    idx = lambda x: int(np.clip(np.searchsorted(rr, np.float32(x)), 0, len(rr)))   # noqa: E731
-    for n, (q, tq) in enumerate(zip(rays, t)):
-        # the coin just inside the circle (a band of ink may cross it further in), the layout
-        # just outside
-        i0, i1 = idx(tq - 0.2 * r_img), idx(tq)
-        o0, o1 = idx(tq + ROUND_OUT[0] * r_img), idx(tq + ROUND_OUT[1] * r_img)
+
+    def idx(x):   # of every ray at once
+        return np.clip(np.searchsorted(rr, np.asarray(x).astype(np.float32)), 0, len(rr)).tolist()
+    # the coin just inside the circle (a band of ink may cross it further in), the layout just
+    # outside, and where the edge is looked for
+    bounds = zip(rays, t, idx(t - 0.2 * r_img), idx(t), idx(t + ROUND_OUT[0] * r_img), idx(t + ROUND_OUT[1] * r_img),
+                 idx(t - 0.15 * r_img), idx(t + 0.15 * r_img))
+    for n, (q, tq, i0, i1, o0, o1, j0, j1) in enumerate(bounds):
         if i1 - i0 < 2 or o1 - o0 < 2:
             continue
-        inner, outer = float(np.percentile(d[q, i0:i1], ROUND_INNER_Q)), _median(d[q, o0:o1])
+        inner, outer = _median(d[q, i0:i1]), _median(d[q, o0:o1])
         if inner - outer < need:
             continue
         mid = (inner + outer) / 2
-        j0, j1 = max(1, idx(tq - 0.15 * r_img)), idx(tq + 0.15 * r_img)
+        j0 = max(1, j0)
         v = d[q, j0 - 1:j1]
         cross = np.nonzero((v[:-1] >= mid) & (v[1:] < mid))[0]
         if not len(cross):
