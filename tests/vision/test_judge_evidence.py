@@ -179,7 +179,7 @@ def test_a_flat_coin_joined_to_print_of_its_colour_is_not_voided_as_tilted():
     round it: no evidence, the boxer calls it."""
     v, expect = _heldout("sealed-8", 73136373)
     assert expect == "unsure" and v["result"] == "unsure", v["reasons"]
-    assert any("lies on print of its own colour" in r for r in v["reasons"])
+    assert any("lies on print of its own colour" in r or "a chip in the ring" in r for r in v["reasons"])
 
 
 @pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])

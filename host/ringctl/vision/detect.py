@@ -177,14 +177,22 @@ def _join_pieces(ring, blobs):
     """`blobs` less the pieces of a coin whose round outline `_round_outline` found: a band of ink
     of about its colour across the coin can cut a small piece off it (a thin sliver, which alone
     would measure as a coin seen edge-on). A piece is an object of at most ROUND_PIECE coin areas
-    centred inside that outline, the two together no more than a coin; its area joins the coin's."""
+    centred inside that outline, the two together no more than a coin, or a second object
+    measured to the same round outline; its area joins the coin's."""
     round_ = [b for b in blobs if "remeasured" in b.extra or "recentred" in b.extra]
     if not round_:
         return blobs
-    out = []
+    out, kept = [], []
     for b in blobs:
         whole = None
-        if b.area_coins <= ROUND_PIECE and b not in round_:
+        if any(b is c for c in round_):
+            # two pieces of one coin (a band of ink between them) each measured to its round
+            # outline: the same outline twice is one coin
+            whole = next((c for c in kept if np.hypot(*np.subtract(b.plane_center, c.plane_center)) <
+                          max(2.0, 0.1 * c.axes[1]) and abs(b.axes[0] / c.axes[0] - 1) < 0.1), None)
+            if whole is None:
+                kept.append(b)
+        elif b.area_coins <= ROUND_PIECE:
             pc = ring.plane_points([b.center])[0]
             whole = next((c for c in round_ if np.hypot(*(pc - c.plane_center)) < c.axes[1]
                           and c.area_coins + b.area_coins <= 1.3), None)
