@@ -165,21 +165,27 @@ def test_a_smaller_coin_coloured_disc_outside_does_not_stop_a_call(model):
     assert [(o["kind"], o["inside"]) for o in v["others"]] == [("doubtful", False)], v["others"]
 
 
-def _heldout(name, seed, kind=None):
-    cfg = heldout.SETS[name]
+def _heldout(name, seed, kind=None, **over):
+    cfg = dict(heldout.SETS[name], **over)
     spec, expect = heldout.make(seed, kind, cfg)
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     return judge.classify(heldout.render_frame(spec, seed), rm, heldout_model(cfg)), expect
 
 
 def test_a_flat_coin_joined_to_print_of_its_colour_is_not_voided_as_tilted():
-    """sealed-8 (run once, then opened) voided this spin as "7.3.4 coin not lying flat (tilted)":
-    a flat coin against printed lettering of its colour, the ink joined to its outline, which fit
-    an ellipse 0.87 round (filling it 1.19: like a tilted coin). The empty ring shows the print
-    round it: no evidence, the boxer calls it."""
+    """A valid edge-tune spin (a copper coin on print of its colour) was voided as "7.3.4 coin not
+    lying flat (tilted)": the ink joined to the coin's outline made it an ellipse the coin and ink
+    fill like a tilted coin. The empty ring shows the print round it: no evidence, the boxer
+    calls it. (sealed-8 voided scene 73136373 the same way; the coin finder now measures that
+    coin round, so the test below only checks it is not voided.)"""
+    v, expect = _heldout("edge-tune", 1098359971, "valid", coins=("copper",))
+    assert expect in CALLS and v["result"] == "unsure", v["reasons"]
+    assert any("lies on print of its own colour" in r for r in v["reasons"])
+
+
+def test_sealed_8s_coin_against_lettering_is_not_voided():
     v, expect = _heldout("sealed-8", 73136373)
     assert expect == "unsure" and v["result"] == "unsure", v["reasons"]
-    assert any("lies on print of its own colour" in r or "a chip in the ring" in r for r in v["reasons"])
 
 
 @pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])
