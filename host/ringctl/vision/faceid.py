@@ -30,7 +30,7 @@ from . import detect
 # photos per face the technician takes in the ring (hardware/INSTALL.md): a clock-hour turn apart
 RECOMMENDED_PHOTOS = 12
 
-FEATURES_VERSION = 3  # a model file's templates are these features (3: with relit ones): older files must be retrained
+FEATURES_VERSION = 4  # a model file's templates are these features (3: relit ones; 4: without the coin-wide lean): older files must be retrained
 PATCH_R = 18          # coin radius in the normalised patch, px: one coarse scale for every coin size
 N_ANG = 128
 N_RAD = 14
@@ -45,6 +45,13 @@ CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from e
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
 MARGIN_OF_MEDIAN = 0.13       # min margin = this x the photos' median leave-one-out margin ...
 MARGIN_BOUNDS = (0.07, 0.12)  # ... within these bounds
+# A coin whose edges lean (`lean`) less than LEAN_HIGHER x the training photos' median lean (and
+# by LEAN_GAP at least) is lit by a higher lamp than they were; more than LEAN_LOWER x it +
+# LEAN_GAP, a lower one (FaceModel.lamp). Under a higher lamp the relit drawings cannot stand in
+# (what a low lamp adds, clipped shadows and highlights, they keep): the face must win by a margin
+# growing to HIGHER_LAMP_MARGIN at LEAN_FAR x the photos' lean (docs/VISION.md, issue 12, v12j).
+LEAN_HIGHER, LEAN_FAR, LEAN_LOWER, LEAN_GAP = 0.7, 0.35, 2.0, 0.05
+HIGHER_LAMP_MARGIN = 0.2
 
 
 def _radial_phase():
@@ -55,6 +62,16 @@ def _radial_phase():
 
 
 _COS2, _SIN2 = _radial_phase()
+
+
+def _field():
+    """The patch pixels of the field inside the rim (what the polar maps cover)."""
+    yy, xx = np.mgrid[0:2 * PATCH_R + 1, 0:2 * PATCH_R + 1] - PATCH_R
+    rr = xx * xx + yy * yy
+    return (rr >= (R_IN * PATCH_R) ** 2) & (rr <= (R_OUT * PATCH_R) ** 2)
+
+
+_FIELD = _field()
 
 
 def coin_patch(img, ring, blob, radius=PATCH_R):
@@ -108,8 +125,30 @@ def features(patch):
     energy = jxx + jyy
     norm = cv2.GaussianBlur(energy, (0, 0), NORM_BLUR) + NORM_FLOOR * float(energy.mean()) + 1e-9
     a, b = (jxx - jyy) / norm, 2 * jxy / norm   # doubled-angle orientation, image axes
+    # The coin-wide mean orientation is the light's and the camera's, not the design's: a low lamp
+    # shades edges across it and hides those along it, camera shake smears edges along its path,
+    # so every edge leans one way. In the coin's own frame that lean is a pattern twice round the
+    # coin that any two leaning coins share at some rotation, whatever their faces (issue 12: a
+    # heads coin, shaken, matched tails photos taken under a 40 deg lamp). Take it out.
+    a = a - float(a[_FIELD].mean())
+    b = b - float(b[_FIELD].mean())
     # turn into the coin's own frame: the angle from the radius is the same at any rotation
     return np.stack([_polar(strength), _polar(a * _COS2 + b * _SIN2), _polar(b * _COS2 - a * _SIN2)])
+
+
+def lean(patch):
+    """How far the coin's edges lean one way, 0..1 (the field's structure tensor summed: its
+    coherence). A relief under a low lamp leans (the edges across the lamp shade, those along it
+    vanish), under a high lamp hardly; camera shake leans too. Not a cue: a statement about the
+    light, to tell play's from the training photos'."""
+    n = 2 * PATCH_R + 1
+    if patch.shape[0] != n:
+        patch = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
+    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
+    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[_FIELD]
+    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[_FIELD]
+    jxx, jyy, jxy = float(gx @ gx), float(gy @ gy), float(gx @ gy)
+    return float(math.hypot(jxx - jyy, 2 * jxy) / (jxx + jyy + 1e-9))
 
 
 def _spectrum(f):
@@ -290,8 +329,9 @@ class FaceModel:
         """(best heads score, best tails score) for a feature stack."""
         return self._match(feat)[:2]
 
-    def read(self, feat):
-        """(face or None, confidence 0..1, heads score, tails score).
+    def read(self, feat, coin_lean=None):
+        """(face or None, confidence 0..1, heads score, tails score); `coin_lean`: the coin's `lean`,
+        which raises the margin needed when its lamp is higher than the training photos' (`lamp`).
 
         A face is read when its best match scores at least `min_score` and beats the other face's
         by `min_margin`, over all templates, and within one family of templates (the photos, or
@@ -303,16 +343,36 @@ class FaceModel:
         (h, t, _, _), *families = self._pairs(feat)
         best, other = max(h, t), min(h, t)
         margin = best - other
+        need = self.min_margin if coin_lean is None else self.lamp(coin_lean)[0]
         sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
         agree = any((fh - ft) * sign >= self.min_margin
                     and bool(np.all((ch - ct) * sign >= CUE_SHARE_MIN * _CUE_SHARE * (fh - ft) * sign))
                     for fh, ft, ch, ct in families)
-        face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= self.min_margin \
-            and agree else None
-        conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(self.min_margin, 1e-6)) / 2, 0, 1))
+        face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= need and agree else None
+        conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0, 1))
         return face, (conf if agree else min(conf, 0.25)), h, t
+
+    def lamp(self, coin_lean):
+        """How a coin's light compares with the training photos', from how its edges lean (`lean`):
+        (the margin its face must win by, "higher" | "lower" | "" (alike))."""
+        if "lean" not in self.report:   # a model made in code, not trained
+            return self.min_margin, ""
+        med = self.report["lean"][1]
+        if coin_lean < min(LEAN_HIGHER * med, med - LEAN_GAP):
+            t = min(1.0, (LEAN_HIGHER * med - coin_lean) / ((LEAN_HIGHER - LEAN_FAR) * med))
+            return self.min_margin + t * max(0.0, HIGHER_LAMP_MARGIN - self.min_margin), "higher"
+        return self.min_margin, ("lower" if coin_lean > LEAN_LOWER * med + LEAN_GAP else "")
+
+    def light_note(self, patch):
+        """Why a coin was left unread, when its light is unlike the training photos' (`lamp`): the
+        problem and the fix, to follow "cannot read a coin's face"; "" when its light is alike."""
+        way = self.lamp(lean(patch))[1]
+        if not way:
+            return ""
+        return (f": it is lit unlike the face model's training photos (a lamp {way} than theirs: moved or "
+                "replaced?): train the face model again in this ring under its own lights (ring vision train)")
 
     def to_dict(self):
         return {"kind": "ringctl.vision.FaceModel", "version": FEATURES_VERSION, "labels": self.labels,
@@ -439,15 +499,23 @@ def train(heads_imgs, tails_imgs, ring, names=None):
         raise UserError(f"need at least 4 photos per face ({RECOMMENDED_PHOTOS} recommended); got {len(heads_imgs)} heads, "
                         f"{len(tails_imgs)} tails")
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
-    feats, labels, chroma, radii, big = [], [], [], [], []
+    feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
         b, f = _one_coin(img, ring, names[i])
         feats.append(f)
+        leans.append(lean(coin_patch(img, ring, b)))
         labels.append(lab)
         chroma.append(b.chroma)
         radii.append(b.axes[0] / ring.coin_radius_px)
         big.append(coin_patch(img, ring, b, RELIGHT_R))
+    return fit(feats, labels, big, np.mean(chroma, axis=0), float(np.median(radii)), leans)
+
+
+def fit(feats, labels, big, chroma, radius_ratio, leans):
+    """The model from the training photos' feature stacks, labels, RELIGHT_R patches and `lean`s
+    (train's second half: the leave-one-out check, the thresholds, the relit templates)."""
     feats = np.array(feats, np.float32)
+    labels = list(labels)
     lab = np.array(labels)
     spec = _spectrum(feats)
     norm = float(feats[0].size)
@@ -480,6 +548,8 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     min_score = float(max(MIN_SCORE_FLOOR, 0.3 * own.min()))
     min_margin = float(np.clip(MARGIN_OF_MEDIAN * np.median(margins), *MARGIN_BOUNDS))
     report.update({"min_score": round(min_score, 4), "min_margin": round(min_margin, 4)})
+    # the light the photos were taken under, as far as a coin shows it (FaceModel.lamp)
+    report["lean"] = [round(float(np.min(leans)), 4), round(float(np.median(leans)), 4), round(float(np.max(leans)), 4)]
     # the thresholds above are the photos' own; relit templates only add pictures of each face
     relit, relit_labels, why = _relight(feats, lab, big)
     report.update({"relit_templates": len(relit), "relit_note": why})
@@ -487,8 +557,7 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     if relit:
         feats = np.concatenate([feats, np.array(relit, np.float32)])
         labels = labels + relit_labels
-    return FaceModel(feats, labels, np.mean(chroma, axis=0), float(np.median(radii)), min_score, min_margin, report,
-                     n_photos)
+    return FaceModel(feats, labels, chroma, radius_ratio, min_score, min_margin, report, n_photos)
 
 
 def _relight(feats, lab, big):
