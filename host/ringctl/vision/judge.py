@@ -67,6 +67,7 @@ def classify(img, ring, model):
     R = ring.radius
     c_ring = np.array(ring.center)
     coins, others, nospin, unsure = [], [], [], []
+    light = ""   # faceid's note on an unread coin lit unlike the training photos
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
     away = []        # (reason, [coin entries], size or None): a coin (or two together) outside or on the rim
@@ -173,12 +174,14 @@ def classify(img, ring, model):
         else:
             entry["flat"] = True
             if entry["inside"]:
-                face, conf, h, t = model.read(faceid.features(faceid.coin_patch(img, ring, b)))
+                patch = faceid.coin_patch(img, ring, b)
+                face, conf, h, t = model.read(faceid.features(patch), faceid.lean(patch))
                 if face is None and _chip_rim(img, ring, b):
                     others.append(_other(b, "chip", True, ring))
                     unsure.append(CHIP_IN_RING.format("chip"))
                     continue
                 entry["face"], entry["confidence"] = face, round(conf, 3)
+                light = light or (model.light_note(patch) if face is None else "")   # issue 12: why, and the fix
             else:
                 entry["confidence"] = 1.0
         entry["_pc"], entry["_a"], entry["_in"], entry["_size"] = pc, a, in_ring, size
@@ -226,7 +229,7 @@ def classify(img, ring, model):
     elif len(coins) > 2:
         result, reasons = "unsure", ["unsure: more than two coins in view"]
     elif any(c["face"] is None for c in coins):
-        result, reasons = "unsure", ["unsure: cannot read a coin's face"]
+        result, reasons = "unsure", ["unsure: cannot read a coin's face" + light]
     else:
         faces = {c["face"] for c in coins}
         result = faces.pop() if len(faces) == 1 else "odds"
