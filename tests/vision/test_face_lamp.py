@@ -60,16 +60,18 @@ def test_a_low_lamp_model_never_misreads_a_coin_under_a_high_lamp(low_lamp):
 
 
 def test_the_model_keeps_its_photos_lean_and_a_higher_lamp_needs_more_margin(low_lamp, tmp_path):
-    """The photos' lean is kept in the model (and its file); a coin leaning far less than they do
-    (a higher lamp) needs a margin growing to HIGHER_LAMP_MARGIN, a coin like them the photos' own."""
+    """Each face's photos' lean is kept in the model (and its file); a coin leaning far less than
+    the photos of the face it would be read as (a higher lamp) needs a margin growing to
+    HIGHER_LAMP_MARGIN, a coin like them the photos' own."""
     _, model = low_lamp
-    lo, med, hi = model.report["lean"]
-    assert 0 <= lo <= med <= hi <= 1 and med > 0.15   # a low lamp: the photos' edges lean
-    assert model.lamp(med) == (model.min_margin, "")
-    need_far, way = model.lamp(0.2 * med)
-    assert way == "higher" and need_far == pytest.approx(max(model.min_margin, faceid.HIGHER_LAMP_MARGIN))
-    assert model.min_margin < model.lamp(0.6 * med)[0] < need_far
-    assert model.lamp(3 * med)[1] == "lower"
+    for face in ("heads", "tails"):
+        lo, med, hi = model.report["lean"][face]
+        assert 0 <= lo <= med <= hi <= 1 and med > 0.15   # a low lamp: the photos' edges lean
+        assert model.lamp(med, face) == (model.min_margin, "")
+        need_far, way = model.lamp(0.2 * med, face)
+        assert way == "higher" and need_far == pytest.approx(max(model.min_margin, faceid.HIGHER_LAMP_MARGIN))
+        assert model.min_margin < model.lamp(0.6 * med, face)[0] < need_far
+        assert model.lamp(3 * med, face)[1] == "lower"
     path = tmp_path / "m.json"
     model.save(path)
     assert faceid.FaceModel.load(path).report["lean"] == model.report["lean"]

@@ -51,7 +51,7 @@ MARGIN_BOUNDS = (0.07, 0.12)  # ... within these bounds
 # (what a low lamp adds, clipped shadows and highlights, they keep): the face must win by a margin
 # growing to HIGHER_LAMP_MARGIN at LEAN_FAR x the photos' lean (docs/VISION.md, issue 12, v12j).
 LEAN_HIGHER, LEAN_FAR, LEAN_LOWER, LEAN_GAP = 0.7, 0.35, 2.0, 0.05
-HIGHER_LAMP_MARGIN = 0.2
+HIGHER_LAMP_MARGIN = 0.18
 
 
 def _radial_phase():
@@ -343,7 +343,7 @@ class FaceModel:
         (h, t, _, _), *families = self._pairs(feat)
         best, other = max(h, t), min(h, t)
         margin = best - other
-        need = self.min_margin if coin_lean is None else self.lamp(coin_lean)[0]
+        need = self.min_margin if coin_lean is None else self.lamp(coin_lean, "heads" if h > t else "tails")[0]
         sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
@@ -354,12 +354,13 @@ class FaceModel:
         conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0, 1))
         return face, (conf if agree else min(conf, 0.25)), h, t
 
-    def lamp(self, coin_lean):
-        """How a coin's light compares with the training photos', from how its edges lean (`lean`):
-        (the margin its face must win by, "higher" | "lower" | "" (alike))."""
+    def lamp(self, coin_lean, face):
+        """How a coin's light compares with that of the training photos of `face` (the face it
+        would be read as), from how its edges lean (`lean`): (the margin that face must win by,
+        "higher" | "lower" | "" (alike))."""
         if "lean" not in self.report:   # a model made in code, not trained
             return self.min_margin, ""
-        med = self.report["lean"][1]
+        med = self.report["lean"][face][1]
         if coin_lean < min(LEAN_HIGHER * med, med - LEAN_GAP):
             t = min(1.0, (LEAN_HIGHER * med - coin_lean) / ((LEAN_HIGHER - LEAN_FAR) * med))
             return self.min_margin + t * max(0.0, HIGHER_LAMP_MARGIN - self.min_margin), "higher"
@@ -368,7 +369,9 @@ class FaceModel:
     def light_note(self, patch):
         """Why a coin was left unread, when its light is unlike the training photos' (`lamp`): the
         problem and the fix, to follow "cannot read a coin's face"; "" when its light is alike."""
-        way = self.lamp(lean(patch))[1]
+        x = lean(patch)
+        ways = {self.lamp(x, f)[1] for f in ("heads", "tails")}
+        way = "higher" if ways == {"higher"} else "lower" if ways == {"lower"} else ""
         if not way:
             return ""
         return (f": it is lit unlike the face model's training photos (a lamp {way} than theirs: moved or "
@@ -549,7 +552,10 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
     min_margin = float(np.clip(MARGIN_OF_MEDIAN * np.median(margins), *MARGIN_BOUNDS))
     report.update({"min_score": round(min_score, 4), "min_margin": round(min_margin, 4)})
     # the light the photos were taken under, as far as a coin shows it (FaceModel.lamp)
-    report["lean"] = [round(float(np.min(leans)), 4), round(float(np.median(leans)), 4), round(float(np.max(leans)), 4)]
+    # the light the photos were taken under, as far as a coin shows it (FaceModel.lamp): per face,
+    # as a design may lean by itself (bars across a face)
+    report["lean"] = {f: [round(float(q), 4) for q in np.percentile(np.asarray(leans)[lab == f], (0, 50, 100))]
+                      for f in ("heads", "tails")}
     # the thresholds above are the photos' own; relit templates only add pictures of each face
     relit, relit_labels, why = _relight(feats, lab, big)
     report.update({"relit_templates": len(relit), "relit_note": why})
