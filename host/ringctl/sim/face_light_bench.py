@@ -145,6 +145,9 @@ def table(kind, res):
         fmt = lambda c: f"{c['right']}/{c['unsure']}/{c['wrong']}"   # noqa: E731
         lines.append(f"{e:>6} deg | " + " | ".join(fmt(c) for c in list(cells.values()) + list(dirs.values()))
                      + f" | {fmt(res['scene_calls'][e])}")
+    for e, t in res["trained"].items():
+        if isinstance(t, str):
+            lines.append(f"{e:>6} deg: no model ({t})")
     c = res["coins"]
     lines.append(f"all: {c['right']} right, {c['unsure']} unsure, {c['wrong']} wrong of "
                  f"{sum(c.values())} coin reads")
