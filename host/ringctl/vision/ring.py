@@ -16,6 +16,7 @@ MIN_COIN_PX = 40          # coins narrower than this cannot be read reliably
 SMALL_COIN_R = 8.0        # coin radius (px) in the downscaled detection image
 DEFAULT_COIN_MM = 30.8    # Two-Up pennies
 DEFAULT_RING_MM = 3000.0  # a typical ring's inner diameter
+WALL_CHROMA_TOL = 0.06    # the wall's chromaticity round the ring (b, g, r shares) varies less
 
 
 class RingModel:
@@ -247,6 +248,138 @@ def _layout_inside(dist, e, win):
     return inner is not None and outer is not None and inner < 0.5 * outer
 
 
+def _ellipse_points(ell, t, rho):
+    """(x, y) of ellipse `ell` scaled by rho at parameter angles t (broadcast together)."""
+    (cx, cy), (d1, d2), an = ell
+    th = math.radians(an)
+    ex, ey = (d1 / 2) * np.cos(t) * rho, (d2 / 2) * np.sin(t) * rho
+    return cx + ex * math.cos(th) - ey * math.sin(th), cy + ex * math.sin(th) + ey * math.cos(th)
+
+
+def _ellipse_grid(ell, t, rho):
+    """(x, y) maps (len(t), len(rho)) of ellipse `ell` scaled by each rho, at parameter angles t."""
+    x, y = _ellipse_points(ell, t[:, None], rho[None, :])
+    return x.astype(np.float32), y.astype(np.float32)
+
+
+class _Scan:
+    """The picture around an ellipse, unrolled: rows are directions, columns the ellipse scaled by
+    `rho` (half-px steps); `edge` the colour step across each place (wall-width windows), `peak`
+    where a step is a local maximum of at least STEP_MIN (an edge seen in that direction)."""
+
+    STEP_MIN = 8.0   # LAB units
+
+    def __init__(self, lab, ell, lo, hi, n=360):
+        (_, _), (d1, d2), _ = ell
+        self.ell, self.n = ell, n
+        self.r = (d1 + d2) / 4
+        self.rho = np.arange(lo, hi, 0.5 / self.r, dtype=np.float64)
+        self.t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        mx, my = _ellipse_grid(ell, self.t, self.rho)
+        h, w = lab.shape[:2]
+        self.inside = (mx >= 0) & (my >= 0) & (mx <= w - 1) & (my <= h - 1)
+        self.lab = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        self.w = max(4, int(round(0.04 * self.r)))    # samples: 2% of a radius, inside the narrowest wall
+        c = np.cumsum(np.pad(self.lab, ((0, 0), (1, 0), (0, 0))), axis=1)
+        J, k = len(self.rho), self.w
+        j = np.arange(k, J - k)
+        edge = np.zeros((n, J), np.float32)
+        edge[:, j] = np.linalg.norm((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k]), axis=2) / k
+        edge[~self.inside] = 0
+        self.edge = edge
+        nb = np.maximum(np.roll(edge, 1, axis=1), np.roll(edge, -1, axis=1))
+        self.peak = (edge >= nb) & (edge >= self.STEP_MIN)
+
+    def j_of(self, rho):
+        return int(np.clip(np.searchsorted(self.rho, rho), 0, len(self.rho) - 1))
+
+    def support(self, tol):
+        """Share of directions with an edge within `tol` samples of each column."""
+        k = np.ones((1, 2 * tol + 1), np.uint8)
+        return cv2.dilate(self.peak.astype(np.uint8), k).mean(axis=0)
+
+    def band(self, j0, j1):
+        """Per direction, the median colour of columns j0..j1."""
+        j0, j1 = max(0, j0), min(len(self.rho), j1)
+        return np.median(self.lab[:, j0:j1], axis=1)
+
+
+def _wall_edge(lab, ell, min_support=0.6):
+    """The innermost edge concentric with `ell` (0.8-1.12 of it) seen in most directions, refitted
+    -> (ellipse, inliers share, scan) or None.
+
+    The layout ends where the wall begins: a raised band all round with its own colour. Rays from
+    the centre measured against the layout's colours lose that edge where printed ink of about the
+    wall's colour is among those colours (the ink's boxes and lettering then make the wall look
+    like more layout, and the wall's OUTER edge is taken); any colour step, wherever it is seen
+    round a ring already found, does not: the wall's inner edge shows all round, ink interrupted."""
+    sc = _Scan(lab, ell, 0.8, 1.12)
+    tol = 3                                     # samples (1.5 px)
+    sup = sc.support(tol)
+    cands = [j for j in range(sc.w, len(sup) - sc.w)
+             if sup[j] >= min_support and sup[j] == sup[j - sc.w:j + sc.w + 1].max()]
+    rng = np.random.default_rng(2)
+    last = -10 ** 9
+    for jc in cands:
+        if jc - last <= sc.w:                  # one edge, a plateau of equal support
+            continue
+        last = jc
+        pts = []
+        for k in range(sc.n):
+            lo, hi = max(0, jc - 2 * tol), min(len(sc.rho), jc + 2 * tol + 1)
+            js = np.flatnonzero(sc.peak[k, lo:hi])
+            if js.size:
+                j = lo + js[np.argmax(sc.edge[k, lo + js])]
+                pts.append((k, j))
+        if len(pts) < min_support * sc.n:
+            continue
+        k, j = np.array(pts).T
+        xy = np.stack(_ellipse_points(ell, sc.t[k], sc.rho[j]), 1)
+        e, inl = _ransac_ellipse(xy, max(1.5, 0.01 * sc.r), rng, iters=60)
+        if e is None or inl.sum() < min_support * sc.n:
+            continue
+        e = cv2.fitEllipse(xy[inl].astype(np.float32))
+        bw = max(6, int(round(0.06 * sc.r)))   # samples: 3% of a radius, inside the narrowest wall
+        wall_lab = np.median(sc.band(jc + 3, jc + bw), axis=0)
+        inside_lab = np.median(sc.band(jc - bw, jc - 2), axis=0)
+        return e, inl.sum() / sc.n, wall_lab, inside_lab
+    return None
+
+
+def _check_edge(lab, bgr, ell, n=360):
+    """Refuse a boundary that is not the layout's edge all round (UserError saying why).
+
+    Whatever found it, a colour step must cross the ellipse in most directions, the colour just
+    outside it must be the wall's all round (a raised band with its own colour: an ellipse part
+    on the layout's edge and part on the wall's outer edge, or on a printed box or circle, has
+    floor or layout outside it somewhere), and no edge concentric with it a wall's width or so
+    inside may show in most directions (that would be the layout's edge, and this one the wall's
+    outer edge). Printed ink is flat and interrupted: where ink of the wall's colour meets the
+    wall the step may be missing, but the wall is still there."""
+    sc = _Scan(lab, ell, 0.8, 1.06, n)
+    j1 = sc.j_of(1.0)
+    bw = max(6, int(round(0.06 * sc.r)))    # samples: 3% of a radius, inside the narrowest wall
+    step = np.median(sc.lab[:, j1 + 3:j1 + bw], axis=1) - np.median(sc.lab[:, j1 - bw:j1 - 2], axis=1)
+    seen = float(np.mean(np.linalg.norm(step, axis=1) >= _Scan.STEP_MIN))
+    # the wall's chromaticity just outside, direction by direction (the light's gain, gradient and
+    # vignetting change its brightness round the ring, not its chromaticity)
+    mx, my = _ellipse_grid(ell, sc.t, sc.rho[j1 + 3:j1 + bw])
+    out = np.median(cv2.remap(bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                    .astype(np.float32), axis=1) + 1.0
+    chrom = out / out.sum(axis=1, keepdims=True)
+    wall = float(np.mean(np.linalg.norm(chrom - np.median(chrom, axis=0), axis=1) <= WALL_CHROMA_TOL))
+    what = ("photograph the empty ring again from above with nothing on it, the whole ring in view, "
+            "and any print that meets the wall covered with plain cloth of the layout's colour")
+    if seen < 0.7 or wall < 0.9:
+        raise UserError(f"ring edge uncertain: round the edge found a colour step shows in only "
+                        f"{int(round(seen * n))} of {n} directions and the wall's colour just outside in "
+                        f"{int(round(wall * n))} (printed artwork reaching the wall?); {what}")
+    sup = sc.support(3)[:sc.j_of(0.975)]
+    if sup.size and sup.max() >= 0.6:
+        raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[int(np.argmax(sup))]) * 100:.0f}% "
+                        f"inside the one found also runs all round (the wall's inner edge?); {what}")
+
+
 def find_boundary(img):
     """(center, (a, b), angle_deg, layout_bgr, edge_px) of the ring's inner boundary; UserError if none.
 
@@ -325,12 +458,22 @@ def find_boundary(img):
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout")
     pts, e, inl = best
-    # a wrong boundary would misjudge every coin near the wall: demand support all round
-    if inl.sum() < 0.75 * n_ang:
+    coarse = cv2.fitEllipse(pts[inl])
+    wall = _wall_edge(lab, coarse) if min(coarse[1]) > 20 else None
+    if wall is not None:
+        coarse, _, wall_lab, inside_lab = wall
+        # ink of about the wall's colour would hide the layout's edge from the refinement, which
+        # measures the step away from the layout's colours: keep the layout's own (cloth) colour
+        # and any ink that is not like the wall
+        dw = np.linalg.norm(centres - wall_lab, axis=1)
+        keep = (dw > 20.0) | (np.arange(len(centres)) == np.argmin(np.linalg.norm(centres - inside_lab, axis=1)))
+        centres = centres[keep]
+    elif inl.sum() < 0.75 * n_ang:
+        # a wrong boundary would misjudge every coin near the wall: demand support all round
         raise UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
                         "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
                         "the whole ring in view, the wall distinct from the layout")
-    (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl])
+    (cx, cy), (d1, d2), an = coarse
     a, b = d1 / 2, d2 / 2
     if min(a, b) / max(a, b) < 0.5 or cx - max(a, b) < -1 or cy - max(a, b) < -1 \
             or cx + max(a, b) > sw + 1 or cy + max(a, b) > sh + 1:
@@ -347,6 +490,7 @@ def find_boundary(img):
         raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                         "wall); focus the camera on the layout and photograph the empty ring again")
     (cx, cy), (a, b), an, edge_px = refined
+    _check_edge(lab, cv2.GaussianBlur(small, (0, 0), 1.5), ((cx / f, cy / f), (2 * a / f, 2 * b / f), an))
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
