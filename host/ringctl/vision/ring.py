@@ -459,21 +459,40 @@ def find_boundary(img):
                         "ring's centre and photograph it empty, with the wall distinct from the layout")
     pts, e, inl = best
     coarse = cv2.fitEllipse(pts[inl])
+    # the candidates, in turn, each refined and checked (_check_edge): the ellipse the rays found,
+    # when it has support all round, then the wall's inner edge concentric with it (_wall_edge);
+    # the first that passes is the boundary, and when none does, the last one's reason is given
+    cands = []
+    if inl.sum() >= 0.75 * n_ang:
+        cands.append((coarse, centres, False))
     wall = _wall_edge(lab, coarse) if min(coarse[1]) > 20 else None
     if wall is not None:
-        coarse, _, wall_lab, inside_lab = wall
+        ell, _, wall_lab, inside_lab = wall
         # ink of about the wall's colour would hide the layout's edge from the refinement, which
         # measures the step away from the layout's colours: keep the layout's own (cloth) colour
-        # and any ink that is not like the wall
+        # and the inks not like the wall, and measure from the colour just inside too
         dw = np.linalg.norm(centres - wall_lab, axis=1)
         keep = (dw > 20.0) | (np.arange(len(centres)) == np.argmin(np.linalg.norm(centres - inside_lab, axis=1)))
-        centres = centres[keep]
-    elif inl.sum() < 0.75 * n_ang:
+        cands.append((ell, centres[keep], not keep.all()))
+    if not cands:
         # a wrong boundary would misjudge every coin near the wall: demand support all round
         raise UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
                         "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
                         "the whole ring in view, the wall distinct from the layout")
-    (cx, cy), (d1, d2), an = coarse
+    blurred = cv2.GaussianBlur(small, (0, 0), 1.5)
+    refusal = None
+    for ell, pal, local in cands:
+        try:
+            return _measure(img, small, blurred, lab, f, ell, pal, local)
+        except UserError as exc:
+            refusal = exc
+    raise refusal
+
+
+def _measure(img, small, blurred, lab, f, ell, centres, local):
+    """Refine a coarse boundary at full resolution and check it -> find_boundary's answer."""
+    sh, sw = small.shape[:2]
+    (cx, cy), (d1, d2), an = ell
     a, b = d1 / 2, d2 / 2
     if min(a, b) / max(a, b) < 0.5 or cx - max(a, b) < -1 or cy - max(a, b) < -1 \
             or cx + max(a, b) > sw + 1 or cy + max(a, b) > sh + 1:
@@ -482,21 +501,21 @@ def find_boundary(img):
     # the layout colour from well inside the ring, then refine at full resolution
     inner = np.zeros((sh, sw), np.uint8)
     cv2.ellipse(inner, ((cx, cy), (d1 * 0.8, d2 * 0.8), an), 255, -1)
-    layout_bgr = np.median(cv2.GaussianBlur(small, (0, 0), 1.5)[inner > 0], axis=0)
+    layout_bgr = np.median(blurred[inner > 0], axis=0)
     palette = cv2.cvtColor(np.clip(centres, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)[0]
     coarse = ((cx * f, cy * f), (a * f, b * f), an)
-    refined = _refine(img, coarse, palette, f)
+    refined = _refine(img, coarse, palette, f, local=local)
     if refined is None:
         raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                         "wall); focus the camera on the layout and photograph the empty ring again")
     (cx, cy), (a, b), an, edge_px = refined
-    _check_edge(lab, cv2.GaussianBlur(small, (0, 0), 1.5), ((cx / f, cy / f), (2 * a / f, 2 * b / f), an))
+    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an))
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
 
 
-def _refine(img, ell, layout_bgr, f, n=360):
+def _refine(img, ell, layout_bgr, f, n=360, local=False):
     (cx, cy), (a, b), ang = ell
     t = np.linspace(0, 2 * np.pi, n, endpoint=False)
     th = math.radians(ang)
@@ -515,6 +534,9 @@ def _refine(img, ell, layout_bgr, f, n=360):
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     pal = np.asarray(layout_bgr, np.float32).reshape(-1, 3)   # the layout's colours
     d = np.sqrt(((samp[:, :, None, :] - pal[None, None]) ** 2).sum(axis=3)).min(axis=2)
+    if local:
+        inner = np.median(samp[:, :2 * win], axis=1)
+        d = np.minimum(d, np.linalg.norm(samp - inner[:, None], axis=2))
     st = _steps(d, 2 * win)
     # the innermost strong step, not the strongest: the wall's outer edge (a floor far from
     # the layout's colour) can out-step the layout's own edge within the search span
@@ -550,6 +572,12 @@ def _refine(img, ell, layout_bgr, f, n=360):
     if e is None or inl.sum() < 0.6 * n:
         return None
     (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
+    # then only the points close to that fit: an arc where print meets the wall sits a few px off
+    # the layout's edge, inside RANSAC's tolerance, and would pull the fit (on artwork, issue 12)
+    close = np.abs(_ell_residual(pts, ((cx, cy), (d1, d2), an))) < 0.5 + 0.25 * f
+    if close.sum() >= 0.5 * n:
+        inl = close
+        (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
     res = _ell_residual(pts[inl], ((cx, cy), (d1, d2), an))
     return (cx, cy), (d1 / 2, d2 / 2), an, float(np.median(np.abs(res)))
 
