@@ -204,12 +204,12 @@ def _steps(d, w, w_in=None):
     return out
 
 
-def _ransac_ellipse(pts, tol, rng, iters=150):
-    """Ellipse through most points: random 8-point fits, keep the one with most inliers."""
+def _ransac_ellipse(pts, tol, rng, iters=150, k=8):
+    """Ellipse through most points: random k-point fits, keep the one with most inliers."""
     pts = np.asarray(pts, np.float32)
     best, best_in = None, None
     for _ in range(iters):
-        sub = pts[rng.choice(len(pts), 8, replace=False)]
+        sub = pts[rng.choice(len(pts), k, replace=False)]
         try:
             e = cv2.fitEllipse(sub)
         except cv2.error:
@@ -463,9 +463,8 @@ def find_boundary(img):
     # when it has support all round, then the wall's inner edge concentric with it (_wall_edge);
     # the first that passes is the boundary, and when none does, the last one's reason is given
     cands = []
-    if inl.sum() >= 0.75 * n_ang:
-        cands.append((coarse, centres, False))
     wall = _wall_edge(lab, coarse) if min(coarse[1]) > 20 else None
+    pal, local = centres, False
     if wall is not None:
         ell, _, wall_lab, inside_lab = wall
         # ink of about the wall's colour would hide the layout's edge from the refinement, which
@@ -473,7 +472,10 @@ def find_boundary(img):
         # and the inks not like the wall, and measure from the colour just inside too
         dw = np.linalg.norm(centres - wall_lab, axis=1)
         keep = (dw > 20.0) | (np.arange(len(centres)) == np.argmin(np.linalg.norm(centres - inside_lab, axis=1)))
-        cands.append((ell, centres[keep], not keep.all()))
+        pal, local = centres[keep], not keep.all()
+        cands.append((ell, pal, local))
+    if inl.sum() >= 0.75 * n_ang:
+        cands.insert(0, (coarse, pal, local))
     if not cands:
         # a wrong boundary would misjudge every coin near the wall: demand support all round
         raise UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
@@ -568,14 +570,19 @@ def _refine(img, ell, layout_bgr, f, n=360, local=False):
             sub = 0.0
         pos[k] = s[j] + (np.clip(sub, -0.5, 0.5) + 0.5) * 0.5   # a diff sits between samples
     pts = np.stack([px + ux * pos, py + uy * pos], axis=1)[ok]
-    e, inl = _ransac_ellipse(pts, 1.0 + 0.5 * f, np.random.default_rng(1), iters=60)
+    # on artwork (issue 12) an arc where print meets the wall can hold nearly half the points a few
+    # px off the layout's edge: more, smaller samples find the edge's own consensus among them
+    e, inl = (_ransac_ellipse(pts, 1.0 + 0.5 * f, np.random.default_rng(1), iters=200, k=6) if local
+              else _ransac_ellipse(pts, 1.0 + 0.5 * f, np.random.default_rng(1), iters=60))
     if e is None or inl.sum() < 0.6 * n:
         return None
     (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
-    # then only the points close to that fit: an arc where print meets the wall sits a few px off
-    # the layout's edge, inside RANSAC's tolerance, and would pull the fit (on artwork, issue 12)
     close = np.abs(_ell_residual(pts, ((cx, cy), (d1, d2), an))) < 0.5 + 0.25 * f
-    if close.sum() >= 0.5 * n:
+    if local:
+        # then only the points close to that fit, and at least half the directions must be: such
+        # an arc, inside RANSAC's tolerance, would pull the fit
+        if close.sum() < 0.5 * n:
+            return None
         inl = close
         (cx, cy), (d1, d2), an = cv2.fitEllipse(pts[inl].astype(np.float32))
     res = _ell_residual(pts[inl], ((cx, cy), (d1, d2), an))
