@@ -507,6 +507,10 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     palette = cv2.cvtColor(np.clip(centres, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)[0]
     coarse = ((cx * f, cy * f), (a * f, b * f), an)
     refined = _refine(img, coarse, palette, f, local=local)
+    if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
+        raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
+                        "wall's colour meets the wall); photograph the empty ring again with the print "
+                        "that meets the wall covered with plain cloth of the layout's colour")
     if refined is None:
         raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                         "wall); focus the camera on the layout and photograph the empty ring again")
