@@ -19,7 +19,9 @@ reader's v2 and run once on its final code (docs/VISION.md); `sealed-6` (relief 
 pair) after ring training, run once with both training modes and opened (docs/VISION.md);
 `sealed-7` (relief of a fourth real pair) and `sealed-8` (a fifth real pair photographed flat,
 a third of its scenes on printed artwork) after the relit templates and the round-outline
-search. The next sealed set needs fresh entropy. `edge-*` sets lay every coin across printed layout artwork
+search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
+after the sixth session's calibration, coin-finding, print and lamp work. The next sealed set needs
+fresh entropy (and the plate has no unused pair left: reuse needs another source of faces). `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
@@ -52,6 +54,10 @@ SEALED6_ENTROPY = 287542308656059926144324906578256718778
 # finished (fifth session); fresh entropy (secrets.randbits(128)); run once, then opened
 SEALED7_ENTROPY = 186499056264515961881047174501418100337
 SEALED8_ENTROPY = 156925661983859315692999916248106064643
+# "sealed-9" and "sealed-10": entropy drawn at the start of the sixth session (secrets.randbits(128)),
+# sets defined after that session's code was finished; run once, then opened
+SEALED9_ENTROPY = 90734174678991191295311392851664499513
+SEALED10_ENTROPY = 200511626748105250006438624460931160840
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
@@ -63,7 +69,9 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "pale-bronze": (86, 132, 172),  # a worn, paler coin (sealed-4 and sealed-5 only)
                 "rose-copper": (78, 112, 184),  # a pinker copper (sealed-6 only)
                 "old-gold": (64, 128, 168),     # a duller yellow coin (sealed-7 only)
-                "dull-copper": (66, 100, 160)}  # a browner, darker copper (sealed-8 only)
+                "dull-copper": (66, 100, 160),  # a browner, darker copper (sealed-8 only)
+                "tarnished": (74, 104, 138),    # a tarnished, greyer bronze (sealed-9 only)
+                "warm-brass": (52, 140, 198)}   # a warmer, brighter brass (sealed-10 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -72,7 +80,8 @@ WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
 PLATE_COINS = {"a": ((212, 194, 23), (215, 52, 22)), "b": ((244, 264, 24), (334, 44, 28)),
                "c": ((46, 260, 27), (346, 186, 30)),   # "c": sealed-3 only
                "d": ((176, 262, 26), (358, 270, 22)),  # "d": sealed-4 only
-               "e": ((43, 196, 18), (154, 197, 18))}   # "e": sealed-8 only
+               "e": ((43, 196, 18), (154, 197, 18)),   # "e": sealed-8 only
+               "f": ((102, 126, 18), (334, 124, 17))}  # "f": sealed-9 only
 
 SETS = {
     "tune-1080p": dict(size=(1920, 1080), coin_px=(40, 90), coin="copper", faces="render:0",
@@ -111,6 +120,14 @@ SETS = {
     "sealed-8": dict(size=None, coin_px=(40, 110), coin="dull-copper", faces="plate:e",
                      stream=SEALED8_ENTROPY, light_elev=(45, 88), artwork_p=0.33,
                      coins=("dull-copper",)),
+    # sealed (sixth session): sealed-9 a sixth real pair photographed flat, a tarnished coin, printed
+    # artwork in 0.35 of its scenes; sealed-10 relief struck from a last unused pair of the plate
+    # (faces.RELIEF_PLATE 105), a warmer brass, artwork in 0.2, lamps 35-88 deg, blur and shake
+    "sealed-9": dict(size=None, coin_px=(40, 110), coin="tarnished", faces="plate:f",
+                     stream=SEALED9_ENTROPY, light_elev=(40, 88), artwork_p=0.35, coins=("tarnished",)),
+    "sealed-10": dict(size=None, coin_px=(40, 120), coin="warm-brass", faces="render:105",
+                      stream=SEALED10_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.5),
+                      motion_p=0.35, artwork_p=0.2, coins=("warm-brass",)),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
