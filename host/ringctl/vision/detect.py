@@ -549,6 +549,17 @@ def _circle_lsq(pp):
     return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
 
 
+def _edge_circles(ring, blob, k, r):
+    """-> (coin radius px, on-circle tolerance, `blob`'s first-pass edge points in the ring plane,
+    centres and radii of the circles through them): what both outline searches start from."""
+    r_img = ring.coin_radius_px
+    cx, cy = blob.center
+    a = 2 * np.pi * k / N_RAYS
+    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
+    ctr, rad = _circle_hypotheses(pp)
+    return r_img, max(ROUND_TOL[0], ROUND_TOL[1] * r_img), pp, ctr, rad
+
+
 def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     """Give `blob` the outline of one flat coin whose rim is faint along part of its length (see
     ROUND_*), when there is one: a circle through at least ROUND_MIN_ON of the first-pass edge
@@ -559,12 +570,7 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     then fitted as ever (an ellipse: a tilted coin stays tilted) and kept only if it is clean.
     Anything else (two coins in one outline, a coin and a chip, a shape that is no circle)
     keeps its first measurement."""
-    r_img = ring.coin_radius_px
-    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
-    cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
-    ctr, rad = _circle_hypotheses(pp)
+    r_img, tol, pp, ctr, rad = _edge_circles(ring, blob, k, r)
     if not len(rad):
         return False
     res = np.hypot(pp[None, :, 0] - ctr[:, None, 0], pp[None, :, 1] - ctr[:, None, 1]) - rad[:, None]
@@ -584,11 +590,6 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     if on.sum() < ROUND_MIN_ON * N_RAYS or not 0.5 * r_img < rho < 2.0 * r_img or \
             beyond > (ROUND_MAX_BEYOND if on.sum() < ROUND_MOST_ON * N_RAYS else ROUND_MAX_BEYOND_MOST):
         return False
-    m = ring.to_plane
-    cos, sin = _ray_dirs(N_RAYS)
-    au = (m[:, :2] @ np.stack([cos[:, 0], sin[:, 0]])).T          # (R, 2): a ray's step in the plane
-    origin = m[:, :2] @ np.array([cx, cy]) + m[:, 2]
-    on_pts = pp[on]
     rest = np.array(sorted(set(range(N_RAYS)) - set(k[on].tolist())), int)
     trial = _outline_near_circle(img, ring, blob.center, k[on], r[on], rest, c0, rho, d, polar, rr, step, inv, need)
     if trial is None:
@@ -671,12 +672,7 @@ def _recentred(img, ring, blob, k, r, need):
     outline is kept only if it is clean (fit <= ROUND_FIT), round (>= RECENTRE_FLAT: a tilted
     coin is never made from part of one), of the coin's size and holds the object. Else the
     object keeps its first measurement (unsure in play, refused in training)."""
-    r_img = ring.coin_radius_px
-    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
-    cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
-    ctr, rad = _circle_hypotheses(pp)
+    r_img, tol, pp, ctr, rad = _edge_circles(ring, blob, k, r)
     fit = (rad > RECENTRE_SIZE[0] * r_img) & (rad < RECENTRE_SIZE[1] * r_img)
     if not fit.any():
         return False
