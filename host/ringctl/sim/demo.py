@@ -9,6 +9,7 @@ Every outcome is compared with the simulator's ground truth.
 """
 import json
 import shutil
+import signal
 import tempfile
 import time
 
@@ -93,6 +94,10 @@ def run(args):
 
 
 def _serve_until_interrupted():
+    # it says "Ctrl-C to stop": a shell that started it in the background without job control
+    # hands it SIGINT ignored, and Python then never raises KeyboardInterrupt (the console test
+    # failed every time `make test` ran that way)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
             # short naps: the kernel may deliver Ctrl-C's SIGINT to any of the process's threads,
