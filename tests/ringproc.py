@@ -17,9 +17,9 @@ RING = os.path.join(os.path.dirname(sys.executable), "ring")
 class Proc:
     """A running `ring` command: its output lines read on a thread, waited for by content."""
 
-    def __init__(self, args, env):
+    def __init__(self, args, env, **popen):
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
+                                  stderr=subprocess.STDOUT, text=True, bufsize=1, env=env, **popen)
         self.lines = queue.Queue()
         self.seen = []
         threading.Thread(target=self._read, daemon=True).start()

@@ -30,6 +30,7 @@ import time
 
 from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
+from ..stopsignals import stop_on_signals
 from .commands import parse_command
 
 CALLS = {"h": "heads", "t": "tails", "o": "odds", "x": "no-spin"}
@@ -106,6 +107,7 @@ def run(args):
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
     web = None
+    stop_on_signals()       # kill / a closed terminal close the link, console and log too
     try:
         web = serve_beside(host, log_path, args, parse_command,
                            ring=ring_outline(ring_model))

@@ -9,7 +9,6 @@ Every outcome is compared with the simulator's ground truth.
 """
 import json
 import shutil
-import signal
 import tempfile
 import time
 
@@ -18,6 +17,7 @@ import numpy as np
 from ..console.options import add_console_option, serve_beside
 from ..errors import UserError
 from ..runner.commands import parse_command
+from ..stopsignals import stop_on_signals
 from ..vision.rest import BOARD_QUIET_S
 
 # Scenario mix: mostly clean spins, and each way a spin goes wrong (rule 7).
@@ -94,10 +94,9 @@ def run(args):
 
 
 def _serve_until_interrupted():
-    # it says "Ctrl-C to stop": a shell that started it in the background without job control
-    # hands it SIGINT ignored, and Python then never raises KeyboardInterrupt (the console test
-    # failed every time `make test` ran that way)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # it says "Ctrl-C to stop", also when started in the background (the console test failed
+    # every time `make test` ran in a shell without job control)
+    stop_on_signals()
     try:
         while True:
             # short naps: the kernel may deliver Ctrl-C's SIGINT to any of the process's threads,

@@ -28,6 +28,7 @@ from ..fw import ringmsg
 from ..cliutil import OneLineParser
 from ..link.ports import forget_sim_port, register_sim_port
 from ..mpunix import micropython_binary
+from ..stopsignals import stop_on_signals
 from .sensors import socket_lines
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -348,11 +349,7 @@ def main(argv=None):
         key = load_key_file(args.key)
     elif not (flash / "key.bin").exists():
         key = os.urandom(32)
-    import signal
-
-    def _term(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, _term)
+    stop_on_signals()
     b = SimBoard(flash, key, follow_flash=True).start()
     print("link tty: %s" % b.tty)
     print("sensor socket: %s" % b.sensor_socket)
