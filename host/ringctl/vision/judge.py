@@ -251,20 +251,39 @@ def _chip_rim(img, ring, b):
 def _on_print(ring, model, b):
     """Share of the layout round object `b` (0.7-1.35 of its long axis, inside the ring, off its
     wall) that the empty ring shows printed in about the coin's colour and brightness."""
+    near, total, inner = _print_colour(ring, model.chroma)
     f = ring.factor
-    bg = ring.background.astype(np.float32)
-    total = bg.sum(2)
-    ink = (np.abs(bg / (total[..., None] + 1e-6) - np.asarray(model.chroma, np.float32)).sum(2) <= COLOUR_TOL) & \
-        (total > 3 * PRINT_BRIGHT * b.extra.get("brightness", 100.0))
-    # single pixels are sensor noise, not print
-    ink = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
     cx, cy = (b.center[0] + 0.5) / f - 0.5, (b.center[1] + 0.5) / f - 0.5
     a = b.axes[0] / f
-    h, w = ink.shape
-    yy, xx = np.ogrid[0:h, 0:w]
+    h, w = near.shape
+    # only the band's neighbourhood (the 2x2 opening looks 2 px further): the same as over the
+    # whole picture
+    x0, y0 = max(0, int(cx - 1.35 * a) - 3), max(0, int(cy - 1.35 * a) - 3)
+    x1, y1 = min(w, int(cx + 1.35 * a) + 5), min(h, int(cy + 1.35 * a) + 5)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    ink = near[y0:y1, x0:x1] & (total[y0:y1, x0:x1] > 3 * PRINT_BRIGHT * b.extra.get("brightness", 100.0))
+    # single pixels are sensor noise, not print
+    ink = cv2.morphologyEx(ink.view(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+    yy, xx = np.ogrid[y0:y1, x0:x1]
     r = np.hypot(xx - cx, yy - cy)
-    band = (r >= 0.7 * a) & (r <= 1.35 * a) & (cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0)
+    band = (r >= 0.7 * a) & (r <= 1.35 * a) & inner[y0:y1, x0:x1]
     return float(ink[band].mean()) if band.any() else 0.0
+
+
+def _print_colour(ring, chroma):
+    """(where the empty ring is about `chroma`'s colour, its brightness sum, the ring's inside off
+    its wall), detection scale: kept on the ring per coin colour (the background never changes)."""
+    cache = ring.__dict__.setdefault("_print_colour", {})
+    key = tuple(float(c) for c in chroma)
+    if key not in cache:
+        bg = ring.background.astype(np.float32)
+        total = bg.sum(2)
+        near = np.abs(bg / (total[..., None] + 1e-6) - np.asarray(chroma, np.float32)).sum(2) <= COLOUR_TOL
+        inner = cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0
+        cache.clear()   # one coin colour in use at a time
+        cache[key] = (near, total, inner)
+    return cache[key]
 
 
 def _distinct(others):
