@@ -50,6 +50,11 @@ TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both li
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
+# a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
+RING_PRINTED = 0.02
+PRINT_HIDES = " (parts of the layout are the coin's colour: a coin lying there may not stand out)"
+PRINT_PART = (" (it lies on print of the coin's colour: most likely part of a coin whose rest the print "
+              "hides; the boxer looks)")
 
 
 def _tol(r, ring=None):
@@ -136,7 +141,7 @@ def classify(img, ring, model):
         elif abs(size - 1) > SIZE_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
                 if in_ring:
-                    unsure.append("unsure: object in the ring that is not a coin")
+                    unsure.append(_print_reason(ring, model, b, "unsure: object in the ring that is not a coin"))
                 continue
             doubt = "unsure: coin-coloured object of the wrong size"
         elif b.fit_err > EVIDENCE_FIT_PX:
@@ -146,7 +151,7 @@ def classify(img, ring, model):
             o = _other(b, "doubtful", in_ring, ring)
             others.append(o)
             if touches_ring:
-                unsure.append(doubt)
+                unsure.append(_print_reason(ring, model, b, doubt) if in_ring else doubt)
             else:
                 doubt_out.append((doubt, o))
             continue
@@ -229,7 +234,8 @@ def classify(img, ring, model):
     elif len(coins) < 2:
         # no void without evidence: a coin not found may be hidden, blurred or missed
         result, reasons = "unsure", [f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found and "
-                                     "none seen leaving the ring (7.3.1 needs evidence): boxer to call"]
+                                     "none seen leaving the ring (7.3.1 needs evidence): boxer to call"
+                                     + (PRINT_HIDES if _ring_printed(ring, model) > RING_PRINTED else "")]
     elif len(coins) > 2:
         result, reasons = "unsure", ["unsure: more than two coins in view"]
     elif any(c["face"] is None for c in coins):
@@ -250,6 +256,21 @@ def _chip_rim(img, ring, b):
     spot <= 0.22), chips with a clean outline spot >= 0.1 at periodic >= 0.9."""
     f = chipcheck.chip_rim(img, ring, b)
     return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
+
+
+def _ring_printed(ring, model):
+    """Share of the ring's layout the empty ring shows printed in about the coin's colour (any
+    brightness)."""
+    near, _, inner = _print_colour(ring, model.chroma)
+    return float(near[inner].mean()) if inner.any() else 0.0
+
+
+def _print_reason(ring, model, b, reason):
+    """`reason` for a coin-coloured object in the ring that is not measured as a coin; where it
+    lies on print of the coin's colour, what it most likely is: part of a coin the print hides."""
+    if _on_print(ring, model, b) > PRINT_NEAR:
+        return reason + PRINT_PART
+    return reason
 
 
 def _on_print(ring, model, b):
