@@ -43,7 +43,9 @@ RECENTRE_SIZE = (0.75, 1.33)   # coin radii of that circle and of the outline fo
 RECENTRE_MIN_ON = 0.25         # of the rays with a first-pass edge on that circle, at least
 RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this round (never a tilt)
 # ... or, where even that finds no rim, the coin's own rim and face texture in the frame (`_textured`)
-TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search
+TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search; one
+                           # found by it must be this close
+TEXTURE_AREA_MAX = 1.15    # coin areas standing out, at most (the part of a coin is within it: never a chip)
 TEXTURE_WIN = 0.2          # coin radii of the window the texture is measured over (at least 2 detection px)
 TEXTURE_RIM = 0.1          # coin radii: the width of the rim looked for
 TEXTURE_RADII = (0.9, 1.0, 1.1)   # coin radii of the rim looked for (the coin's own size is the model's)
@@ -507,7 +509,8 @@ def measure_all(img, ring, blobs, thr_small):
             if not _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]],
                                   step, inv, need):
                 _recentred(img, ring, b, k, r[i * R + k], need)
-            if not _coin_like(ring, b):
+            if not _coin_like(ring, b) and b.area_coins <= TEXTURE_AREA_MAX and b.extra.get("in_ring_coins", 0) > 0:
+                # a part of a coin in the ring (no more than about a coin stands out)
                 _textured(img, ring, b, k, r[i * R + k], need)
 
 
@@ -842,7 +845,7 @@ def _textured(img, ring, blob, k, r, need):
     trial = _outline_near_circle(img, ring, (float(c_img[0]), float(c_img[1])), np.zeros(0, int), np.zeros(0),
                                  np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need)
     if trial is None or trial.axes[1] / trial.axes[0] < RECENTRE_FLAT or \
-            not RECENTRE_SIZE[0] < trial.axes[0] / r_img < RECENTRE_SIZE[1]:
+            abs(trial.axes[0] / r_img - 1) > TEXTURE_SIZE_OK:
         return False
     # where the difference from the empty layout alone shows a rim near the outline (the coin on
     # plain layout), it is on the outline: a tilted coin's texture with its side and shadow can
