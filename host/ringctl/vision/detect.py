@@ -45,7 +45,7 @@ RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this
 # ... or, where even that finds no rim, the coin's own rim and face texture in the frame (`_textured`)
 TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search; one
                            # found by it must be this close
-TEXTURE_AREA_MAX = 1.15    # coin areas standing out, at most (the part of a coin is within it: never a chip)
+TEXTURE_AREA_MAX = 1.3     # coin areas standing out, at most (a coin, part of it, ink joined to it; a chip is >= 1.4)
 TEXTURE_WIN = 0.2          # coin radii of the window the texture is measured over (at least 2 detection px)
 TEXTURE_RIM = 0.1          # coin radii: the width of the rim looked for
 TEXTURE_RADII = (0.9, 1.0, 1.1)   # coin radii of the rim looked for (the coin's own size is the model's)
