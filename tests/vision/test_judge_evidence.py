@@ -179,8 +179,9 @@ def test_a_flat_coin_joined_to_print_of_its_colour_is_not_voided_as_tilted():
     calls it. (sealed-8 voided scene 73136373 the same way; the coin finder now measures that
     coin round, so the test below only checks it is not voided.)"""
     v, expect = _heldout("edge-tune", 1098359971, "valid", coins=("copper",))
-    assert expect in CALLS and v["result"] == "unsure", v["reasons"]
-    assert any("lies on print of its own colour" in r for r in v["reasons"])
+    # since the texture search (detect._textured) that coin is measured round: called right
+    assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
+    assert v["result"] == expect or any("lies on print of its own colour" in r for r in v["reasons"])
 
 
 def test_sealed_8s_coin_against_lettering_is_not_voided():

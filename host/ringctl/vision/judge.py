@@ -53,8 +53,7 @@ CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
 PRINT_HIDES = " (parts of the layout are the coin's colour: a coin lying there may not stand out)"
-PRINT_PART = (" (it lies on print of the coin's colour: most likely part of a coin whose rest the print "
-              "hides; the boxer looks)")
+PRINT_PART = " (it lies on print of the coin's colour: it may be part of a coin whose rest the print hides)"
 
 
 def _tol(r, ring=None):
@@ -267,7 +266,7 @@ def _ring_printed(ring, model):
 
 def _print_reason(ring, model, b, reason):
     """`reason` for a coin-coloured object in the ring that is not measured as a coin; where it
-    lies on print of the coin's colour, what it most likely is: part of a coin the print hides."""
+    lies on print of the coin's colour, what else it may be: part of a coin the print hides."""
     if _on_print(ring, model, b) > PRINT_NEAR:
         return reason + PRINT_PART
     return reason
