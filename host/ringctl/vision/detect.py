@@ -42,9 +42,22 @@ ROUND_OUT = (0.15, 0.35)   # the layout just outside the circle, coin radii beyo
 RECENTRE_SIZE = (0.75, 1.33)   # coin radii of that circle and of the outline found, within
 RECENTRE_MIN_ON = 0.25         # of the rays with a first-pass edge on that circle, at least
 RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this round (never a tilt)
+# ... or, where even that finds no rim, the coin's own rim and face texture in the frame (`_textured`)
+TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search; one
+                           # found by it must be this close
+TEXTURE_AREA_MAX = 1.3     # coin areas standing out, at most (a coin, part of it, ink joined to it; a chip is >= 1.4)
+TEXTURE_WIN = 0.2          # coin radii of the window the texture is measured over (at least 2 detection px)
+TEXTURE_RIM = 0.1          # coin radii: the width of the rim looked for
+TEXTURE_RADII = (0.9, 1.0, 1.1)   # coin radii of the rim looked for (the coin's own size is the model's)
+TEXTURE_GAIN = 3.0         # grey levels of texture to units of difference from the empty ring
+# the rim in the difference alone (the coin on plain layout): seen along at least TEXTURE_SEEN of
+# the rays, and off the outline by more than twice the on-circle tolerance along at most 1 +
+# TEXTURE_OFF of those (edge-1080p: flat coins 0-4 of 41-71; a coin tilted 30 deg 17 of 66)
+TEXTURE_SEEN, TEXTURE_OFF = 0.35, 0.1
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
+PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
 ROUND_MIN_CONTRAST = 0.17  # a short ray's own inside-outside contrast, of the object's, at least
 ROUND_MIN_LEVEL = 0.5      # ... or of the detection level (a bright sliver beside a faint coin)
 
@@ -174,28 +187,39 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
 
 
 def _join_pieces(ring, blobs):
-    """`blobs` less the pieces of a coin whose round outline `_round_outline` found: a band of ink
-    of about its colour across the coin can cut a small piece off it (a thin sliver, which alone
-    would measure as a coin seen edge-on). A piece is an object of at most ROUND_PIECE coin areas
-    centred inside that outline, the two together no more than a coin, or a second object
-    measured to the same round outline; its area joins the coin's."""
+    """`blobs` less the pieces of one coin: a band of ink of about its colour across a coin cuts
+    it into pieces. A piece is an object of at most ROUND_PIECE coin areas centred inside a
+    round outline `_round_outline` or `_recentred` found (a thin sliver, which alone would
+    measure as a coin seen edge-on), the two together no more than a coin; or a second object
+    measured to the same clean outline as another (each piece's rays run on to the coin's rim
+    beyond the band), together no more than PIECES_MAX coin areas. Its area joins the coin's."""
     round_ = [b for b in blobs if "remeasured" in b.extra or "recentred" in b.extra]
-    if not round_:
+    clean = [b for b in blobs if b.axes is not None and b.plane_center is not None and b.fit_err <= ROUND_FIT]
+    if not round_ and len(clean) < 2:
         return blobs
-    out, kept = [], []
+    out, kept, kept_clean = [], [], []
     for b in blobs:
         whole = None
         if any(b is c for c in round_):
             # two pieces of one coin (a band of ink between them) each measured to its round
             # outline: the same outline twice is one coin
-            whole = next((c for c in kept if np.hypot(*np.subtract(b.plane_center, c.plane_center)) <
-                          max(2.0, 0.1 * c.axes[1]) and abs(b.axes[0] / c.axes[0] - 1) < 0.1), None)
+            whole = next((c for c in kept if _same_outline(b, c)), None)
             if whole is None:
                 kept.append(b)
-        elif b.area_coins <= ROUND_PIECE:
+        elif round_ and b.area_coins <= ROUND_PIECE:
             pc = ring.plane_points([b.center])[0]
             whole = next((c for c in round_ if np.hypot(*(pc - c.plane_center)) < c.axes[1]
                           and c.area_coins + b.area_coins <= 1.3), None)
+        if whole is None and any(b is c for c in clean):
+            # the same clean outline measured from two objects, each a piece (the rays from
+            # either run on past the band to the coin's rim): a coin and anything else, or two
+            # coins, are never measured to one outline
+            whole = next((c for c in kept_clean if _same_outline(b, c) and
+                          _seen(b) + _seen(c) <= PIECES_MAX), None)
+            if whole is None:
+                kept_clean.append(b)
+            elif any(b is c for c in kept):
+                kept.remove(b)
         if whole is None:
             out.append(b)
         else:
@@ -204,6 +228,18 @@ def _join_pieces(ring, blobs):
             whole.extra["in_ring_coins"] = whole.extra.get("in_ring_coins", 0) + b.extra.get("in_ring_coins", 0)
             whole.extra["pieces"] = whole.extra.get("pieces", 0) + 1
     return out
+
+
+def _seen(b):
+    """Coin areas of an object that stood out from the empty layout."""
+    return b.extra.get("seen_area_coins", b.area_coins)
+
+
+def _same_outline(b, c):
+    """Two measured outlines one and the same (centres within 0.1 of the short axis, 2 px at
+    least; long axes within 10%)."""
+    return np.hypot(*np.subtract(b.plane_center, c.plane_center)) < max(2.0, 0.1 * c.axes[1]) and \
+        abs(b.axes[0] / c.axes[0] - 1) < 0.1
 
 
 def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, min_area):
@@ -473,6 +509,9 @@ def measure_all(img, ring, blobs, thr_small):
             if not _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]],
                                   step, inv, need):
                 _recentred(img, ring, b, k, r[i * R + k], need)
+            if not _coin_like(ring, b) and b.area_coins <= TEXTURE_AREA_MAX and b.extra.get("in_ring_coins", 0) > 0:
+                # a part of a coin in the ring (no more than about a coin stands out)
+                _textured(img, ring, b, k, r[i * R + k], need)
 
 
 def _medians(a):
@@ -703,6 +742,135 @@ def _recentred(img, ring, blob, k, r, need):
     # the object is that coin: its area is the outline's (what stood out is kept for the record)
     blob.extra.update(trial.extra, recentred=N_RAYS - trial.extra.pop("missed"), first_fit_err=first,
                       seen_area_coins=round(blob.area_coins, 3))
+    blob.area_coins = float(trial.axes[0] * trial.axes[1] / (r_img * r_img))
+    return True
+
+
+def _coin_like(ring, b):
+    """A clean, round outline of about the calibrated coin's size."""
+    return b.axes is not None and b.fit_err <= ROUND_FIT and b.axes[1] / b.axes[0] >= ROUND_FLAT and \
+        abs(b.axes[0] / ring.coin_radius_px - 1) <= TEXTURE_SIZE_OK
+
+
+def _own_texture(img, ring, x0, y0, x1, y1):
+    """(difference from the empty ring plus the frame's own texture within the coin, the texture)
+    over an image window. Texture: the local grey-level spread the frame has beyond the empty ring's there,
+    over a window wider than the background's own blur (so that a printed edge, sharp in the
+    frame and blurred in the stored background, spreads about as much in both): a coin's relief
+    and rim have it, flat printed ink has none."""
+    f = ring.factor
+    crop = img[y0:y1, x0:x1]
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    h, q = np.float32(0.5), np.float32(f)
+    bg = cv2.remap(_blurred_background(ring), (xs + h) / q - h, (ys + h) / q - h, cv2.INTER_LINEAR,
+                   borderMode=cv2.BORDER_REPLICATE)
+    win = int(max(2 * f, TEXTURE_WIN * ring.coin_radius_px)) | 1
+
+    def spread(x):
+        m = cv2.blur(x, (win, win))
+        return cv2.sqrt(cv2.max(cv2.blur(x * x, (win, win)) - m * m, 0))
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gb = cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    tex = cv2.max(spread(g) - spread(gb), 0)
+    # a window that holds any of the coin shows its texture: half a window beyond its rim. The
+    # least over a window takes that back (a coin's texture has no window-sized hole in it)
+    inner = cv2.erode(tex, np.ones((win, win), np.uint8))
+    d = diff_image(cv2.blur(crop, (3, 3)), bg)
+    return d + np.float32(TEXTURE_GAIN) * inner, tex, d
+
+
+def _textured(img, ring, blob, k, r, need):
+    """Give `blob` the outline of a flat coin found by its own rim and face texture in the frame,
+    where the coin lies on ink so close to it that the difference from the empty layout shows
+    only part of it (or a part and a printed band's edge). The coin's rim, a ring of texture of
+    the calibrated coin's radius, is looked for within a coin radius of what stood out; every ray
+    from its centre is then measured near that circle on the difference plus the texture
+    (`_own_texture`), against its own contrast. Kept on the same terms as `_recentred` (clean,
+    round >= RECENTRE_FLAT: never a tilt; of a coin's size; holding the object); else the object
+    keeps its measurement. extra["textured"]: the rays that found the rim (the judge never voids
+    on such an outline)."""
+    r_img = ring.coin_radius_px
+    tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
+    cx, cy = blob.center
+    h, w = img.shape[:2]
+    reach = 1.6 * r_img + 2 * ring.factor
+    pad = int(math.ceil(r_img + reach)) + 2
+    x0, y0 = max(0, int(cx) - pad), max(0, int(cy) - pad)
+    x1, y1 = min(w, int(cx) + pad + 1), min(h, int(cy) + pad + 1)
+    if x1 - x0 < 2 * r_img or y1 - y0 < 2 * r_img:
+        return False
+    s, tex, diff = _own_texture(img, ring, x0, y0, x1, y1)
+    # the rim: mean texture along a circle of about the coin's radius (as the ring's plane shows
+    # it), centred within a coin radius of what stood out
+    near = np.zeros(tex.shape, np.uint8)
+    cv2.circle(near, (int(round(cx)) - x0, int(round(cy)) - y0), int(r_img), 1, -1)
+    sx = math.sqrt(ring.axes[1] / ring.axes[0])
+    best = (-1.0, None, None)
+    for k_r in TEXTURE_RADII:
+        rad = int(round(k_r * r_img * sx))
+        ker = np.zeros((2 * rad + 5, 2 * rad + 5), np.float32)
+        cv2.circle(ker, (rad + 2, rad + 2), rad, 1.0, max(1, int(round(TEXTURE_RIM * r_img))))
+        rim = cv2.filter2D(tex, -1, ker / ker.sum(), borderType=cv2.BORDER_CONSTANT)
+        _, v, _, at = cv2.minMaxLoc(rim, near)
+        if v > best[0]:
+            best = (v, at, k_r * r_img)
+    c_img = np.array([best[1][0] + x0, best[1][1] + y0], np.float64)
+    c0, rho = ring.plane_points([c_img])[0], float(best[2])
+    cos, sin = _ray_dirs(N_RAYS)
+    step = float(np.clip(r_img / 40, 0.5, 1.0))
+    rr = np.arange(0, reach, step, dtype=np.float32)
+    mx, my = cos * rr[None, :] + np.float32(c_img[0]), sin * rr[None, :] + np.float32(c_img[1])
+    polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    d = cv2.remap(s, mx - np.float32(x0), my - np.float32(y0), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # that circle is a few px off: the edges found near it (0.15 coin radii either side) give the
+    # circle through most of them, from which the rays are measured again
+    m = ring.to_plane
+    au = (m[:, :2] @ np.stack([cos[:, 0], sin[:, 0]])).T
+    origin = m[:, :2] @ c_img + m[:, 2]
+    t, e = _edges_near(d, rr, np.arange(N_RAYS), au, origin - c0, rho, r_img, need)
+    if t is None or np.isfinite(e).sum() < RECENTRE_MIN_ON * N_RAYS:
+        return False
+    pts = origin + e[np.isfinite(e), None] * au[np.isfinite(e)]
+    ctr, rad = _circle_hypotheses(pts)
+    fit = (rad > RECENTRE_SIZE[0] * r_img) & (rad < RECENTRE_SIZE[1] * r_img)
+    if not fit.any():
+        return False
+    ctr, rad = ctr[fit], rad[fit]
+    on = np.abs(np.hypot(pts[None, :, 0] - ctr[:, None, 0], pts[None, :, 1] - ctr[:, None, 1]) - rad[:, None]) <= tol
+    j = int(np.argmax(on.sum(1)))
+    if on[j].sum() < RECENTRE_MIN_ON * N_RAYS:
+        return False
+    c0, rho = _circle_lsq(pts[on[j]])
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    trial = _outline_near_circle(img, ring, (float(c_img[0]), float(c_img[1])), np.zeros(0, int), np.zeros(0),
+                                 np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need)
+    if trial is None or trial.axes[1] / trial.axes[0] < RECENTRE_FLAT or \
+            abs(trial.axes[0] / r_img - 1) > TEXTURE_SIZE_OK:
+        return False
+    # where the difference from the empty layout alone shows a rim near the outline (the coin on
+    # plain layout), it is on the outline: a tilted coin's texture with its side and shadow can
+    # make a round outline that its own rim does not follow
+    pc = np.array(trial.plane_center)
+    t, e = _edges_near(cv2.remap(diff, mx - np.float32(x0), my - np.float32(y0), cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE), rr, np.arange(N_RAYS), au, origin - pc,
+                       float(np.mean(trial.axes)), r_img, need)
+    seen = np.isfinite(e)
+    off = int((np.abs(e[seen] - t[seen]) * np.hypot(*au[seen].T) > 2 * tol).sum())
+    if seen.sum() < TEXTURE_SEEN * N_RAYS or off > 1 + TEXTURE_OFF * seen.sum():
+        return False
+    # what stood out lies within the new outline (a coin's part, not something beside it)
+    _, _, pp, _, _ = _edge_circles(ring, blob, k, r)
+    if (np.hypot(*(pp - np.array(trial.plane_center)).T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
+        return False
+    first = round(float(blob.fit_err), 2)
+    seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
+    for key in ("remeasured", "recentred"):
+        blob.extra.pop(key, None)
+    blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
+        trial.angle_deg, trial.fit_err
+    blob.chroma = trial.chroma
+    blob.extra.update(trial.extra, textured=N_RAYS - trial.extra.pop("missed"), first_fit_err=first,
+                      seen_area_coins=round(seen_area, 3), rim_seen=(int(seen.sum()), off))
     blob.area_coins = float(trial.axes[0] * trial.axes[1] / (r_img * r_img))
     return True
 

@@ -50,6 +50,10 @@ TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both li
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
+# a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
+RING_PRINTED = 0.02
+PRINT_HIDES = " (parts of the layout are the coin's colour: a coin lying there may not stand out)"
+PRINT_PART = " (it lies on print of the coin's colour: it may be part of a coin whose rest the print hides)"
 
 
 def _tol(r, ring=None):
@@ -136,7 +140,7 @@ def classify(img, ring, model):
         elif abs(size - 1) > SIZE_TOL:
             if abs(size - 1) > 2 * SIZE_TOL and not (bb / a < TILT_RATIO and abs(size - 1) < 0.3):
                 if in_ring:
-                    unsure.append("unsure: object in the ring that is not a coin")
+                    unsure.append(_print_reason(ring, model, b, "unsure: object in the ring that is not a coin"))
                 continue
             doubt = "unsure: coin-coloured object of the wrong size"
         elif b.fit_err > EVIDENCE_FIT_PX:
@@ -146,7 +150,7 @@ def classify(img, ring, model):
             o = _other(b, "doubtful", in_ring, ring)
             others.append(o)
             if touches_ring:
-                unsure.append(doubt)
+                unsure.append(_print_reason(ring, model, b, doubt) if in_ring else doubt)
             else:
                 doubt_out.append((doubt, o))
             continue
@@ -155,7 +159,11 @@ def classify(img, ring, model):
         clear = R - (dist + a)
         tol = _tol(a, ring)
         entry["inside"] = bool(clear > tol)
-        if clear < -tol:
+        if clear < -tol and "textured" in b.extra:
+            # an outline found from the coin's own texture on print (detect._textured): no
+            # evidence for a void
+            unsure.append("unsure: a coin on print of its colour at the ring's edge: cannot tell inside from on the rim")
+        elif clear < -tol:
             away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
@@ -225,7 +233,8 @@ def classify(img, ring, model):
     elif len(coins) < 2:
         # no void without evidence: a coin not found may be hidden, blurred or missed
         result, reasons = "unsure", [f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found and "
-                                     "none seen leaving the ring (7.3.1 needs evidence): boxer to call"]
+                                     "none seen leaving the ring (7.3.1 needs evidence): boxer to call"
+                                     + (PRINT_HIDES if _ring_printed(ring, model) > RING_PRINTED else "")]
     elif len(coins) > 2:
         result, reasons = "unsure", ["unsure: more than two coins in view"]
     elif any(c["face"] is None for c in coins):
@@ -248,23 +257,57 @@ def _chip_rim(img, ring, b):
     return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
 
 
+def _ring_printed(ring, model):
+    """Share of the ring's layout the empty ring shows printed in about the coin's colour (any
+    brightness)."""
+    near, _, inner = _print_colour(ring, model.chroma)
+    return float(near[inner].mean()) if inner.any() else 0.0
+
+
+def _print_reason(ring, model, b, reason):
+    """`reason` for a coin-coloured object in the ring that is not measured as a coin; where it
+    lies on print of the coin's colour, what else it may be: part of a coin the print hides."""
+    if _on_print(ring, model, b) > PRINT_NEAR:
+        return reason + PRINT_PART
+    return reason
+
+
 def _on_print(ring, model, b):
     """Share of the layout round object `b` (0.7-1.35 of its long axis, inside the ring, off its
     wall) that the empty ring shows printed in about the coin's colour and brightness."""
+    near, total, inner = _print_colour(ring, model.chroma)
     f = ring.factor
-    bg = ring.background.astype(np.float32)
-    total = bg.sum(2)
-    ink = (np.abs(bg / (total[..., None] + 1e-6) - np.asarray(model.chroma, np.float32)).sum(2) <= COLOUR_TOL) & \
-        (total > 3 * PRINT_BRIGHT * b.extra.get("brightness", 100.0))
-    # single pixels are sensor noise, not print
-    ink = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
     cx, cy = (b.center[0] + 0.5) / f - 0.5, (b.center[1] + 0.5) / f - 0.5
     a = b.axes[0] / f
-    h, w = ink.shape
-    yy, xx = np.ogrid[0:h, 0:w]
+    h, w = near.shape
+    # only the band's neighbourhood (the 2x2 opening looks 2 px further): the same as over the
+    # whole picture
+    x0, y0 = max(0, int(cx - 1.35 * a) - 3), max(0, int(cy - 1.35 * a) - 3)
+    x1, y1 = min(w, int(cx + 1.35 * a) + 5), min(h, int(cy + 1.35 * a) + 5)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    ink = near[y0:y1, x0:x1] & (total[y0:y1, x0:x1] > 3 * PRINT_BRIGHT * b.extra.get("brightness", 100.0))
+    # single pixels are sensor noise, not print
+    ink = cv2.morphologyEx(ink.view(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+    yy, xx = np.ogrid[y0:y1, x0:x1]
     r = np.hypot(xx - cx, yy - cy)
-    band = (r >= 0.7 * a) & (r <= 1.35 * a) & (cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0)
+    band = (r >= 0.7 * a) & (r <= 1.35 * a) & inner[y0:y1, x0:x1]
     return float(ink[band].mean()) if band.any() else 0.0
+
+
+def _print_colour(ring, chroma):
+    """(where the empty ring is about `chroma`'s colour, its brightness sum, the ring's inside off
+    its wall), detection scale: kept on the ring per coin colour (the background never changes)."""
+    cache = ring.__dict__.setdefault("_print_colour", {})
+    key = tuple(float(c) for c in chroma)
+    if key not in cache:
+        bg = ring.background.astype(np.float32)
+        total = bg.sum(2)
+        near = np.abs(bg / (total[..., None] + 1e-6) - np.asarray(chroma, np.float32)).sum(2) <= COLOUR_TOL
+        inner = cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0
+        cache.clear()   # one coin colour in use at a time
+        cache[key] = (near, total, inner)
+    return cache[key]
 
 
 def _distinct(others):
