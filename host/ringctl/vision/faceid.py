@@ -113,13 +113,27 @@ def _polar(im, centre=True):
     return pol / (np.sqrt((pol * pol).mean()) + 1e-6)
 
 
+def _gradients(patch):
+    """The patch's Sobel gradients (gx, gy) after the pre-blur: what `features` and `lean` start from."""
+    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
+    return cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+
+
 def features(patch):
     """Polar feature stack (3, N_RAD, N_ANG): normalised edge strength, and edge orientation
     relative to the radius (doubled angle: cos and sin parts), both blind to which way the light
     falls and to contrast."""
-    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+    return _features(*_gradients(patch))
+
+
+def features_lean(patch):
+    """(`features`, `lean`) of a reader's patch (PATCH_R) from one blur and one pair of gradients:
+    what a coin read needs (`FaceModel.read(*features_lean(patch))`)."""
+    gx, gy = _gradients(patch)
+    return _features(gx, gy), _lean(gx[_FIELD], gy[_FIELD])
+
+
+def _features(gx, gy):
     mag = cv2.magnitude(gx, gy)
     local = cv2.GaussianBlur(mag, (0, 0), NORM_BLUR)
     strength = mag / (local + NORM_FLOOR * float(mag.mean()) + 1e-6)
@@ -148,9 +162,12 @@ def lean(patch):
     n = 2 * PATCH_R + 1
     if patch.shape[0] != n:
         patch = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
-    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[_FIELD]
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[_FIELD]
+    gx, gy = _gradients(patch)
+    return _lean(gx[_FIELD], gy[_FIELD])
+
+
+def _lean(gx, gy):
+    """`lean` from the field's gradients."""
     jxx, jyy, jxy = float(gx @ gx), float(gy @ gy), float(gx @ gy)
     return float(math.hypot(jxx - jyy, 2 * jxy) / (jxx + jyy + 1e-9))
 
@@ -438,7 +455,13 @@ def _found(ring, coins, others, why):
 
 
 def _one_coin(img, ring, name):
-    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not.
+    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not."""
+    b = _coin_in_photo(img, ring, name)
+    return b, features(coin_patch(img, ring, b))
+
+
+def _coin_in_photo(img, ring, name):
+    """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
     The coin is found by shape (a clean round outline inside the ring), not by the size the
     calibration expects, so a wrong scale is reported as such rather than as "no coin"."""
@@ -487,7 +510,7 @@ def _one_coin(img, ring, name):
         why = ("the coin is not lying flat (or, lying on print of a colour close to its own, only part of it stands "
                "out); lay it flat on a plain part of the layout and retake")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
-    return b, features(coin_patch(img, ring, b))
+    return b
 
 
 def train(heads_imgs, tails_imgs, ring, names=None):
@@ -508,9 +531,10 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
-        b, f = _one_coin(img, ring, names[i])
+        b = _coin_in_photo(img, ring, names[i])
+        f, x = features_lean(coin_patch(img, ring, b))
         feats.append(f)
-        leans.append(lean(coin_patch(img, ring, b)))
+        leans.append(x)
         labels.append(lab)
         chroma.append(b.chroma)
         radii.append(b.axes[0] / ring.coin_radius_px)
