@@ -61,15 +61,17 @@ HIGHER_LAMP_MARGIN = 0.18
 # Hough vote of the edges in the ring plane, SIZE_WORK_R px per coin radius) near where the frame
 # differs most from the empty ring; it is the coin's when edges lie on it (within SIZE_ON_TOL
 # coin radii, 1 px at least, across the radius) in SIZE_SUPPORT of its 5-deg arcs. On edge-tune's
-# print rings the coin's rim covers 0.90-1.0 of the arcs (over ink of its own colour too: the rim
-# still shades) and the empty ring's best circle 0.26 at most. A circle SIZE_AGREE coin radii or
-# more from the coin finder's outline, and not SIZE_SURE, is no measurement either trusts: refused.
+# print rings (360 photos) the coin's rim covers 0.917-1.0 of the arcs with no gap over 10 deg
+# (over ink of its own colour too: the rim still shades); the empty ring's best circle 0.26 at
+# most; a coin-coloured disc with a straight cut half way to its centre 0.78 with a 40 deg gap.
+# A circle SIZE_AGREE coin radii or more from the coin finder's outline is no measurement either
+# can be trusted on: refused (the finder's outline can take in ink; the circle, a coin's shadow).
 SIZE_WORK_R = 24.0
 SIZE_ON_TOL = 0.03
-SIZE_SUPPORT = 0.7
+SIZE_SUPPORT = 0.85
 SIZE_RADIUS = (0.93, 1.07)   # of the calibrated coin radius, the circle's own fit
+SIZE_GAP = 25   # deg: ... and no longer arc of it without one (a coin with a piece cut off: 40)
 SIZE_AGREE = 0.1
-SIZE_SURE = 0.9   # ... unless the circle has edges round this much of it: then it is the coin's outline
 SIZE_ELSEWHERE = 0.2   # coin areas of an object in the ring 1.3 coin radii or more from that circle: not the coin
 
 
@@ -471,11 +473,11 @@ def _found(ring, coins, others, why):
 
 def _one_coin(img, ring, name):
     """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not."""
-    b = _coin_in_photo(img, ring, name)
+    b = training_coin(img, ring, name)
     return b, features(coin_patch(img, ring, b))
 
 
-def _coin_in_photo(img, ring, name):
+def training_coin(img, ring, name):
     """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
     Two measurements: the coin finder's (`detect.find_blobs`: a clean round outline, whatever its
@@ -505,8 +507,6 @@ def _coin_in_photo(img, ring, name):
         return known["blob"]
     if known is not None:
         off = float(np.hypot(*np.subtract(b.plane_center, known["blob"].plane_center)))
-        if off > SIZE_AGREE * ring.coin_radius_px and known["support"] >= SIZE_SURE:
-            return known["blob"]   # the finder's outline is part of the coin's and ink (edge-tune: 0.16 r off)
         if off > SIZE_AGREE * ring.coin_radius_px:
             why = (f"two measurements of the coin's outline disagree by {off:.0f} px (the coin finder's and the "
                    f"circle of the calibrated size, {2 * ring.coin_radius_px:.0f} px): lay it on a plain part of "
@@ -520,6 +520,19 @@ def _seen_at(b, ring):
     a piece of a coin lies on that coin whatever outline it was given)."""
     m = ring.to_plane
     return m[:, :2] @ np.array(b.center) + m[:, 2]
+
+
+def _circle_wlsq(x, y, w):
+    """Weighted least-squares circle (algebraic) through pixels x, y -> (centre, radius): the
+    strongest edge pixels weigh most, so an edge's blurred flanks do not pull it."""
+    x, y, w = (np.asarray(v, float) for v in (x, y, w))
+    o = np.array([np.average(x, weights=w), np.average(y, weights=w)])
+    u, v = x - o[0], y - o[1]
+    sw = np.sqrt(w)
+    m = np.stack([u, v, np.ones_like(u)], 1) * sw[:, None]
+    (p, q, c), *_ = np.linalg.lstsq(m, (u * u + v * v) * sw, rcond=None)
+    ctr = np.array([p / 2, q / 2])
+    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
 
 
 def _entry(b, **kw):
@@ -585,18 +598,21 @@ def _coin_of_size(img, ring):
     acc[np.hypot(xx - half, yy - half) > rw] = 0   # within a coin radius of the difference's peak
     py, px = np.unravel_index(int(np.argmax(acc)), acc.shape)
     c, rad = np.array([px, py], float), rw
-    for _ in range(3):   # refined on the edges near it, across the radius
+    rad = rw
+    for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):   # refined on the edges near it
         dx, dy = xs - c[0], ys - c[1]
         dist = np.hypot(dx, dy) + 1e-6
-        on = (np.abs(dist - rw) <= max(1.5, 0.06 * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.85)
+        on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
         if on.sum() < 8:
             return None
-        c, rad = detect._circle_lsq(np.stack([xs[on], ys[on]], 1).astype(float))
+        c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
     dx, dy = xs - c[0], ys - c[1]
     dist = np.hypot(dx, dy) + 1e-6
     on = (np.abs(dist - rad) <= max(1.0, SIZE_ON_TOL * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.95)
-    support = np.unique((np.degrees(np.arctan2(dy[on], dx[on])) % 360 // 5).astype(int)).size / 72
-    if support < SIZE_SUPPORT or not SIZE_RADIUS[0] < rad / rw < SIZE_RADIUS[1]:
+    arcs = np.unique((np.degrees(np.arctan2(dy[on], dx[on])) % 360 // 5).astype(int))
+    support = arcs.size / 72
+    gap = 5 * (int(np.diff(np.r_[arcs, arcs[:1] + 72]).max()) - 1) if arcs.size else 360
+    if support < SIZE_SUPPORT or gap > SIZE_GAP or not SIZE_RADIUS[0] < rad / rw < SIZE_RADIUS[1]:
         return None
     cpl = w2p[:, :2] @ c + w2p[:, 2]
     ci = inv[:, :2] @ cpl + inv[:, 2]
@@ -608,7 +624,7 @@ def _coin_of_size(img, ring):
     blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
                        axes=(radius, radius), fit_err=float(np.median(np.abs(dist[on] - rad))) / s,
                        chroma=tuple((col / (col.sum() + 1e-6)).tolist()),
-                       extra={"found_by": "known size", "support": round(support, 3)})
+                       extra={"found_by": "known size", "support": round(support, 3), "gap_deg": gap})
     blob.extra["brightness"] = float(col.mean())
     return {"blob": blob, "support": support}
 
@@ -655,8 +671,13 @@ def _coin_by_outline(img, ring, name, blobs):
     expect = ring.coin_radius_px
     ratio = b.axes[0] / expect
     if not 0.75 < ratio < 1.33:
+        # no circle of the calibrated size is there (`_coin_of_size`): either the calibration's
+        # size is wrong or the outline is not the coin's alone (print of its colour joined to it:
+        # edge-tune "measures 126 px", a coin 88 px across); the technician can tell which
         why = (f"the coin measures {2 * b.axes[0]:.0f} px across but the ring calibration expects "
-               f"{2 * expect:.0f} px; recalibrate with the right --coin-mm and --ring-mm")
+               f"{2 * expect:.0f} px: if it lies on or against print of about its own colour, the outline may "
+               "take in the print (lay it on a plain part of the layout and retake); if it measures so on plain "
+               "cloth too, recalibrate with the right --coin-mm and --ring-mm")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if b.axes[1] / b.axes[0] < 0.93:
         why = ("the coin is not lying flat (or, lying on print of a colour close to its own, only part of it stands "
@@ -683,7 +704,7 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
-        b = _coin_in_photo(img, ring, names[i])
+        b = training_coin(img, ring, names[i])
         f, x = features_lean(coin_patch(img, ring, b))
         feats.append(f)
         leans.append(x)
