@@ -10,6 +10,7 @@ AREAS = {
     "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
     "face-light": ("ringctl.sim.face_light_bench", "face models under lamps unlike their training: right/unsure/wrong"),
     "calibration": ("ringctl.sim.calib_bench", "ring calibration alone: refused, >3 px off, worst px"),
+    "training": ("ringctl.sim.training_bench", "training photos in each ring: refused (why), accepted off the coin"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
     "rules": ("ringctl.game.bench", "rules engine ops/s at 10k/100k/1M ops; worst chip rounding"),
     "log": ("ringctl.record.bench", "audit log: durable appends/s, verify s and peak MB per million"),

@@ -61,3 +61,29 @@ def test_face_model_save_load_and_bad_files(model, tmp_path):
     for bad in (tmp_path / "bad.json", tmp_path / "missing.json"):
         with pytest.raises(UserError):
             faceid.FaceModel.load(bad)
+
+
+def test_one_pass_gives_the_features_and_the_lean_of_two(model):
+    """features_lean (one blur, one pair of gradients) gives exactly what features() and lean()
+    give apart, and a read made from it is the same read, on coins of every scene kind. (One
+    OpenCV thread: with two, its blurs differ in the last float bit from call to call.)"""
+    from ringctl.vision import detect
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        n = 0
+        for k, kind in enumerate(scenes.KINDS):
+            spec = scenes.make(500 + k, kind, chips=1)
+            rm = bench.site(spec, 500 + k)
+            img, _ = render.render_scene(spec, np.random.default_rng(500 + k))
+            for b in detect.find_blobs(img, rm):
+                if b.axes is None or b.plane_center is None:
+                    continue
+                patch = faceid.coin_patch(img, rm, b)
+                f, x = faceid.features_lean(patch)
+                assert np.array_equal(f, faceid.features(patch)) and x == faceid.lean(patch)
+                assert model.read(f, x) == model.read(faceid.features(patch), faceid.lean(patch))
+                n += 1
+        assert n >= 10
+    finally:
+        cv2.setNumThreads(threads)

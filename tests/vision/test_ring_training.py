@@ -146,3 +146,32 @@ def test_a_coin_mostly_on_print_of_its_colour_trains_measured_whole():
     seen = blob.extra.get("seen_area_coins", blob.area_coins)
     assert (blob.extra.get("recentred") or blob.extra.get("remeasured")) and seen < 0.3, blob.extra
     assert abs(np.mean(blob.axes) / spec["_coin_r"] - 1) < 0.05 and blob.axes[1] / blob.axes[0] >= judge.FLAT_RATIO
+
+
+def test_a_coin_across_print_of_its_colour_trains_found_by_its_size_and_nothing_else_slips_in():
+    """edge-tune (the tuning family of coins laid across print of their colour): in this ring the
+    coin finder refused 7 of the 12 heads photos (part of a coin, no clean outline, "not lying
+    flat"). Training knows one coin of the calibrated size lies in an empty ring: the circle of
+    that size through its rim finds each (`faceid._coin_of_size`), measured within 0.08 coin
+    radii of where the photo has it. A coin-coloured object beside it is still refused."""
+    from ringctl.vision import faceid
+    seed = 3210010690
+    cfg = heldout.SETS["edge-tune"]
+    spec, _ = heldout.make(seed, None, cfg)
+    assert spec.get("_artwork")
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    coins = []
+    photos = heldout.ring_training_frames(spec, seed, "heads", faceid.RECOMMENDED_PHOTOS, coins=coins)
+    inv = cv2.invertAffineTransform(rm.to_plane)
+    for k, (img, coin) in enumerate(zip(photos, coins)):
+        b = faceid.training_coin(img, rm, f"heads#{k}")
+        at = inv[:, :2] @ np.array(b.plane_center) + inv[:, 2]
+        assert np.hypot(*(at - coin["center_px"])) < 0.08 * coin["radius_px"], (k, at, coin["center_px"])
+        assert abs(b.axes[0] / coin["radius_px"] - 1) < 0.06
+    # something else in the ring with the coin: a coin-coloured disc a few radii away
+    img = photos[1].copy()
+    c = np.array(coins[1]["center_px"])
+    away = c + 4 * coins[1]["radius_px"] * (np.array(rm.center) - c) / np.hypot(*(np.array(rm.center) - c))
+    cv2.circle(img, tuple(int(v) for v in away), int(coins[1]["radius_px"]), spec["coin_style"]["color"], -1, cv2.LINE_AA)
+    with pytest.raises(faceid.TrainingPhotoError, match="other objects in the ring"):
+        faceid.training_coin(img, rm, "heads#1")

@@ -44,6 +44,11 @@ def test_wrong_scale_is_refused_as_a_scale_problem():
                                                         "expects 3[0-9] px") as exc:
         faceid.train(photos["heads"], photos["tails"], wrong)
     assert [c["radius"] > 25 for c in exc.value.found["coins"]] == [True]
+    # both causes an outline of the wrong size has, and how the technician tells them apart: print
+    # of the coin's colour taken into its outline (edge-tune: "measures 126 px" of an 88 px coin)
+    # or the calibration
+    assert "lay it on a plain part of the layout" in str(exc.value) and \
+        "on plain cloth too, recalibrate with the right --coin-mm and --ring-mm" in str(exc.value)
 
 
 def test_refused_photo_gets_an_annotated_picture(tmp_path, capsys):

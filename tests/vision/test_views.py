@@ -175,3 +175,28 @@ def test_a_chip_of_the_layouts_own_colour_in_the_ring_is_found_by_the_crops(layo
     assert crops["result"] == whole["result"] == "unsure", crops["reasons"]
     assert why(crops) == why(whole) and 0 < crops["crops"] <= 3
     assert [o["kind"] for o in crops["others"] if o["inside"]] == [o["kind"] for o in whole["others"] if o["inside"]]
+
+
+def test_an_unread_face_lit_unlike_the_training_photos_says_why_in_every_view(site2):
+    """The single-view judge names the lighting problem and its fix for an unread coin
+    (FaceModel.light_note); the multi-view judge must too, though each view counts only the
+    coins it sees (the note was dropped with the view's count reasons)."""
+    from ringctl.vision import faceid
+    m = site2.model
+    # photos whose edges all leant far more than any coin here (a low lamp), and a score no
+    # coin reaches: every coin is unread and lit from higher than the photos
+    report = dict(m.report, lean={"heads": [0.9, 0.95, 0.99], "tails": [0.9, 0.95, 0.99]})
+    low_lamp = faceid.FaceModel(m.templates, m.labels, m.chroma, m.radius_ratio, 9.0, m.min_margin, report,
+                                m.n_photos)
+    rng = np.random.default_rng(8)
+    coins = [(0.045, 0.2, "heads"), (-0.3, -0.1, "heads")]   # one whole in B only, one in A
+    out = judge_views([shot(site2, c, coins, rng) for c in site2.cams], site2.rig, low_lamp)
+    assert out["result"] == "unsure", out["reasons"]
+    assert len(out["reasons"]) == 1 and out["reasons"][0].startswith("unsure: cannot read a coin's face"), out["reasons"]
+    assert "lit unlike the face model's training photos (a lamp higher" in out["reasons"][0]
+    assert "train the face model again" in out["reasons"][0]
+    # the model's own light: no note
+    out = judge_views([shot(site2, c, coins, rng) for c in site2.cams], site2.rig,
+                      faceid.FaceModel(m.templates, m.labels, m.chroma, m.radius_ratio, 9.0, m.min_margin,
+                                       m.report, m.n_photos))
+    assert out["reasons"] == ["unsure: cannot read a coin's face"], out["reasons"]

@@ -464,13 +464,14 @@ def training_frames(cfg, face, n, seed=0):
     return site, out
 
 
-def ring_training_frames(spec, seed, face, n, turn_deg=None):
+def ring_training_frames(spec, seed, face, n, turn_deg=None, coins=None):
     """`n` photos of ONE coin lying flat, showing `face`, taken in a scene's own ring under its own
     lights, as the technician trains a ring (hardware/INSTALL.md): the coin turned by about a
     1/n turn (or `turn_deg`) between photos and laid at a different spot each time. The ring,
     layout, lights, camera focus and JPEG are the scene's; nothing else is (the coin's spots and
     turns and the sensor noise come from their own seed stream, not the scene's). Chips on the floor stay where they
-    lie; a chip in the ring is picked up first. No camera shake: the photos are taken still."""
+    lie; a chip in the ring is picked up first. No camera shake: the photos are taken still.
+    `coins`: a list that gets each photo's coin (where it lies, image px)."""
     site = {k: v for k, v in spec.items() if k not in ("coins", "chips", "kind")}
     R, c0 = spec["ring"]["radius"], np.array(spec["ring"]["center"])
     m = render.plane_to_image(render.full_spec(spec))
@@ -495,6 +496,8 @@ def ring_training_frames(spec, seed, face, n, turn_deg=None):
         step = 360 / n if turn_deg is None else turn_deg
         coin["rotation_deg"] = float((turn0 + k * step + rng.uniform(-10, 10)) % 360)   # turned by eye
         sp["coins"] = [coin]
+        if coins is not None:   # each photo's coin, for a bench that checks where it was found
+            coins.append(coin)
         img, _ = render.render_scene(_render_spec(sp), np.random.default_rng([seed, 43, k, face == "tails"]))
         out.append(post(img, sp))
     return out

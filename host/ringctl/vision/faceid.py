@@ -56,6 +56,24 @@ LOO_MEDIAN_MIN = 0.25
 # growing to HIGHER_LAMP_MARGIN at LEAN_FAR x the photos' lean (docs/VISION.md, issue 12, v12j).
 LEAN_HIGHER, LEAN_FAR, LEAN_LOWER, LEAN_GAP = 0.7, 0.35, 2.0, 0.05
 HIGHER_LAMP_MARGIN = 0.18
+# The training coin found by its known size (`_coin_of_size`): one coin, of the calibrated size,
+# in an otherwise empty ring. Its outline is looked for as a circle of that radius (a fixed-radius
+# Hough vote of the edges in the ring plane, SIZE_WORK_R px per coin radius) near where the frame
+# differs most from the empty ring; it is the coin's when edges lie on it (within SIZE_ON_TOL
+# coin radii, 1 px at least, across the radius) in SIZE_SUPPORT of its 5-deg arcs. On edge-tune's
+# print rings (360 photos) the coin's rim covers 0.917-1.0 of the arcs with no gap over 10 deg
+# (over ink of its own colour too: the rim still shades); the empty ring's best circle 0.26 at
+# most; a coin-coloured disc with a straight cut half way to its centre 0.78 with a 40 deg gap.
+# A circle SIZE_AGREE coin radii or more from the coin finder's outline is no measurement either
+# can be trusted on: refused (the finder's outline can take in ink; the circle, a coin's shadow).
+SIZE_WORK_R = 24.0
+SIZE_ON_TOL = 0.03
+SIZE_SUPPORT = 0.85
+SIZE_RADIUS = (0.93, 1.07)   # of the calibrated coin radius, the circle's own fit
+SIZE_GAP = 25   # deg: ... and no longer arc of it without one (a coin with a piece cut off: 40)
+SIZE_AGREE = 0.1
+SIZE_AGREE_R = 0.05   # ... and where their radii differ by more than this share, the circle is taken
+SIZE_ELSEWHERE = 0.2   # coin areas of an object in the ring 1.3 coin radii or more from that circle: not the coin
 
 
 def _radial_phase():
@@ -113,13 +131,27 @@ def _polar(im, centre=True):
     return pol / (np.sqrt((pol * pol).mean()) + 1e-6)
 
 
+def _gradients(patch):
+    """The patch's Sobel gradients (gx, gy) after the pre-blur: what `features` and `lean` start from."""
+    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
+    return cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+
+
 def features(patch):
     """Polar feature stack (3, N_RAD, N_ANG): normalised edge strength, and edge orientation
     relative to the radius (doubled angle: cos and sin parts), both blind to which way the light
     falls and to contrast."""
-    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+    return _features(*_gradients(patch))
+
+
+def features_lean(patch):
+    """(`features`, `lean`) of a reader's patch (PATCH_R) from one blur and one pair of gradients:
+    what a coin read needs (`FaceModel.read(*features_lean(patch))`)."""
+    gx, gy = _gradients(patch)
+    return _features(gx, gy), _lean(gx[_FIELD], gy[_FIELD])
+
+
+def _features(gx, gy):
     mag = cv2.magnitude(gx, gy)
     local = cv2.GaussianBlur(mag, (0, 0), NORM_BLUR)
     strength = mag / (local + NORM_FLOOR * float(mag.mean()) + 1e-6)
@@ -148,9 +180,12 @@ def lean(patch):
     n = 2 * PATCH_R + 1
     if patch.shape[0] != n:
         patch = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
-    p = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), PRE_BLUR)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[_FIELD]
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[_FIELD]
+    gx, gy = _gradients(patch)
+    return _lean(gx[_FIELD], gy[_FIELD])
+
+
+def _lean(gx, gy):
+    """`lean` from the field's gradients."""
     jxx, jyy, jxy = float(gx @ gx), float(gy @ gy), float(gx @ gy)
     return float(math.hypot(jxx - jyy, 2 * jxy) / (jxx + jyy + 1e-9))
 
@@ -438,14 +473,174 @@ def _found(ring, coins, others, why):
 
 
 def _one_coin(img, ring, name):
-    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not.
+    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not."""
+    b = training_coin(img, ring, name)
+    return b, features(coin_patch(img, ring, b))
+
+
+def training_coin(img, ring, name):
+    """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
+
+    Two measurements: the coin finder's (`detect.find_blobs`: a clean round outline, whatever its
+    size) and the circle of the calibrated coin size (`_coin_of_size`, which knows what play does
+    not: one coin, its size, the empty ring). A coin lying across print of its own colour often
+    stands out only in part, and the finder then finds a piece, two pieces or a shape no circle
+    fits; the circle of its size still lies on its rim. The finder's outline is taken when the
+    two agree (or no circle of the coin's size is found: a plain layout's coin the finder
+    measures), the circle when only it finds the coin; a photo where they disagree, or where
+    something else lies in the ring, is refused, and so is one where neither finds it."""
+    ring.check_frame(img)
+    blobs = detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0)
+    known = _coin_of_size(img, ring)
+    try:
+        b = _coin_by_outline(img, ring, name, blobs)
+    except TrainingPhotoError:
+        if known is None:
+            raise
+        # the pieces of the coin that stand out lie on it; anything else in the ring is not it
+        c = np.array(known["blob"].plane_center)
+        far = [o for o in blobs if o.area_coins > SIZE_ELSEWHERE and
+               (float(np.hypot(*(_seen_at(o, ring) - np.array(ring.center)))) < ring.radius or
+                o.extra.get("in_ring_coins", 0) > 0.2) and
+               float(np.hypot(*(_seen_at(o, ring) - c))) > 1.3 * ring.coin_radius_px]
+        if far:
+            raise
+        return known["blob"]
+    if known is not None:
+        k = known["blob"]
+        off = float(np.hypot(*np.subtract(b.plane_center, k.plane_center)))
+        if off > SIZE_AGREE * ring.coin_radius_px:
+            why = (f"two measurements of the coin's outline disagree by {off:.0f} px (the coin finder's and the "
+                   f"circle of the calibrated size, {2 * ring.coin_radius_px:.0f} px): lay it on a plain part of "
+                   "the layout and retake")
+            raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b), _entry(k)], [], why))
+        if abs(b.axes[0] / k.axes[0] - 1) > SIZE_AGREE_R:
+            return k   # the finder's outline took in print (edge-tune: up to 11% too big; the circle's 1%)
+    return b
+
+
+def _seen_at(b, ring):
+    """Where an object stands out, ring-plane px (the middle of what differs, not a fitted outline:
+    a piece of a coin lies on that coin whatever outline it was given)."""
+    m = ring.to_plane
+    return m[:, :2] @ np.array(b.center) + m[:, 2]
+
+
+def _circle_wlsq(x, y, w):
+    """Weighted least-squares circle (algebraic) through pixels x, y -> (centre, radius): the
+    strongest edge pixels weigh most, so an edge's blurred flanks do not pull it."""
+    x, y, w = (np.asarray(v, float) for v in (x, y, w))
+    o = np.array([np.average(x, weights=w), np.average(y, weights=w)])
+    u, v = x - o[0], y - o[1]
+    sw = np.sqrt(w)
+    m = np.stack([u, v, np.ones_like(u)], 1) * sw[:, None]
+    (p, q, c), *_ = np.linalg.lstsq(m, (u * u + v * v) * sw, rcond=None)
+    ctr = np.array([p / 2, q / 2])
+    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
+
+
+def _entry(b, **kw):
+    return dict({"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(b.axes[0], 1),
+                 "face": None, "flat": True, "inside": True, "confidence": 0.0}, **kw)
+
+
+def _coin_of_size(img, ring):
+    """The circle of the calibrated coin size in a training photo (SIZE_*): {"blob": a Blob of it,
+    "support": share of its arcs with an edge on it}, or None when no such circle has edges round SIZE_SUPPORT of it (no coin of that
+    size, a tilted coin, a wrong calibration)."""
+    r = ring.coin_radius_px
+    f = ring.factor
+    # where the frame differs most from the empty ring, a coin-sized disc with nothing round it
+    d = detect.diff_image(ring.small(img), ring.background)
+    inside = cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8), iterations=2)
+    d = d * inside
+    noise = float(np.median(d[inside > 0]))
+    dd = np.clip(d - 2 * noise - 4, 0, 60)
+    rs, ratio = r / f, ring.axes[1] / ring.axes[0]
+    k = int(math.ceil(1.5 * rs)) + 1
+    ker = np.zeros((2 * k + 1, 2 * k + 1), np.float32)
+    cv2.ellipse(ker, ((k, k), (3 * rs, 3 * rs * ratio), ring.angle_deg), -0.6, -1)
+    cv2.ellipse(ker, ((k, k), (2 * rs, 2 * rs * ratio), ring.angle_deg), 1.0, -1)
+    y, x = np.unravel_index(int(np.argmax(cv2.filter2D(dd, -1, ker))), dd.shape)
+    c_img = ((x + 0.5) * f - 0.5, (y + 0.5) * f - 0.5)
+    # the coin's outline: a circle of its radius in the ring plane, near there
+    s = min(1.0, SIZE_WORK_R / r)       # working px per plane px
+    rw = r * s
+    m = ring.to_plane
+    inv = cv2.invertAffineTransform(m)
+    cp = m[:, :2] @ np.array(c_img) + m[:, 2]
+    half = int(math.ceil(2.2 * rw))
+    n = 2 * half + 1
+    w2p = np.array([[1 / s, 0, cp[0] - half / s], [0, 1 / s, cp[1] - half / s]])   # working -> plane px
+    w2i = np.hstack([inv[:, :2] @ w2p[:, :2], (inv[:, :2] @ w2p[:, 2] + inv[:, 2])[:, None]])
+    x0, y0 = int(max(0, c_img[0] - 3 * r)), int(max(0, c_img[1] - 3 * r))
+    crop = img[y0:int(c_img[1] + 3 * r) + 1, x0:int(c_img[0] + 3 * r) + 1]
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    if 1 / s > 1.3:   # shrinking: low-pass first
+        grey = cv2.GaussianBlur(grey, (0, 0), 0.45 / s)
+    w2i[:, 2] -= (x0, y0)
+    work = cv2.warpAffine(grey, w2i, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+    p = cv2.GaussianBlur(work.astype(np.float32), (0, 0), 1.0)
+    gx, gy = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    thr = max(4.0 * float(np.median(mag)), 8.0)
+    ys, xs = np.nonzero(mag > thr)
+    if len(xs) < 8:
+        return None
+    wt = np.minimum(mag[ys, xs], 4 * thr) / thr
+    ux, uy = gx[ys, xs] / mag[ys, xs], gy[ys, xs] / mag[ys, xs]
+    acc = np.zeros((n, n), np.float32)
+    for sign in (1, -1):   # a coin darker or brighter than what it lies on
+        for q in (0.97, 1.0, 1.03):   # the calibration's and the coin's own few percent
+            cx = np.round(xs + sign * q * rw * ux).astype(int)
+            cy = np.round(ys + sign * q * rw * uy).astype(int)
+            ok = (cx >= 0) & (cx < n) & (cy >= 0) & (cy < n)
+            np.add.at(acc, (cy[ok], cx[ok]), wt[ok])
+    acc = cv2.GaussianBlur(acc, (0, 0), 1.0)
+    yy, xx = np.mgrid[0:n, 0:n]
+    acc[np.hypot(xx - half, yy - half) > rw] = 0   # within a coin radius of the difference's peak
+    py, px = np.unravel_index(int(np.argmax(acc)), acc.shape)
+    c, rad = np.array([px, py], float), rw
+    rad = rw
+    for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):   # refined on the edges near it
+        dx, dy = xs - c[0], ys - c[1]
+        dist = np.hypot(dx, dy) + 1e-6
+        on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
+        if on.sum() < 8:
+            return None
+        c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+    dx, dy = xs - c[0], ys - c[1]
+    dist = np.hypot(dx, dy) + 1e-6
+    on = (np.abs(dist - rad) <= max(1.0, SIZE_ON_TOL * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.95)
+    arcs = np.unique((np.degrees(np.arctan2(dy[on], dx[on])) % 360 // 5).astype(int))
+    support = arcs.size / 72
+    gap = 5 * (int(np.diff(np.r_[arcs, arcs[:1] + 72]).max()) - 1) if arcs.size else 360
+    if support < SIZE_SUPPORT or gap > SIZE_GAP or not SIZE_RADIUS[0] < rad / rw < SIZE_RADIUS[1]:
+        return None
+    cpl = w2p[:, :2] @ c + w2p[:, 2]
+    ci = inv[:, :2] @ cpl + inv[:, 2]
+    radius = float(rad / s)
+    # its colour well inside the rim (the face, not the rim or the layout)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.ellipse(mask, ((float(ci[0]), float(ci[1])), (1.2 * radius, 1.2 * radius * ratio), ring.angle_deg), 1, -1)
+    col = np.array(cv2.mean(img, mask)[:3])
+    blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
+                       axes=(radius, radius), fit_err=float(np.median(np.abs(dist[on] - rad))) / s,
+                       chroma=tuple((col / (col.sum() + 1e-6)).tolist()),
+                       extra={"found_by": "known size", "support": round(support, 3), "gap_deg": gap})
+    blob.extra["brightness"] = float(col.mean())
+    return {"blob": blob, "support": support}
+
+
+def _coin_by_outline(img, ring, name, blobs):
+    """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
     The coin is found by shape (a clean round outline inside the ring), not by the size the
     calibration expects, so a wrong scale is reported as such rather than as "no coin"."""
-    ring.check_frame(img)
     R, c_ring = ring.radius, np.array(ring.center)
     cands, others, rough, parts = [], [], [], []
-    for b in detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0):
+    for b in blobs:
         entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
                  "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
         inside = b.plane_center is not None and float(np.hypot(*(np.array(b.plane_center) - c_ring))) < R
@@ -480,14 +675,19 @@ def _one_coin(img, ring, name):
     expect = ring.coin_radius_px
     ratio = b.axes[0] / expect
     if not 0.75 < ratio < 1.33:
+        # no circle of the calibrated size is there (`_coin_of_size`): either the calibration's
+        # size is wrong or the outline is not the coin's alone (print of its colour joined to it:
+        # edge-tune "measures 126 px", a coin 88 px across); the technician can tell which
         why = (f"the coin measures {2 * b.axes[0]:.0f} px across but the ring calibration expects "
-               f"{2 * expect:.0f} px; recalibrate with the right --coin-mm and --ring-mm")
+               f"{2 * expect:.0f} px: if it lies on or against print of about its own colour, the outline may "
+               "take in the print (lay it on a plain part of the layout and retake); if it measures so on plain "
+               "cloth too, recalibrate with the right --coin-mm and --ring-mm")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
     if b.axes[1] / b.axes[0] < 0.93:
         why = ("the coin is not lying flat (or, lying on print of a colour close to its own, only part of it stands "
                "out); lay it flat on a plain part of the layout and retake")
         raise TrainingPhotoError(name, why, img, _found(ring, coins, others, why))
-    return b, features(coin_patch(img, ring, b))
+    return b
 
 
 def train(heads_imgs, tails_imgs, ring, names=None):
@@ -508,9 +708,10 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
-        b, f = _one_coin(img, ring, names[i])
+        b = training_coin(img, ring, names[i])
+        f, x = features_lean(coin_patch(img, ring, b))
         feats.append(f)
-        leans.append(lean(coin_patch(img, ring, b)))
+        leans.append(x)
         labels.append(lab)
         chroma.append(b.chroma)
         radii.append(b.axes[0] / ring.coin_radius_px)

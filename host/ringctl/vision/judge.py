@@ -183,7 +183,7 @@ def classify(img, ring, model):
             entry["flat"] = True
             if entry["inside"]:
                 patch = faceid.coin_patch(img, ring, b)
-                face, conf, h, t = model.read(faceid.features(patch), faceid.lean(patch))
+                face, conf, h, t = model.read(*faceid.features_lean(patch))
                 if face is None and _chip_rim(img, ring, b):
                     others.append(_other(b, "chip", True, ring))
                     unsure.append(CHIP_IN_RING.format("chip"))

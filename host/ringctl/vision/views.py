@@ -23,7 +23,7 @@ import time
 import cv2
 import numpy as np
 
-from . import detect, judge
+from . import detect, faceid, judge
 from .ring import RingModel
 
 # single-view reasons that come from counting that view's coins: recomputed over all views
@@ -226,7 +226,8 @@ def judge_view(img, view, model):
         sw, sh = ring.small_size
         frame, _ = _paint(img, small, (0, 0, sw, sh), cuts, ring)
         out = judge.classify(frame, ring, model)
-        out.update(cut_objects=len(cuts), crops=1, ms=round((time.perf_counter() - t0) * 1000, 2))
+        out.update(cut_objects=len(cuts), crops=1, light=_light(frame, ring, model, out["coins"]),
+                   ms=round((time.perf_counter() - t0) * 1000, 2))
         return out
     f = ring.factor
     coins, others, nospin, unsure = [], [], [], []
@@ -247,15 +248,35 @@ def judge_view(img, view, model):
         for r in out["reasons"]:
             if not _is_count_reason(r):
                 (nospin if out["result"] == "no-spin" else unsure).append(r)
-    result, reasons = _call(coins, nospin, unsure, "found in this view")
+    light = _light(img, ring, model, coins)
+    result, reasons = _call(coins, nospin, unsure, "found in this view", light)
     return {"result": result, "reasons": reasons, "coins": coins, "others": others,
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
-            "cut_objects": len(cuts), "crops": len(rects), "ms": round((time.perf_counter() - t0) * 1000, 2)}
+            "cut_objects": len(cuts), "crops": len(rects), "light": light,
+            "ms": round((time.perf_counter() - t0) * 1000, 2)}
 
 
-def _call(coins, nospin, unsure, where):
-    """The call from what was seen: voiding evidence, then doubts, then the count, then faces."""
+def _light(img, ring, model, coins):
+    """The face model's note on the first coin lying flat in the ring left unread whose light is
+    unlike the training photos' (`FaceModel.light_note`: the problem and the fix), else "". The
+    single-view judge says it only when it counts two coins; a view of half the ring may count
+    one, so each view says it for the merged call (issue 12). Only unread coins pay for it."""
+    for c in coins:
+        if c["face"] is None and c["flat"] and c["inside"]:
+            x, y = c["center"]
+            m = ring.to_plane
+            pc = (m[0, 0] * x + m[0, 1] * y + m[0, 2], m[1, 0] * x + m[1, 1] * y + m[1, 2])
+            blob = detect.Blob(center=(x, y), area_coins=1.0, plane_center=pc, axes=(c["radius"], c["radius"]))
+            note = model.light_note(faceid.coin_patch(img, ring, blob))
+            if note:
+                return note
+    return ""
+
+
+def _call(coins, nospin, unsure, where, light=""):
+    """The call from what was seen: voiding evidence, then doubts, then the count, then faces
+    (`light`: why a face was left unread, `_light`)."""
     if nospin:
         return "no-spin", sorted(set(nospin))
     if unsure:
@@ -266,7 +287,7 @@ def _call(coins, nospin, unsure, where):
     if len(coins) > 2:
         return "unsure", ["unsure: more than two coins in view"]
     if any(c["face"] is None for c in coins):
-        return "unsure", ["unsure: cannot read a coin's face"]
+        return "unsure", ["unsure: cannot read a coin's face" + light]
     faces = {c["face"] for c in coins}
     result = faces.pop() if len(faces) == 1 else "odds"
     return result, [f"both coins {result}" if result != "odds" else "one head and one tail"]
@@ -278,6 +299,7 @@ def judge_views(frames, rig, model):
     camera, cameras}], "views": [per-view verdicts], "ms"}."""
     t0 = time.perf_counter()
     views = rig.views
+    names = [v.name for v in views]
     nospin, unsure, verdicts, entries = [], [], [], []
     for k, (v, img) in enumerate(zip(views, frames)):
         if img is None:
@@ -314,7 +336,10 @@ def judge_views(frames, rig, model):
     if disagree:
         result, reasons = "unsure", sorted(set(disagree))
     else:
-        result, reasons = _call(coins, nospin, unsure, "seen by the cameras")
+        # the note of the view each unread coin was taken from
+        light = next((verdicts[names.index(c["camera"])].get("light", "") for c in coins
+                      if c["face"] is None and verdicts[names.index(c["camera"])].get("light")), "")
+        result, reasons = _call(coins, nospin, unsure, "seen by the cameras", light)
     for c in coins:
         c.pop("px_per_mm", None)
     return {"result": result, "reasons": reasons, "coins": coins, "views": verdicts,

@@ -1,0 +1,109 @@
+"""`ring bench training`: the technician's training photos in each ring (`--train ring`), photo by
+photo: how many the training refuses and why, and how far from the coin each accepted one was
+measured (a patch off the coin would train a wrong model)."""
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from ..errors import UserError
+from ..vision import faceid, ring as ringmod
+from . import heldout
+
+OFF_MAX = 0.1   # coin radii: an accepted photo measured further than this from its coin is counted "off"
+
+
+def photos_of_ring(spec, seed, n=faceid.RECOMMENDED_PHOTOS):
+    """[(name, photo, its coin)] for both faces, as `vision_bench.ring_model` trains a ring."""
+    out = []
+    for face in ("heads", "tails"):
+        coins = []
+        imgs = heldout.ring_training_frames(spec, seed, face, n, coins=coins)
+        out += [(f"{face}#{k}", img, coin) for k, (img, coin) in enumerate(zip(imgs, coins))]
+    return out
+
+
+def sweep(name, n, all_rings=False, log=None):
+    """Counts over the first `n` scenes of set `name` (rings with print only, unless `all_rings`)."""
+    if name not in heldout.SETS:
+        raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
+    cfg = heldout.SETS[name]
+    t = dict(rings=0, calibration_refused=0, rings_refused=0, photos=0, photos_refused=0, photos_off=0,
+             worst_off_r=0.0)
+    why, misses = collections.Counter(), []
+    for seed in heldout.set_seeds(cfg, n):
+        spec, _ = heldout.make(seed, None, cfg)
+        if not (all_rings or spec.get("_artwork")):
+            continue
+        t["rings"] += 1
+        try:
+            rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+        except UserError:
+            t["calibration_refused"] += 1
+            continue
+        refused = 0
+        inv = cv2.invertAffineTransform(rm.to_plane)
+        for pname, img, coin in photos_of_ring(spec, seed):
+            t["photos"] += 1
+            try:
+                b = faceid.training_coin(img, rm, pname)
+            except faceid.TrainingPhotoError as exc:
+                refused += 1
+                cause = str(exc).split(": ", 1)[1]
+                why[cause.split(":")[0].split(";")[0][:70]] += 1
+                misses.append({"seed": seed, "photo": pname, "coin_px": round(2 * coin["radius_px"]), "why": cause})
+                continue
+            at = inv[:, :2] @ np.array(b.plane_center) + inv[:, 2]
+            off = float(np.hypot(*(at - coin["center_px"]))) / coin["radius_px"]
+            t["worst_off_r"] = round(max(t["worst_off_r"], off), 3)
+            if off > OFF_MAX:
+                t["photos_off"] += 1
+                misses.append({"seed": seed, "photo": pname, "off_r": round(off, 3)})
+        t["photos_refused"] += refused
+        t["rings_refused"] += refused > 0
+        if log:
+            log(f"{name} {seed}: {refused} of 24 refused")
+    return dict(t, causes=dict(why.most_common())), misses
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="ring bench training", description=__doc__)
+    p.add_argument("--sets", default="edge-tune:8",
+                   help="NAME:N,... scene sets and how many scenes of each (default edge-tune:8)")
+    p.add_argument("--all-rings", action="store_true", help="every ring, not only rings with printed artwork")
+    p.add_argument("--misses", action="store_true", help="list each refused (or off) photo")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--progress", action="store_true", help="say each ring on stderr")
+    a = p.parse_args(argv)
+    sets = []
+    for item in (x for x in a.sets.split(",") if x):
+        name, _, n = item.partition(":")
+        try:
+            sets.append((name, int(n or 8)))
+        except ValueError:
+            raise UserError(f"--sets {item!r}: give NAME:N, e.g. edge-tune:8")
+    cv2.setNumThreads(1)
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
+    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}}
+    t0 = time.process_time()
+    for name, n in sets:
+        tally, misses = sweep(name, n, a.all_rings, log)
+        out["sets"][name] = dict(tally, misses=misses) if a.misses else tally
+    out["cpu_s"] = round(time.process_time() - t0, 1)
+    if a.json:
+        print(json.dumps(out))
+    else:
+        for name, r in out["sets"].items():
+            print(f"{name}: {r['rings']} rings ({r['calibration_refused']} refused at calibration), "
+                  f"{r['rings_refused']} refused a photo; photos {r['photos_refused']}/{r['photos']} refused, "
+                  f"{r['photos_off']} accepted off the coin (worst {r['worst_off_r']} coin radii)")
+            for cause, k in r["causes"].items():
+                print(f"  {k:4d}  {cause}")
+            for m in r.get("misses", []):
+                print("  ", json.dumps(m))
+    return 0 if all(r["photos_off"] == 0 for r in out["sets"].values()) else 1
