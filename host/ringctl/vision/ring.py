@@ -523,7 +523,9 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     # the edge measured again at full resolution, round the refined ellipse (or the coarse one
     # when the refinement found too few points: print meeting the wall): corrected, or refused
     c0, (a0, b0), an0 = coarse if refined is None else refined[:3]
-    layout = np.vstack([palette, layout_bgr[None]])
+    # from the refinement's ellipse, the wall's chromaticity outside it keeps the wall's outer edge
+    # out; from the coarse one, the layout's colours just inside must
+    layout = np.vstack([palette, layout_bgr[None]]) if refined is None else None
     full = _edge_full_res(img, (c0, (2 * a0, 2 * b0), an0), f, layout)
     for _ in range(2):   # a start further off than the profiles reach: again round the new fit
         if full is None or _ell_gap(full[0], (c0, (2 * a0, 2 * b0), an0)) < 2.0:
@@ -538,11 +540,11 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
         if refined is None:
             raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                             "wall); focus the camera on the layout and photograph the empty ring again")
-        seen = 0 if full is None else int(round(full[1] * 360))
-        gap = 360 if full is None else int(round(full[2]))
+        where = ("in under a third of 360 directions" if full is None else
+                 f"in only {int(round(full[1] * 360))} of 360 directions (widest arc without it "
+                 f"{int(round(full[2]))} deg)")
         raise UserError(f"ring edge not exact enough: at full resolution the layout's edge lies on one "
-                        f"boundary in only {seen} of 360 directions (widest arc without it {gap} deg; "
-                        f"print meeting the wall, or out of focus); focus the camera on the layout and "
+                        f"boundary {where} (print meeting the wall, or out of focus); focus the camera on the layout and "
                         f"photograph the empty ring again with any print that meets the wall covered "
                         f"with plain cloth of the layout's colour")
     (cx, cy), (d1, d2), an = full[0]
@@ -561,7 +563,7 @@ def _ell_gap(e1, e2, n=72):
     return float(np.abs(_ell_residual(np.stack([x, y], 1), e1)).max())
 
 
-def _edge_full_res(img, ell, f, layout, n=360):
+def _edge_full_res(img, ell, f, layout=None, n=360):
     """The layout's edge measured again at full resolution round ellipse `ell` (full-res px)
     -> (ellipse, share of directions on it, widest gap in degrees, median |residual| px) or None.
 
@@ -572,9 +574,9 @@ def _edge_full_res(img, ell, f, layout, n=360):
     (its median just outside the ellipse) outside it and not inside it. Where print meets the
     wall, or ink of the wall's colour lies along it, a direction has no such step, or one off the
     ellipse: RANSAC over single directions' edges finds the ellipse most directions agree on
-    within EDGE_TOL px, and it is refitted on those. `layout`: the layout's colours (BGR rows); just
-    inside the edge must be one of them in most directions on the fit (the wall's outer edge has
-    the wall inside it, and the floor's chromaticity all round outside)."""
+    within EDGE_TOL px, and it is refitted on those. `layout` (BGR rows), given when `ell` is only
+    a coarse start (which may be the wall's outer edge: the floor's chromaticity all round outside
+    it): just inside the edge must be one of those colours in most directions on the fit."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     span = max(3.0 * f, 0.015 * r) + 8.0         # px either side: the refinement's search and more
@@ -640,11 +642,11 @@ def _edge_full_res(img, ell, f, layout, n=360):
         best = cv2.fitEllipse(pts[sel])
     on = np.unique(kk[sel])
     gap = np.diff(np.concatenate([on, [on[0] + n]])).max() * 360.0 / n
-    inside = chroma((cb[kk[sel], jj[sel] - k] - cb[kk[sel], jj[sel] - k - m]) / m)
-    pal = chroma(np.asarray(layout, np.float32).reshape(-1, 3))
-    near = np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL
-    if near.mean() < 0.5:
-        return None
+    if layout is not None:
+        inside = chroma((cb[kk[sel], jj[sel] - k] - cb[kk[sel], jj[sel] - k - m]) / m)
+        pal = chroma(np.asarray(layout, np.float32).reshape(-1, 3))
+        if (np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL).mean() < 0.5:
+            return None
     return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best))))
 
 
