@@ -1,8 +1,10 @@
 """`ring bench calibration [--json]`: ring calibration alone on held-out empty rings (issue 12).
 
 Per set: rings calibrated, refused, calibrated more than 3 px off the generator's own layout
-edge (an axis's error, as `ring bench vision` counts it; the centre's apart), the worst error, and calibrate() CPU ms; much faster than `ring bench vision` (no scenes
-judged, no faces trained). `NAME+art` forces printed artwork (lines, boxes, lettering in an ink
+edge (an axis's error, as `ring bench vision` counts it; the centre's apart; and the boundary's:
+the largest distance of the calibrated boundary from the true one round the ring, which also
+counts a turned ellipse), the worst error, and calibrate() CPU ms; much faster than
+`ring bench vision` (no scenes judged, no faces trained). `NAME+art` forces printed artwork (lines, boxes, lettering in an ink
 close to the coin's colour, `heldout._print_artwork`) into every ring of a set that has none.
 """
 import json
@@ -23,6 +25,15 @@ def truth_axes(spec):
     return a, a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
 
 
+def boundary_off(rm, spec):
+    """The largest distance (px) of the calibrated boundary from the generator's, round the ring."""
+    a, b = truth_axes(spec)
+    truth = (tuple(spec["ring"]["center"]), (2 * a, 2 * b), (spec["ring"].get("ellipse") or {}).get("angle_deg", 0.0))
+    x, y = ringmod._ellipse_points((rm.center, (2 * rm.axes[0], 2 * rm.axes[1]), rm.angle_deg),
+                                   np.linspace(0, 2 * np.pi, 360, endpoint=False), 1.0)
+    return float(np.abs(ringmod._ell_residual(np.stack([x, y], 1), truth)).max())
+
+
 def set_config(item):
     """'NAME[+art][:N]' -> (label, cfg, n or None)."""
     name, _, n = item.partition(":")
@@ -41,7 +52,7 @@ def set_config(item):
 
 def measure(cfg, n, misses=None):
     """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`)."""
-    off, cen, ms, refused = [], [], [], 0
+    off, cen, edge, ms, refused = [], [], [], [], 0
     for seed in heldout.set_seeds(cfg, n):
         spec, _ = heldout.make(seed, None, cfg)
         img = heldout.empty_frame(spec, seed)
@@ -58,16 +69,21 @@ def measure(cfg, n, misses=None):
         a, b = truth_axes(spec)
         e = max(abs(rm.axes[0] - a), abs(rm.axes[1] - b))   # as `ring bench vision` counts it
         c = float(np.hypot(*(np.array(rm.center) - spec["ring"]["center"])))
+        g = boundary_off(rm, spec)
         off.append(e)
         cen.append(c)
-        if max(e, c) > 3.0 and misses is not None:
+        edge.append(g)
+        if max(e, c, g) > 3.0 and misses is not None:
             misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "off_px": round(e, 2),
-                           "center_off_px": round(c, 2), "axes": [round(v, 1) for v in rm.axes],
+                           "center_off_px": round(c, 2), "boundary_off_px": round(g, 2),
+                           "axes": [round(v, 1) for v in rm.axes],
                            "truth": [round(a, 1), round(b, 1)]})
     return {"rings": n, "refused": refused, "off_3px": sum(e > 3.0 for e in off),
             "off_px_max": round(max(off), 2) if off else None,
             "off_px_median": round(float(np.median(off)), 2) if off else None,
             "center_off_3px": sum(c > 3.0 for c in cen), "center_off_px_max": round(max(cen), 2) if cen else None,
+            "boundary_off_3px": sum(g > 3.0 for g in edge),
+            "boundary_off_px_max": round(max(edge), 2) if edge else None,
             "calibrate_cpu_ms_median": round(float(np.median(ms)), 1) if ms else None}
 
 

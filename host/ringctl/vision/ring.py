@@ -17,6 +17,11 @@ SMALL_COIN_R = 8.0        # coin radius (px) in the downscaled detection image
 DEFAULT_COIN_MM = 30.8    # Two-Up pennies
 DEFAULT_RING_MM = 3000.0  # a typical ring's inner diameter
 WALL_CHROMA_TOL = 0.06    # the wall's chromaticity round the ring (b, g, r shares) varies less
+EDGE_CHROMA_TOL = 0.05    # full-res edge: the colour just outside is the wall's (b, g, r shares)
+EDGE_REL = 0.35           # full-res edge: a step at least this share of the ring's typical step
+EDGE_TOL = 1.0            # full-res edge: px from the fit that a direction's edge may lie
+EDGE_SHARE = 0.5          # full-res edge: directions that must lie on the fit
+EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the fit
 
 
 class RingModel:
@@ -476,13 +481,21 @@ def find_boundary(img):
         cands.append((ell, pal, local))
     if inl.sum() >= 0.75 * n_ang:
         cands.insert(0, (coarse, pal, local))
-    if not cands:
-        # a wrong boundary would misjudge every coin near the wall: demand support all round
-        raise UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
-                        "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
-                        "the whole ring in view, the wall distinct from the layout")
+    none = UserError(f"no ring found: only {int(inl.sum())} of {n_ang} directions show the same "
+                     "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
+                     "the whole ring in view, the wall distinct from the layout")
+    if not cands and inl.sum() < n_ang // 3:
+        raise none
     blurred = cv2.GaussianBlur(small, (0, 0), 1.5)
     refusal = None
+    if not cands:
+        # print meeting the wall over much of it: the rays' ellipse is only a start, and stands
+        # only where the full-resolution edge measurement and the check find the layout's edge
+        # all round (a wrong boundary would misjudge every coin near the wall)
+        try:
+            return _measure(img, small, blurred, lab, f, coarse, pal, local)
+        except UserError:
+            raise none
     for ell, pal, local in cands:
         try:
             return _measure(img, small, blurred, lab, f, ell, pal, local)
@@ -507,18 +520,134 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     palette = cv2.cvtColor(np.clip(centres, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)[0]
     coarse = ((cx * f, cy * f), (a * f, b * f), an)
     refined = _refine(img, coarse, palette, f, local=local)
-    if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
-        raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
-                        "wall's colour meets the wall); photograph the empty ring again with the print "
-                        "that meets the wall covered with plain cloth of the layout's colour")
-    if refined is None:
-        raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
-                        "wall); focus the camera on the layout and photograph the empty ring again")
-    (cx, cy), (a, b), an, edge_px = refined
+    # the edge measured again at full resolution, round the refined ellipse (or the coarse one
+    # when the refinement found too few points: print meeting the wall): corrected, or refused
+    c0, (a0, b0), an0 = coarse if refined is None else refined[:3]
+    # from the refinement's ellipse, the wall's chromaticity outside it keeps the wall's outer edge
+    # out; from the coarse one, the layout's colours just inside must
+    layout = np.vstack([palette, layout_bgr[None]]) if refined is None else None
+    full = _edge_full_res(img, (c0, (2 * a0, 2 * b0), an0), f, layout)
+    for _ in range(2):   # a start further off than the profiles reach: again round the new fit
+        if full is None or _ell_gap(full[0], (c0, (2 * a0, 2 * b0), an0)) < 2.0:
+            break
+        c0, (a0, b0), an0 = full[0][0], (full[0][1][0] / 2, full[0][1][1] / 2), full[0][2]
+        full = _edge_full_res(img, full[0], f, layout)
+    if full is None or full[1] < EDGE_SHARE or full[2] > EDGE_GAP_DEG:
+        if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
+            raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
+                            "wall's colour meets the wall); photograph the empty ring again with the print "
+                            "that meets the wall covered with plain cloth of the layout's colour")
+        if refined is None:
+            raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
+                            "wall); focus the camera on the layout and photograph the empty ring again")
+        where = ("in under a third of 360 directions" if full is None else
+                 f"in only {int(round(full[1] * 360))} of 360 directions (widest arc without it "
+                 f"{int(round(full[2]))} deg)")
+        raise UserError(f"ring edge not exact enough: at full resolution the layout's edge lies on one "
+                        f"boundary {where} (print meeting the wall, or out of focus); focus the camera on the layout and "
+                        f"photograph the empty ring again with any print that meets the wall covered "
+                        f"with plain cloth of the layout's colour")
+    (cx, cy), (d1, d2), an = full[0]
+    a, b = d1 / 2, d2 / 2
+    # the judge's margin at the wall grows with edge_px: never smaller than the refinement's
+    edge_px = full[3] if refined is None else max(full[3], refined[3])
     _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an))
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
+
+
+def _ell_gap(e1, e2, n=72):
+    """The largest distance (px) of ellipse e2 from e1, round e2."""
+    x, y = _ellipse_points(e2, np.linspace(0, 2 * np.pi, n, endpoint=False), 1.0)
+    return float(np.abs(_ell_residual(np.stack([x, y], 1), e1)).max())
+
+
+def _edge_full_res(img, ell, f, layout=None, n=360):
+    """The layout's edge measured again at full resolution round ellipse `ell` (full-res px)
+    -> (ellipse, share of directions on it, widest gap in degrees, median |residual| px) or None.
+
+    The refinement's points and the check's picture are a detection-scale pixel (~6 px at 4K) or
+    more apart, so a fit a few px off passes both (issue 12). Here each of `n` directions is a
+    short profile across the ellipse (five neighbouring rays averaged, half-px steps); an edge is
+    a step of colour at least EDGE_REL of the ring's typical step, with the wall's chromaticity
+    (its median just outside the ellipse) outside it and not inside it. Where print meets the
+    wall, or ink of the wall's colour lies along it, a direction has no such step, or one off the
+    ellipse: RANSAC over single directions' edges finds the ellipse most directions agree on
+    within EDGE_TOL px, and it is refitted on those. `layout` (BGR rows), given when `ell` is only
+    a coarse start (which may be the wall's outer edge: the floor's chromaticity all round outside
+    it): just inside the edge must be one of those colours in most directions on the fit."""
+    (cx, cy), (d1, d2), an = ell
+    r = (d1 + d2) / 4
+    span = max(3.0 * f, 0.015 * r) + 8.0         # px either side: the refinement's search and more
+    s = np.arange(-span, span + 0.01, 0.5)
+    sub, k = 5, 4                                # rays averaged per direction; step window (samples)
+    t = np.linspace(0, 2 * np.pi, n * sub, endpoint=False) - np.pi / n + np.pi / (n * sub)
+    mx, my = _ellipse_grid(ell, t, 1 + s / r)
+    bgr = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    bgr = bgr.astype(np.float32).reshape(n, sub, len(s), 3).mean(axis=1)
+    lab = cv2.cvtColor((bgr / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, len(s), 3)
+    J, m = len(s), 2 * k
+    c = np.cumsum(np.pad(lab, ((0, 0), (1, 0), (0, 0))), axis=1)
+    cb = np.cumsum(np.pad(bgr, ((0, 0), (1, 0), (0, 0))), axis=1)
+    j = np.arange(m + k, J - m - k)
+    step = np.zeros((n, J), np.float32)
+    step[:, j] = np.linalg.norm((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k]), axis=2) / k
+    def chroma(v):   # b, g, r shares: the light changes a colour's brightness, not these
+        return (v + 1.0) / (v.sum(axis=-1, keepdims=True) + 3.0)
+    j0, j1 = np.searchsorted(s, [3.0, 0.03 * r + 3.0])
+    wall = np.median(chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
+    out = np.linalg.norm(chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
+    inn = np.linalg.norm(chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
+    e = step[:, j]
+    cand = (e >= step[:, j - 1]) & (e >= step[:, j + 1]) & (e >= 3.0) & out & ~inn
+    top = np.where(cand, e, 0).max(axis=1)
+    if not (top > 0).any():
+        return None
+    kk, jj = np.nonzero(cand & (e >= EDGE_REL * np.median(top[top > 0])))
+    dirs = np.unique(kk)
+    if len(dirs) < n // 3:
+        return None
+    jj = jj + m + k
+    e0, e1, e2 = step[kk, jj - 1], step[kk, jj], step[kk, jj + 1]
+    den = e0 - 2 * e1 + e2
+    sub_px = np.where(np.abs(den) > 1e-6, 0.5 * (e0 - e2) / np.where(np.abs(den) > 1e-6, den, 1.0), 0.0)
+    pos = s[jj] + 0.5 * np.clip(sub_px, -0.5, 0.5)
+    x, y = _ellipse_points(ell, np.linspace(0, 2 * np.pi, n, endpoint=False)[kk], 1 + pos / r)
+    pts = np.stack([x, y], 1).astype(np.float32)
+    rng = np.random.default_rng(3)
+    best, best_n = None, -1
+    for _ in range(300):
+        pick = [rng.choice(np.flatnonzero(kk == d)) for d in rng.choice(dirs, 6, replace=False)]
+        try:
+            cand_e = cv2.fitEllipse(pts[pick])
+        except cv2.error:
+            continue
+        if abs(sum(cand_e[1]) - d1 - d2) > 4 * span:
+            continue
+        near = len(np.unique(kk[np.abs(_ell_residual(pts, cand_e)) < EDGE_TOL]))
+        if near > best_n:
+            best, best_n = cand_e, near
+    if best is None:
+        return None
+    for _ in range(3):   # per direction the edge nearest the fit, within EDGE_TOL; refit
+        res = np.abs(_ell_residual(pts, best))
+        order = np.lexsort((res, kk))
+        first = np.ones(len(order), bool)
+        first[1:] = kk[order][1:] != kk[order][:-1]
+        sel = order[first]
+        sel = sel[res[sel] < EDGE_TOL]
+        if len(sel) < 6:
+            return None
+        best = cv2.fitEllipse(pts[sel])
+    on = np.unique(kk[sel])
+    gap = np.diff(np.concatenate([on, [on[0] + n]])).max() * 360.0 / n
+    if layout is not None:
+        inside = chroma((cb[kk[sel], jj[sel] - k] - cb[kk[sel], jj[sel] - k - m]) / m)
+        pal = chroma(np.asarray(layout, np.float32).reshape(-1, 3))
+        if (np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL).mean() < 0.5:
+            return None
+    return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best))))
 
 
 def _refine(img, ell, layout_bgr, f, n=360, local=False):
