@@ -21,11 +21,11 @@ def test_ring_run_stops_cleanly_on_a_signal(board, tmp_path, sig):
     proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db], env,
                 preexec_fn=_ignore_sigint)
     try:
-        proc.expect("link up", 15)
+        proc.expect("link up", 30)
         proc.send('{"op": "spinner", "calls": "heads", "name": "Ada"}')
         proc.expect('"spinner"')
         proc.p.send_signal(sig)
-        assert proc.wait_exit(10) == 130
+        assert proc.wait_exit(60) == 130
         proc.expect("ring: interrupted", 5)     # through cli.main: the finally blocks ran
     finally:
         if proc.p.poll() is None:
@@ -40,10 +40,10 @@ def test_ring_sim_board_stops_on_ctrl_c_started_in_the_background(tmp_path):
     proc = Proc([RING, "sim", "board", "--flash", str(tmp_path / "flash")], dict(os.environ),
                 preexec_fn=_ignore_sigint)
     try:
-        proc.expect("link tty:", 30)
+        proc.expect("link tty:", 60)
         proc.expect("firmware:", 10)
         proc.p.send_signal(signal.SIGINT)
-        assert proc.wait_exit(15) == 0
+        assert proc.wait_exit(60) == 0
     finally:
         if proc.p.poll() is None:
             proc.p.kill()
