@@ -97,12 +97,21 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
                 103: ((276, 51, 20), (206, 124, 20)),    # 103: sealed-6 only
                 104: ((100, 58, 19), (43, 124, 19)),     # 104: sealed-7 only
                 105: ((46, 53, 19), (155, 126, 17))}     # 105: sealed-10 only
+# Relief designs from other scikit-image pictures ((picture, x, y, r) of heads and tails): a
+# portrait for heads and an animal for tails, as on many real coins. 106: sealed-11 only
+RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140))}
 
 
 def _plate_relief(face, design):
     from skimage import data
-    x, y, r = RELIEF_PLATE[design][face == "tails"]
-    g = data.coins()[y - r:y + r + 1, x - r:x + r + 1].astype(np.float32) / 255
+    if design in RELIEF_PICTURE:
+        name, x, y, r = RELIEF_PICTURE[design][face == "tails"]
+        picture = getattr(data, name)()
+        grey = cv2.cvtColor(picture, cv2.COLOR_RGB2GRAY) if picture.ndim == 3 else picture
+    else:
+        x, y, r = RELIEF_PLATE[design][face == "tails"]
+        grey = data.coins()
+    g = grey[y - r:y + r + 1, x - r:x + r + 1].astype(np.float32) / 255
     img = np.zeros((TEX, TEX), np.float32)
     _rim(img)
     disc = cv2.resize(g, (TEX, TEX), interpolation=cv2.INTER_CUBIC)
@@ -115,10 +124,10 @@ def _plate_relief(face, design):
 @functools.lru_cache(maxsize=16)
 def height_map(face, design=0):
     """Relief height map (TEX x TEX float32, 0..1) of `face` ('heads'|'tails') of coin `design`
-    (a drawn design, or >= 100: a real coin of RELIEF_PLATE)."""
+    (a drawn design, or >= 100: a real coin of RELIEF_PLATE or a picture of RELIEF_PICTURE)."""
     if face not in ("heads", "tails"):
         raise ValueError(f"coin face must be 'heads' or 'tails', not {face!r}")
-    if int(design) in RELIEF_PLATE:
+    if int(design) in RELIEF_PLATE or int(design) in RELIEF_PICTURE:
         img = _plate_relief(face, int(design))
     else:
         rng = np.random.default_rng(1000 + 2 * int(design) + (face == "tails"))

@@ -58,9 +58,14 @@ SEALED8_ENTROPY = 156925661983859315692999916248106064643
 # sets defined after that session's code was finished; run once, then opened
 SEALED9_ENTROPY = 90734174678991191295311392851664499513
 SEALED10_ENTROPY = 200511626748105250006438624460931160840
+# "sealed-11": entropy drawn at the start of the seventh session (secrets.randbits(64)), set defined
+# before that session's code was merged and kept off the branches it was written on; run once
+SEALED11_ENTROPY = 5680720744102908439
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
-LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30)}
+LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
+           "teal": (96, 104, 24)}   # teal: sealed-11 only (other sets draw from LAYOUT_NAMES)
+LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
          "purple": (130, 40, 120), "orange": (30, 120, 240), "yellow": (30, 210, 230)}
@@ -71,7 +76,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "old-gold": (64, 128, 168),     # a duller yellow coin (sealed-7 only)
                 "dull-copper": (66, 100, 160),  # a browner, darker copper (sealed-8 only)
                 "tarnished": (74, 104, 138),    # a tarnished, greyer bronze (sealed-9 only)
-                "warm-brass": (52, 140, 198)}   # a warmer, brighter brass (sealed-10 only)
+                "warm-brass": (52, 140, 198),   # a warmer, brighter brass (sealed-10 only)
+                "red-penny": (56, 84, 150)}     # a redder, darker penny (sealed-11 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -128,6 +134,12 @@ SETS = {
     "sealed-10": dict(size=None, coin_px=(40, 120), coin="warm-brass", faces="render:105",
                       stream=SEALED10_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.5),
                       motion_p=0.35, artwork_p=0.2, coins=("warm-brass",)),
+    # sealed (seventh session): relief struck from a portrait and an animal (faces.RELIEF_PICTURE
+    # 106, faces no other set has), a redder penny, a teal layout among the four, artwork in 0.3
+    "sealed-11": dict(size=None, coin_px=(40, 120), coin="red-penny", faces="render:106",
+                      stream=SEALED11_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("red-penny",),
+                      layouts=("green", "blue", "maroon", "black", "teal")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
@@ -181,7 +193,7 @@ def _site(rng, cfg, seed):
     coin_d = float(rng.uniform(*cfg["coin_px"]))
     ring_r = float(rng.uniform(0.38, 0.45) * min(w, h))
     ring_r = min(ring_r, coin_d / 2 * 40)   # a real ring is ~100 coins across: never beyond 40 radii here
-    names = cfg.get("layouts") or list(LAYOUTS)
+    names = cfg.get("layouts") or list(LAYOUT_NAMES)
     name = names[int(rng.integers(len(names)))]
     col = np.clip(np.array(LAYOUTS[name]) * rng.uniform(0.8, 1.2, 3), 0, 255).round().tolist()
     spec = {"size": [w, h],
