@@ -189,6 +189,15 @@ def test_sealed_8s_coin_against_lettering_is_not_voided():
     assert expect == "unsure" and v["result"] == "unsure", v["reasons"]
 
 
+def test_a_coin_half_on_darker_print_of_its_colour_is_not_voided():
+    """sealed-11 (run once, then opened) voided a valid spin: a coin lying half on brown
+    lettering on a black layout, the lettering at 0.54 of the coin's brightness; the half over
+    the black cloth stood out as a tilted-looking ellipse. Darker ink of the coin's colour hides a
+    coin too: the boxer calls it."""
+    v, expect = _heldout("sealed-11", 635058549)
+    assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
+
+
 @pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])
 def test_a_coin_leaning_on_the_wall_of_a_plain_ring_is_still_a_void(name, seed):
     """The print check sees neither the ring's coin-coloured wall nor a black layout's noisy

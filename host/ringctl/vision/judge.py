@@ -35,9 +35,13 @@ TILT_FILL_MIN = 0.76
 # axis) printed in the coin's colour is no evidence. The 197 coins tilted or leaning on plain
 # layouts (25 scenes of each kind in tune-*, check-*, sealed-7, sealed-8) measure <= 0.015, once
 # the ring's wall and a black layout's noisy chroma are left out (ring mask eroded, PRINT_BRIGHT;
-# up to 0.133 before); that coin 0.146, tilted coins on print up to 0.48 (edge-tune).
+# up to 0.133 before); that coin 0.146, tilted coins on print up to 0.48 (edge-tune). Ink darker
+# than the coin hides it too: sealed-11 (seventh session) voided a valid spin whose coin lay half
+# on brown lettering at 0.54 of its brightness on a black layout (0.43 of the layout round it at
+# 0.45, 0 at 0.6); at 0.45 the tilted and leaning coins of tune-1080p/tune-4k (25 scenes each)
+# measure <= 0.011.
 PRINT_NEAR = 0.08
-PRINT_BRIGHT = 0.6    # ink at least this bright against the coin (a dark layout's noisy chroma is not ink)
+PRINT_BRIGHT = 0.45   # ink at least this bright against the coin (a dark layout's noisy chroma is not ink)
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds)
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
