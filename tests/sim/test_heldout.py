@@ -33,7 +33,7 @@ def test_sets_cover_what_the_issue_lists():
     layouts = {min(heldout.LAYOUTS, key=lambda k: np.abs(np.subtract(sp["layout"]["color"],
                                                                     heldout.LAYOUTS[k])).sum())
                for sp, _ in specs}
-    assert layouts == set(heldout.LAYOUTS)
+    assert layouts == set(heldout.LAYOUT_NAMES)
     d = [2 * sp["_coin_r"] for sp, _ in specs]
     assert 40 <= min(d) < 45 and 85 < max(d) <= 90
     assert {tuple(sp["size"]) for sp, _ in specs} == {(1920, 1080), (3840, 2160)}

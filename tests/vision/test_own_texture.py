@@ -46,12 +46,14 @@ def _whole(b, c, coin):
 
 
 def test_coins_on_print_of_their_colour_measure_whole_by_their_own_texture(monkeypatch):
-    """Over 14 valid 1080p scenes with every coin across print of its colour: each coin the
+    """Over 40 valid 1080p scenes with every coin across print of its colour: each coin the
     texture search measures is a clean round disc at its true centre and size, each one more
-    such coin than without the search (before: part of a coin, the wrong size or not found)."""
+    such coin than without the search (before: part of a coin, the wrong size or not found).
+    (Since calibration measures the layout's edge at full resolution the coin finder alone gets
+    more of these coins; the texture search still adds 6 of these 40 scenes' coins.)"""
     whole = {"before": 0, "after": 0}
     textured = 0
-    for seed, spec, _, rm, img in _scenes(SEEDS[8:24], "valid"):
+    for seed, spec, _, rm, img in _scenes(SEEDS, "valid"):
         for mode in ("before", "after"):
             with monkeypatch.context() as m:
                 if mode == "before":
@@ -63,7 +65,7 @@ def test_coins_on_print_of_their_colour_measure_whole_by_their_own_texture(monke
                 if mode == "after" and b is not None and "textured" in b.extra:
                     textured += 1
                     assert _whole(b, c, coin), (seed, b)
-    assert textured >= 3 and whole["after"] - whole["before"] == textured, (whole, textured)
+    assert textured >= 5 and whole["after"] - whole["before"] == textured, (whole, textured)
 
 
 def _piece(center, axes, area, fit=0.5):
