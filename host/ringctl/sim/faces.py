@@ -98,8 +98,10 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
                 104: ((100, 58, 19), (43, 124, 19)),     # 104: sealed-7 only
                 105: ((46, 53, 19), (155, 126, 17))}     # 105: sealed-10 only
 # Relief designs from other scikit-image pictures ((picture, x, y, r) of heads and tails): a
-# portrait for heads and an animal for tails, as on many real coins. 106: sealed-11 only
-RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140))}
+# portrait for heads and an animal or object for tails, as on many real coins. 106: sealed-11
+# only; 107: sealed-12 only
+RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
+                  107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170))}
 
 
 def _plate_relief(face, design):

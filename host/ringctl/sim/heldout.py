@@ -61,10 +61,13 @@ SEALED10_ENTROPY = 200511626748105250006438624460931160840
 # "sealed-11": entropy drawn at the start of the seventh session (secrets.randbits(64)), set defined
 # before that session's code was merged and kept off the branches it was written on; run once
 SEALED11_ENTROPY = 5680720744102908439
+# "sealed-12": entropy drawn after the seventh session's code was final (secrets.randbits(64)); run once
+SEALED12_ENTROPY = 16526556216053207193
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
-           "teal": (96, 104, 24)}   # teal: sealed-11 only (other sets draw from LAYOUT_NAMES)
+           "teal": (96, 104, 24),   # teal: sealed-11 only; purple: sealed-12 only (others: LAYOUT_NAMES)
+           "purple": (92, 36, 78)}
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -77,7 +80,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "dull-copper": (66, 100, 160),  # a browner, darker copper (sealed-8 only)
                 "tarnished": (74, 104, 138),    # a tarnished, greyer bronze (sealed-9 only)
                 "warm-brass": (52, 140, 198),   # a warmer, brighter brass (sealed-10 only)
-                "red-penny": (56, 84, 150)}     # a redder, darker penny (sealed-11 only)
+                "red-penny": (56, 84, 150),     # a redder, darker penny (sealed-11 only)
+                "brown-penny": (50, 78, 126)}   # a dark brown, worn penny (sealed-12 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -140,6 +144,12 @@ SETS = {
                       stream=SEALED11_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("red-penny",),
                       layouts=("green", "blue", "maroon", "black", "teal")),
+    # sealed (seventh session, after its code was final): relief struck from a portrait and an
+    # object (faces.RELIEF_PICTURE 107), a dark brown penny, a purple layout among the four
+    "sealed-12": dict(size=None, coin_px=(40, 120), coin="brown-penny", faces="render:107",
+                      stream=SEALED12_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("brown-penny",),
+                      layouts=("green", "blue", "maroon", "black", "purple")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
