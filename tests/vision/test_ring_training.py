@@ -80,7 +80,7 @@ def test_a_coin_across_a_printed_edge_of_its_colour_trains_and_the_ring_reads():
     from ringctl.vision import faceid
     seed, spec, expect, rm = _sealed6_refused_ring()
     photos = heldout.ring_training_frames(spec, seed, "heads", 12)
-    blob, _ = faceid._one_coin(photos[3], rm, "heads#3")
+    blob = faceid.training_coin(photos[3], rm, "heads#3")
     assert abs(blob.axes[0] / rm.coin_radius_px - 1) < 0.05 and blob.axes[1] / blob.axes[0] > 0.97
     assert blob.fit_err < 0.5 and blob.extra["first_fit_err"] > 1.5
     model = bench.ring_model(spec, seed, rm)
@@ -124,7 +124,7 @@ def test_a_coin_coloured_object_that_is_not_round_is_still_refused_with_what_to_
     photo = heldout.post(empty, dict(spec, _post=dict(spec["_post"], motion=None)))   # the ring, no coin
     img = _paint(photo, rm, shape, spec["coin_style"]["color"])
     with pytest.raises(faceid.TrainingPhotoError) as err:
-        faceid._one_coin(img, rm, "heads#0")
+        faceid.training_coin(img, rm, "heads#0")
     assert says in str(err.value) and "retake" in str(err.value)
 
 
@@ -142,7 +142,7 @@ def test_a_coin_mostly_on_print_of_its_colour_trains_measured_whole():
     assert spec.get("_artwork")
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     [photo] = heldout.ring_training_frames(spec, seed, "heads", 1)
-    blob, _ = faceid._one_coin(photo, rm, "heads#0")
+    blob = faceid.training_coin(photo, rm, "heads#0")
     seen = blob.extra.get("seen_area_coins", blob.area_coins)
     assert (blob.extra.get("recentred") or blob.extra.get("remeasured")) and seen < 0.3, blob.extra
     assert abs(np.mean(blob.axes) / spec["_coin_r"] - 1) < 0.05 and blob.axes[1] / blob.axes[0] >= judge.FLAT_RATIO

@@ -33,8 +33,8 @@ def test_train_any_coin_size_on_any_layout(size, coin_px, layout):
     assert model.report["loo_errors"] == 0
     assert 0.9 < model.radius_ratio < 1.15
     for face in ("heads", "tails"):   # the photos read back as their own face
-        b, f = faceid._one_coin(photos[face][0], rm, "p")
-        assert model.read(f)[0] == face
+        b = faceid.training_coin(photos[face][0], rm, "p")
+        assert model.read(faceid.features(faceid.coin_patch(photos[face][0], rm, b)))[0] == face
 
 
 def test_wrong_scale_is_refused_as_a_scale_problem():
@@ -61,7 +61,7 @@ def test_refused_photo_gets_an_annotated_picture(tmp_path, capsys):
             cv2.imwrite(str(tmp_path / face / f"{i}.png"), img)
     # a second coin in one heads photo: pasted from the same photo, well inside the ring
     bad = photos["heads"][1].copy()
-    b, _ = faceid._one_coin(bad, rm, "p")
+    b = faceid.training_coin(bad, rm, "p")
     x, y, r = int(b.center[0]), int(b.center[1]), int(b.axes[0] * 1.3)
     tx, ty = int(rm.center[0]), int(rm.center[1])
     if abs(tx - x) < 4 * r and abs(ty - y) < 4 * r:

@@ -472,12 +472,6 @@ def _found(ring, coins, others, why):
             "ring": {"center": list(ring.center), "axes": list(ring.axes), "angle_deg": ring.angle_deg}}
 
 
-def _one_coin(img, ring, name):
-    """The one coin lying flat in a training photo -> (Blob, features); TrainingPhotoError if not."""
-    b = training_coin(img, ring, name)
-    return b, features(coin_patch(img, ring, b))
-
-
 def training_coin(img, ring, name):
     """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
