@@ -182,6 +182,10 @@ class RingModel:
                             f"{self.image_size[0]}x{self.image_size[1]}; recalibrate with this camera setting")
 
 
+# what a refusal on print asks for: the calibration photo is also the empty ring every frame is
+# compared with, so print covered for it must stay covered in play
+COVER = "covered with plain cloth of the layout's colour, left there for play (every frame is compared with this photo)"
+
 def _size_warnings(model):
     d = 2 * model.coin_radius_px * model.axes[1] / model.axes[0]
     if d >= MIN_COIN_PX:
@@ -374,7 +378,7 @@ def _check_edge(lab, bgr, ell, n=360):
     chrom = out / out.sum(axis=1, keepdims=True)
     wall = float(np.mean(np.linalg.norm(chrom - np.median(chrom, axis=0), axis=1) <= WALL_CHROMA_TOL))
     what = ("photograph the empty ring again from above with nothing on it, the whole ring in view, "
-            "and any print that meets the wall covered with plain cloth of the layout's colour")
+            "and any print that meets the wall " + COVER)
     if seen < 0.7 or wall < 0.9:
         raise UserError(f"ring edge uncertain: round the edge found a colour step shows in only "
                         f"{int(round(seen * n))} of {n} directions and the wall's colour just outside in "
@@ -461,7 +465,8 @@ def find_boundary(img):
         best = min(found, key=lambda t: t[0])[1:]
     if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
-                        "ring's centre and photograph it empty, with the wall distinct from the layout")
+                        "ring's centre and photograph it empty, with the wall distinct from the layout; "
+                        "or, where a large print lies over the ring's centre, photograph it with the print " + COVER)
     pts, e, inl = best
     coarse = cv2.fitEllipse(pts[inl])
     # the candidates, in turn, each refined and checked (_check_edge): the ellipse the rays found,
@@ -536,7 +541,7 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
         if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
             raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
                             "wall's colour meets the wall); photograph the empty ring again with the print "
-                            "that meets the wall covered with plain cloth of the layout's colour")
+                            "that meets the wall " + COVER)
         if refined is None:
             raise UserError("ring edge not sharp enough to measure all round (out of focus, or print at the "
                             "wall); focus the camera on the layout and photograph the empty ring again")
@@ -545,8 +550,7 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
                  f"{int(round(full[2]))} deg)")
         raise UserError(f"ring edge not exact enough: at full resolution the layout's edge lies on one "
                         f"boundary {where} (print meeting the wall, or out of focus); focus the camera on the layout and "
-                        f"photograph the empty ring again with any print that meets the wall covered "
-                        f"with plain cloth of the layout's colour")
+                        f"photograph the empty ring again with any print that meets the wall " + COVER)
     (cx, cy), (d1, d2), an = full[0]
     a, b = d1 / 2, d2 / 2
     # the judge's margin at the wall grows with edge_px: never smaller than the refinement's
