@@ -198,6 +198,27 @@ def test_a_coin_half_on_darker_print_of_its_colour_is_not_voided():
     assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
 
 
+def test_a_coin_across_print_of_another_colour_is_not_voided():
+    """sealed-12 (run once on the seventh session's final code, then opened) voided a valid spin
+    as "7.3.4 coin not lying flat (tilted)": a brown coin across the edge of a grey box on a blue
+    layout, only its half over the cloth standing out (0.61 round). It lay on no ink of its own
+    colour; just beyond its outline, where the rest of a flat coin would be, the frame is not the
+    empty layout: the boxer calls it."""
+    v, expect = _heldout("sealed-12", 777449863)
+    assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
+    assert v["result"] == expect or any("where a flat coin would be" in r for r in v["reasons"])
+
+
+@pytest.mark.parametrize("name,seed,kind", [("tune-1080p", 1311118443, "tilted"), ("tune-4k", 1310130480, "leaning")])
+def test_a_tilted_coin_on_patterned_print_is_still_a_void(name, seed, kind):
+    """The hidden-part check looks beyond a tilted-looking outline for the rest of a flat coin;
+    past a coin that is really tilted on a patterned layout it finds the empty print, and the
+    spin stays void."""
+    v, expect = _heldout(name, seed, kind)
+    assert expect == "no-spin" and v["result"] == "no-spin", v["reasons"]
+    assert any(r.startswith("7.3.4") for r in v["reasons"]), v["reasons"]
+
+
 @pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])
 def test_a_coin_leaning_on_the_wall_of_a_plain_ring_is_still_a_void(name, seed):
     """The print check sees neither the ring's coin-coloured wall nor a black layout's noisy
