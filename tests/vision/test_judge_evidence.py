@@ -209,6 +209,38 @@ def test_a_coin_across_print_of_another_colour_is_not_voided():
     assert v["result"] == expect or any("where a flat coin would be" in r for r in v["reasons"])
 
 
+@pytest.mark.parametrize("name,seed,kind", [("sealed-12", 4139739620, None), ("edge-tune", 430980151, "valid")])
+def test_a_coin_whose_outline_print_cut_short_is_not_voided(name, seed, kind):
+    """sealed-12 (opened) voided a valid spin as "tilted": a coin across a brown box on maroon,
+    its darker rim over the box too like the box, so the rays stopped a few px short of the rim
+    (0.885 round, the sliver within 2 detection px: nothing shows beyond the outline). A valid
+    edge-tune spin was voided the same way. The empty ring shows print where the outline's short
+    side ends: the boxer calls it."""
+    v, expect = _heldout(name, seed, kind)
+    assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
+    assert v["result"] == expect or any("print lies where its short side ends" in r for r in v["reasons"])
+
+
+def test_print_under_a_tilted_outlines_short_side_is_measured_on_the_empty_ring():
+    """The share is the empty ring's: the same tilted coin measures none on the plain layout, and
+    most of one side once a box of another colour is printed there in the empty ring (not in
+    the frame: what the coin covers is not seen in play)."""
+    spec, expect, rm, seed = _scene("tilted")
+    img = heldout.render_frame(spec, seed)
+    b = next(b for b in detect.find_blobs(img, rm) if b.axes and b.axes[1] / b.axes[0] < judge.TILT_RATIO)
+    assert judge._print_under_short_sides(rm, b) < 0.1
+    f, (a, bb) = rm.factor, b.axes
+    t = np.deg2rad(b.angle_deg)
+    side = np.array(b.center) + 1.2 * bb * np.array([-np.sin(t), np.cos(t)])   # beyond one short side
+    box = np.round((side + 0.5) / f - 0.5).astype(int)
+    k = int(np.ceil(0.9 * a / f))
+    rm.background = rm.background.copy()
+    rm.background[box[1] - k:box[1] + k, box[0] - k:box[0] + k] = (60, 70, 90)
+    for cached in ("_bg_blur", "_bg_feats", "_bg_feats_grid", "_in_ring_grid"):
+        rm.__dict__.pop(cached, None)
+    assert judge._print_under_short_sides(rm, b) > judge.PRINT_SIDE_SHARE
+
+
 @pytest.mark.parametrize("name,seed,kind", [("tune-1080p", 1311118443, "tilted"), ("tune-4k", 1310130480, "leaning")])
 def test_a_tilted_coin_on_patterned_print_is_still_a_void(name, seed, kind):
     """The hidden-part check looks beyond a tilted-looking outline for the rest of a flat coin;
