@@ -101,7 +101,8 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # portrait for heads and an animal or object for tails, as on many real coins. 106: sealed-11
 # only; 107: sealed-12 only
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
-                  107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170))}
+                  107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
+                  108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200))}
 
 
 def _plate_relief(face, design):

@@ -20,8 +20,9 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 `sealed-7` (relief of a fourth real pair) and `sealed-8` (a fifth real pair photographed flat,
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
-after the sixth session's calibration, coin-finding, print and lamp work. The next sealed set needs
-fresh entropy (and the plate has no unused pair left: reuse needs another source of faces). `edge-*` sets lay every coin across printed layout artwork
+after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
+`-13` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
@@ -63,11 +64,15 @@ SEALED10_ENTROPY = 200511626748105250006438624460931160840
 SEALED11_ENTROPY = 5680720744102908439
 # "sealed-12": entropy drawn after the seventh session's code was final (secrets.randbits(64)); run once
 SEALED12_ENTROPY = 16526556216053207193
+# "sealed-13": entropy drawn at the start of the ninth session (secrets.randbits(64)), set defined
+# before any of that session's code was final, kept off its branches; run once on the final code
+SEALED13_ENTROPY = 0x9DFFF19985F81925
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
            "teal": (96, 104, 24),   # teal: sealed-11 only; purple: sealed-12 only (others: LAYOUT_NAMES)
-           "purple": (92, 36, 78)}
+           "purple": (92, 36, 78),
+           "olive": (40, 96, 90)}   # olive: sealed-13 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -81,7 +86,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "tarnished": (74, 104, 138),    # a tarnished, greyer bronze (sealed-9 only)
                 "warm-brass": (52, 140, 198),   # a warmer, brighter brass (sealed-10 only)
                 "red-penny": (56, 84, 150),     # a redder, darker penny (sealed-11 only)
-                "brown-penny": (50, 78, 126)}   # a dark brown, worn penny (sealed-12 only)
+                "brown-penny": (50, 78, 126),   # a dark brown, worn penny (sealed-12 only)
+                "deep-copper": (44, 70, 160)}   # a darker, redder copper (sealed-13 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -150,6 +156,12 @@ SETS = {
                       stream=SEALED12_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("brown-penny",),
                       layouts=("green", "blue", "maroon", "black", "purple")),
+    # sealed (ninth session, entropy drawn at its start): relief struck from a photograph and a
+    # surface (faces.RELIEF_PICTURE 108), a darker, redder copper, an olive layout among the four
+    "sealed-13": dict(size=None, coin_px=(40, 120), coin="deep-copper", faces="render:108",
+                      stream=SEALED13_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("deep-copper",),
+                      layouts=("green", "blue", "maroon", "black", "olive")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
