@@ -394,7 +394,7 @@ def _print_under_short_sides(ring, b):
         w, h = ring.small_size
         ok = (q[:, 0] >= 0) & (q[:, 1] >= 0) & (q[:, 0] <= w - 1) & (q[:, 1] <= h - 1)
         q = q[ok].astype(np.float32)
-        inner = cv2.remap(_inner(ring), q[:, :1], q[:, 1:], cv2.INTER_NEAREST)[:, 0] > 0
+        inner = cv2.remap(_off_wall(ring), q[:, :1], q[:, 1:], cv2.INTER_NEAREST)[:, 0] > 0
         q = q[inner]
         if not len(q):
             return None
@@ -423,7 +423,7 @@ def _print_under_short_sides(ring, b):
     return max(shares, default=0.0)
 
 
-def _inner(ring):
+def _off_wall(ring):
     """The ring's inside PRINT_SIDE_WALL coin radii off its wall, detection scale (uint8): the
     wall's own blur and shadow on the layout are not print."""
     m = getattr(ring, "_inner_mask", None)
