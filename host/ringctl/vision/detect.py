@@ -326,19 +326,27 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
         _add_new_objects(mask, extra, min_area)
     if not cv2.countNonZero(mask):
         return none
-    n, lbl = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    n, lbl, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     xp, yp = cv2.findNonZero(mask).reshape(-1, 2).T
     lab = lbl[yp, xp].astype(np.int64)
     inr = np.bincount(lab, weights=inr_p[yp, xp] > 0, minlength=n)
     ys, xs = yp + dy[yp], xp + dx[yp]   # ROI coordinates
-    area, (bx, by, bw, bh), (mx, my), first = _component_stats(lab, xs, ys, n)
-    objects = [{"area": float(area[k]), "bbox": (int(bx[k]), int(by[k]), int(bw[k]), int(bh[k])),
-                "centroid": (mx[k], my[k]), "in_ring": float(inr[k]), "label": int(k), "n": n,
-                "first": int(first[k])}
+    # an object lies in one window, whose rows all have one offset: cv2's box moved by it is the
+    # box in the ROI; the centroid from the ROI coordinates' sums (exact integers), as cv2 takes it
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    top = stats[:, cv2.CC_STAT_TOP]
+    bx, by = stats[:, cv2.CC_STAT_LEFT] + dx[top], top + dy[top]
+    mx, my = (np.bincount(lab, weights=v, minlength=n) / area for v in (xs, ys))
+    objects = [{"area": float(area[k]), "bbox": (int(bx[k]), int(by[k]), int(stats[k, 2]), int(stats[k, 3])),
+                "centroid": (mx[k], my[k]), "in_ring": float(inr[k]), "label": int(k), "n": n}
                for k in np.nonzero(area >= min_area)[0] if k > 0]
     # cv2's labels (CCL_GRANA) over the whole ROI would be numbered in raster order of 2x2
-    # blocks; equal areas keep that order
-    objects.sort(key=lambda o: (-o["area"], o["first"]))
+    # blocks; equal areas keep that order (only they need it)
+    if len({o["area"] for o in objects}) < len(objects):
+        first = _first_blocks(lab, xs, ys, n)
+        objects.sort(key=lambda o: (-o["area"], first[o["label"]]))
+    else:
+        objects.sort(key=lambda o: -o["area"])
     return objects, thr, (lab, ys, xs)
 
 
@@ -374,25 +382,12 @@ def _every_other(a):
     return out
 
 
-def _component_stats(lab, xs, ys, n):
-    """Per label 0..n-1 of the given foreground pixels: area, bbox (x, y, w, h), centroid (x, y)
-    (what connectedComponentsWithStats gives, from the foreground pixels alone) and the first
-    2x2 block in raster order, (y // 2) << 32 | x // 2."""
-    area = np.bincount(lab, minlength=n).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cent = (np.bincount(lab, weights=xs, minlength=n) / area, np.bincount(lab, weights=ys, minlength=n) / area)
-    x0 = np.zeros(n, np.int64)
-    y0, x1, y1, first = x0.copy(), x0.copy(), x0.copy(), x0.copy()
-    if len(lab):
-        order = np.argsort(lab, kind="stable")
-        ls = lab[order]
-        starts = np.flatnonzero(np.r_[True, ls[1:] != ls[:-1]])
-        ids = ls[starts]
-        block = (ys // 2).astype(np.int64) * (1 << 32) + xs // 2
-        for out, v, op in ((x0, xs, np.minimum), (y0, ys, np.minimum), (x1, xs, np.maximum), (y1, ys, np.maximum),
-                           (first, block, np.minimum)):
-            out[ids] = op.reduceat(v[order], starts)
-    return area, (x0, y0, x1 - x0 + 1, y1 - y0 + 1), cent, first
+def _first_blocks(lab, xs, ys, n):
+    """Per label 0..n-1 of the given foreground pixels, its first 2x2 block in raster order,
+    (y // 2) << 32 | x // 2 (labels without pixels: the largest int64)."""
+    first = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(first, lab, (ys // 2).astype(np.int64) * (1 << 32) + xs // 2)
+    return first
 
 
 def _add_new_objects(mask, extra, min_area):
