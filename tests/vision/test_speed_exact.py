@@ -2,7 +2,7 @@
 import cv2
 import numpy as np
 
-from ringctl.vision import faceid
+from ringctl.vision import detect, faceid
 
 
 def _plain_cue_match(spec_a, conj):
@@ -65,3 +65,22 @@ def test_three_polar_maps_at_once_are_each_map_alone_bit_for_bit():
                for _ in range(3)]
         got = faceid._polar(ims)
         assert got.flags["C_CONTIGUOUS"] and np.array_equal(got, np.stack([_plain_polar(im) for im in ims]))
+
+
+def test_means_are_numpys_bit_for_bit():
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        x = (rng.normal(size=(37, 37)) * rng.uniform(1e-3, 1e3) + rng.uniform(-10, 10)).astype(np.float32)
+        assert faceid._mean(x) == float(x.mean()) and faceid._mean(x[faceid._FIELD]) == float(x[faceid._FIELD].mean())
+        p = x[:, :36].reshape(3, 12, 37)
+        assert np.array_equal(faceid._means(p, 1), p.mean(axis=1, keepdims=True))
+        assert np.array_equal(faceid._means(p, (1, 2)), p.mean(axis=(1, 2), keepdims=True))
+
+
+def test_ray_table_is_the_angles_computed_per_fit():
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        k = np.sort(rng.choice(detect.N_RAYS, rng.integers(1, detect.N_RAYS + 1), replace=False))
+        r = rng.uniform(5, 200, len(k)).astype(np.float32)
+        a = 2 * np.pi * k / detect.N_RAYS
+        assert np.array_equal(detect._edge_points(511.3, 20.7, k, r), np.stack([511.3 + r * np.cos(a), 20.7 + r * np.sin(a)], 1))

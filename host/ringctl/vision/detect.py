@@ -419,6 +419,19 @@ def measure(img, ring, blob, thr_small):
 _RAYS = {}
 
 
+# cos, sin of each ray's angle 2 pi k / N_RAYS (double), looked up by the outline fits
+_EDGE_ANGLES = 2 * np.pi * np.arange(N_RAYS) / N_RAYS
+_EDGE_COS, _EDGE_SIN = np.cos(_EDGE_ANGLES), np.sin(_EDGE_ANGLES)
+
+
+def _edge_points(cx, cy, k, r):
+    """Image points (len(k), 2) at radii r along rays k from (cx, cy)."""
+    pts = np.empty((len(k), 2))
+    pts[:, 0] = cx + r * _EDGE_COS[k]
+    pts[:, 1] = cy + r * _EDGE_SIN[k]
+    return pts
+
+
 def _ray_dirs(n):
     if n not in _RAYS:
         ang = np.arange(n, dtype=np.float32) * np.float32(2 * np.pi / n)
@@ -522,13 +535,12 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     """One object's ellipse through its edge points (rays k at radii r, image px) and its colour."""
     r_img = ring.coin_radius_px
     cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pts = np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
-    pp = ring.plane_points(pts).astype(np.float32)
+    pp = ring.plane_points(_edge_points(cx, cy, k, r)).astype(np.float32)
     for _ in range(3):
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(pp)
-        res = _residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang)
-        keep = np.abs(res) < max(1.0, 2.5 * _median(np.abs(res)))
+        res = np.abs(_residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang))
+        err = _median(res)
+        keep = res < max(1.0, 2.5 * err)
         if keep.all() or keep.sum() < N_RAYS // 2:
             break
         pp = pp[keep]
@@ -538,7 +550,7 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     blob.plane_center = (float(ex), float(ey))
     blob.axes = (float(a), float(b))
     blob.angle_deg = float(ang % 180)
-    blob.fit_err = _median(np.abs(res))
+    blob.fit_err = err
     blob.extra["inliers"] = int(len(pp))
     # mean colour well inside the outline (the face, not the rim or the layout): from the polar
     # samples of the fitted centre's neighbourhood
@@ -587,9 +599,7 @@ def _edge_circles(ring, blob, k, r):
     """-> (coin radius px, on-circle tolerance, `blob`'s first-pass edge points in the ring plane,
     centres and radii of the circles through them): what both outline searches start from."""
     r_img = ring.coin_radius_px
-    cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
+    pp = ring.plane_points(_edge_points(*blob.center, k, r))
     ctr, rad = _circle_hypotheses(pp)
     return r_img, max(ROUND_TOL[0], ROUND_TOL[1] * r_img), pp, ctr, rad
 

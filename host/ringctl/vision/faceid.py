@@ -131,9 +131,21 @@ def _polar(ims):
                         cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR)   # rows = angle, cols = radius
     pol = cv2.resize(pol[:, int(PATCH_R * R_IN):], (N_RAD, N_ANG), interpolation=cv2.INTER_LINEAR)
     pol = pol.transpose(2, 0, 1)                                      # (3, angle, radius)
-    pol = np.subtract(pol, pol.mean(axis=1, keepdims=True), order="C")   # ring-wise shading drops out
-    pol = pol / (np.sqrt((pol * pol).mean(axis=(1, 2), keepdims=True)) + 1e-6)
+    pol = np.subtract(pol, _means(pol, 1), order="C")                # ring-wise shading drops out
+    pol = pol / (np.sqrt(_means(pol * pol, (1, 2))) + 1e-6)
     return np.ascontiguousarray(pol.transpose(0, 2, 1))
+
+
+def _mean(a):
+    """float(a.mean()) of a float32 array, the same bits (its float32 sum over the count in
+    double, rounded to float32, as ndarray.mean takes it), without ndarray.mean's overhead."""
+    return float(np.float32(float(np.add.reduce(a, axis=None)) / a.size))
+
+
+def _means(a, axis):
+    """a.mean(axis, keepdims=True) of a float32 array, the same bits (as `_mean`)."""
+    s = np.add.reduce(a, axis=axis, keepdims=True)
+    return np.true_divide(s, np.intp(a.size // s.size), out=s, casting="unsafe")
 
 
 def _gradients(patch):
@@ -159,20 +171,20 @@ def features_lean(patch):
 def _features(gx, gy):
     mag = cv2.magnitude(gx, gy)
     local = cv2.GaussianBlur(mag, (0, 0), NORM_BLUR)
-    strength = mag / (local + NORM_FLOOR * float(mag.mean()) + 1e-6)
+    strength = mag / (local + NORM_FLOOR * _mean(mag) + 1e-6)
     jxx = cv2.GaussianBlur(gx * gx, (0, 0), TENSOR_BLUR)
     jyy = cv2.GaussianBlur(gy * gy, (0, 0), TENSOR_BLUR)
     jxy = cv2.GaussianBlur(gx * gy, (0, 0), TENSOR_BLUR)
     energy = jxx + jyy
-    norm = cv2.GaussianBlur(energy, (0, 0), NORM_BLUR) + NORM_FLOOR * float(energy.mean()) + 1e-9
+    norm = cv2.GaussianBlur(energy, (0, 0), NORM_BLUR) + NORM_FLOOR * _mean(energy) + 1e-9
     a, b = (jxx - jyy) / norm, 2 * jxy / norm   # doubled-angle orientation, image axes
     # The coin-wide mean orientation is the light's and the camera's, not the design's: a low lamp
     # shades edges across it and hides those along it, camera shake smears edges along its path,
     # so every edge leans one way. In the coin's own frame that lean is a pattern twice round the
     # coin that any two leaning coins share at some rotation, whatever their faces (issue 12: a
     # heads coin, shaken, matched tails photos taken under a 40 deg lamp). Take it out.
-    a = a - float(a[_FIELD].mean())
-    b = b - float(b[_FIELD].mean())
+    a = a - _mean(a[_FIELD])
+    b = b - _mean(b[_FIELD])
     # turn into the coin's own frame: the angle from the radius is the same at any rotation
     return _polar([strength, a * _COS2 + b * _SIN2, b * _COS2 - a * _SIN2])
 
