@@ -63,12 +63,13 @@ ROUND_MIN_LEVEL = 0.5      # ... or of the detection level (a bright sliver besi
 
 
 _ONES = np.ones((1, 3), np.float32)
+_SUM_30 = np.array([[1, 1, 1, 30]], np.float32)   # b + g + r + 30: whole numbers, exact in any order
 
 
 def colour_feats(img):
     """(chroma 3-channel float32, log brightness) of a BGR image, for `diff_feats`."""
     a = img.astype(np.float32)
-    s = cv2.transform(a, _ONES) + 30
+    s = cv2.transform(a, _SUM_30)
     k = 300.0 / s
     chroma = cv2.multiply(a, cv2.merge([k, k, k]))   # = a * k[..., None], at a third of numpy's cost
     return chroma, cv2.log(s)
