@@ -84,3 +84,4 @@ def test_ray_table_is_the_angles_computed_per_fit():
         r = rng.uniform(5, 200, len(k)).astype(np.float32)
         a = 2 * np.pi * k / detect.N_RAYS
         assert np.array_equal(detect._edge_points(511.3, 20.7, k, r), np.stack([511.3 + r * np.cos(a), 20.7 + r * np.sin(a)], 1))
+

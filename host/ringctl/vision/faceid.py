@@ -169,7 +169,9 @@ def features_lean(patch):
 
 
 def _features(gx, gy):
-    mag = cv2.magnitude(gx, gy)
+    # not cv2.magnitude: its last bit varies with where its output buffer happens to lie (IPP's
+    # aligned and unaligned paths), so one coin read twice could differ in the last float bit
+    mag = np.sqrt(gx * gx + gy * gy)
     local = cv2.GaussianBlur(mag, (0, 0), NORM_BLUR)
     strength = mag / (local + NORM_FLOOR * _mean(mag) + 1e-6)
     jxx = cv2.GaussianBlur(gx * gx, (0, 0), TENSOR_BLUR)
