@@ -63,12 +63,13 @@ ROUND_MIN_LEVEL = 0.5      # ... or of the detection level (a bright sliver besi
 
 
 _ONES = np.ones((1, 3), np.float32)
+_SUM_30 = np.array([[1, 1, 1, 30]], np.float32)   # b + g + r + 30: whole numbers, exact in any order
 
 
 def colour_feats(img):
     """(chroma 3-channel float32, log brightness) of a BGR image, for `diff_feats`."""
     a = img.astype(np.float32)
-    s = cv2.transform(a, _ONES) + 30
+    s = cv2.transform(a, _SUM_30)
     k = 300.0 / s
     chroma = cv2.multiply(a, cv2.merge([k, k, k]))   # = a * k[..., None], at a third of numpy's cost
     return chroma, cv2.log(s)
@@ -326,19 +327,27 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
         _add_new_objects(mask, extra, min_area)
     if not cv2.countNonZero(mask):
         return none
-    n, lbl = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    n, lbl, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     xp, yp = cv2.findNonZero(mask).reshape(-1, 2).T
     lab = lbl[yp, xp].astype(np.int64)
     inr = np.bincount(lab, weights=inr_p[yp, xp] > 0, minlength=n)
     ys, xs = yp + dy[yp], xp + dx[yp]   # ROI coordinates
-    area, (bx, by, bw, bh), (mx, my), first = _component_stats(lab, xs, ys, n)
-    objects = [{"area": float(area[k]), "bbox": (int(bx[k]), int(by[k]), int(bw[k]), int(bh[k])),
-                "centroid": (mx[k], my[k]), "in_ring": float(inr[k]), "label": int(k), "n": n,
-                "first": int(first[k])}
+    # an object lies in one window, whose rows all have one offset: cv2's box moved by it is the
+    # box in the ROI; the centroid from the ROI coordinates' sums (exact integers), as cv2 takes it
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    top = stats[:, cv2.CC_STAT_TOP]
+    bx, by = stats[:, cv2.CC_STAT_LEFT] + dx[top], top + dy[top]
+    mx, my = (np.bincount(lab, weights=v, minlength=n) / area for v in (xs, ys))
+    objects = [{"area": float(area[k]), "bbox": (int(bx[k]), int(by[k]), int(stats[k, 2]), int(stats[k, 3])),
+                "centroid": (mx[k], my[k]), "in_ring": float(inr[k]), "label": int(k), "n": n}
                for k in np.nonzero(area >= min_area)[0] if k > 0]
     # cv2's labels (CCL_GRANA) over the whole ROI would be numbered in raster order of 2x2
-    # blocks; equal areas keep that order
-    objects.sort(key=lambda o: (-o["area"], o["first"]))
+    # blocks; equal areas keep that order (only they need it)
+    if len({o["area"] for o in objects}) < len(objects):
+        first = _first_blocks(lab, xs, ys, n)
+        objects.sort(key=lambda o: (-o["area"], first[o["label"]]))
+    else:
+        objects.sort(key=lambda o: -o["area"])
     return objects, thr, (lab, ys, xs)
 
 
@@ -374,25 +383,12 @@ def _every_other(a):
     return out
 
 
-def _component_stats(lab, xs, ys, n):
-    """Per label 0..n-1 of the given foreground pixels: area, bbox (x, y, w, h), centroid (x, y)
-    (what connectedComponentsWithStats gives, from the foreground pixels alone) and the first
-    2x2 block in raster order, (y // 2) << 32 | x // 2."""
-    area = np.bincount(lab, minlength=n).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cent = (np.bincount(lab, weights=xs, minlength=n) / area, np.bincount(lab, weights=ys, minlength=n) / area)
-    x0 = np.zeros(n, np.int64)
-    y0, x1, y1, first = x0.copy(), x0.copy(), x0.copy(), x0.copy()
-    if len(lab):
-        order = np.argsort(lab, kind="stable")
-        ls = lab[order]
-        starts = np.flatnonzero(np.r_[True, ls[1:] != ls[:-1]])
-        ids = ls[starts]
-        block = (ys // 2).astype(np.int64) * (1 << 32) + xs // 2
-        for out, v, op in ((x0, xs, np.minimum), (y0, ys, np.minimum), (x1, xs, np.maximum), (y1, ys, np.maximum),
-                           (first, block, np.minimum)):
-            out[ids] = op.reduceat(v[order], starts)
-    return area, (x0, y0, x1 - x0 + 1, y1 - y0 + 1), cent, first
+def _first_blocks(lab, xs, ys, n):
+    """Per label 0..n-1 of the given foreground pixels, its first 2x2 block in raster order,
+    (y // 2) << 32 | x // 2 (labels without pixels: the largest int64)."""
+    first = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(first, lab, (ys // 2).astype(np.int64) * (1 << 32) + xs // 2)
+    return first
 
 
 def _add_new_objects(mask, extra, min_area):
@@ -422,6 +418,19 @@ def measure(img, ring, blob, thr_small):
 
 
 _RAYS = {}
+
+
+# cos, sin of each ray's angle 2 pi k / N_RAYS (double), looked up by the outline fits
+_EDGE_ANGLES = 2 * np.pi * np.arange(N_RAYS) / N_RAYS
+_EDGE_COS, _EDGE_SIN = np.cos(_EDGE_ANGLES), np.sin(_EDGE_ANGLES)
+
+
+def _edge_points(cx, cy, k, r):
+    """Image points (len(k), 2) at radii r along rays k from (cx, cy)."""
+    pts = np.empty((len(k), 2))
+    pts[:, 0] = cx + r * _EDGE_COS[k]
+    pts[:, 1] = cy + r * _EDGE_SIN[k]
+    return pts
 
 
 def _ray_dirs(n):
@@ -527,13 +536,12 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     """One object's ellipse through its edge points (rays k at radii r, image px) and its colour."""
     r_img = ring.coin_radius_px
     cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pts = np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
-    pp = ring.plane_points(pts).astype(np.float32)
+    pp = ring.plane_points(_edge_points(cx, cy, k, r)).astype(np.float32)
     for _ in range(3):
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(pp)
-        res = _residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang)
-        keep = np.abs(res) < max(1.0, 2.5 * _median(np.abs(res)))
+        res = np.abs(_residual(pp, (ex, ey), (d1 / 2, d2 / 2), ang))
+        err = _median(res)
+        keep = res < max(1.0, 2.5 * err)
         if keep.all() or keep.sum() < N_RAYS // 2:
             break
         pp = pp[keep]
@@ -543,7 +551,7 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     blob.plane_center = (float(ex), float(ey))
     blob.axes = (float(a), float(b))
     blob.angle_deg = float(ang % 180)
-    blob.fit_err = _median(np.abs(res))
+    blob.fit_err = err
     blob.extra["inliers"] = int(len(pp))
     # mean colour well inside the outline (the face, not the rim or the layout): from the polar
     # samples of the fitted centre's neighbourhood
@@ -592,9 +600,7 @@ def _edge_circles(ring, blob, k, r):
     """-> (coin radius px, on-circle tolerance, `blob`'s first-pass edge points in the ring plane,
     centres and radii of the circles through them): what both outline searches start from."""
     r_img = ring.coin_radius_px
-    cx, cy = blob.center
-    a = 2 * np.pi * k / N_RAYS
-    pp = ring.plane_points(np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1))
+    pp = ring.plane_points(_edge_points(*blob.center, k, r))
     ctr, rad = _circle_hypotheses(pp)
     return r_img, max(ROUND_TOL[0], ROUND_TOL[1] * r_img), pp, ctr, rad
 

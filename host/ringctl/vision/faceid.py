@@ -120,15 +120,32 @@ def coin_patch(img, ring, blob, radius=PATCH_R):
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _polar(im, centre=True):
-    """(N_RAD, N_ANG) polar map of the field inside the rim, unit RMS (row means removed)."""
-    pol = cv2.warpPolar(im, (int(PATCH_R * R_OUT) + 1, N_ANG), (PATCH_R, PATCH_R), PATCH_R * R_OUT + 1,
+def _polar(ims):
+    """(3, N_RAD, N_ANG) polar maps of three patch images' field inside the rim, each unit RMS
+    (row means removed).
+
+    One warp and one resize of the three as channels (each channel's values as alone). The
+    means are taken in the memory order of one map alone (along the angle one element at a
+    time, then pairwise over the whole map), so they are the same bits."""
+    pol = cv2.warpPolar(cv2.merge(ims), (int(PATCH_R * R_OUT) + 1, N_ANG), (PATCH_R, PATCH_R), PATCH_R * R_OUT + 1,
                         cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR)   # rows = angle, cols = radius
-    pol = pol[:, int(PATCH_R * R_IN):]
-    pol = cv2.resize(pol, (N_RAD, N_ANG), interpolation=cv2.INTER_LINEAR).T
-    if centre:
-        pol = pol - pol.mean(axis=1, keepdims=True)      # ring-wise shading drops out
-    return pol / (np.sqrt((pol * pol).mean()) + 1e-6)
+    pol = cv2.resize(pol[:, int(PATCH_R * R_IN):], (N_RAD, N_ANG), interpolation=cv2.INTER_LINEAR)
+    pol = pol.transpose(2, 0, 1)                                      # (3, angle, radius)
+    pol = np.subtract(pol, _means(pol, 1), order="C")                # ring-wise shading drops out
+    pol = pol / (np.sqrt(_means(pol * pol, (1, 2))) + 1e-6)
+    return np.ascontiguousarray(pol.transpose(0, 2, 1))
+
+
+def _mean(a):
+    """float(a.mean()) of a float32 array, the same bits (its float32 sum over the count in
+    double, rounded to float32, as ndarray.mean takes it), without ndarray.mean's overhead."""
+    return float(np.float32(float(np.add.reduce(a, axis=None)) / a.size))
+
+
+def _means(a, axis):
+    """a.mean(axis, keepdims=True) of a float32 array, the same bits (as `_mean`)."""
+    s = np.add.reduce(a, axis=axis, keepdims=True)
+    return np.true_divide(s, np.intp(a.size // s.size), out=s, casting="unsafe")
 
 
 def _gradients(patch):
@@ -152,24 +169,26 @@ def features_lean(patch):
 
 
 def _features(gx, gy):
-    mag = cv2.magnitude(gx, gy)
+    # not cv2.magnitude: its last bit varies with where its output buffer happens to lie (IPP's
+    # aligned and unaligned paths), so one coin read twice could differ in the last float bit
+    mag = np.sqrt(gx * gx + gy * gy)
     local = cv2.GaussianBlur(mag, (0, 0), NORM_BLUR)
-    strength = mag / (local + NORM_FLOOR * float(mag.mean()) + 1e-6)
+    strength = mag / (local + NORM_FLOOR * _mean(mag) + 1e-6)
     jxx = cv2.GaussianBlur(gx * gx, (0, 0), TENSOR_BLUR)
     jyy = cv2.GaussianBlur(gy * gy, (0, 0), TENSOR_BLUR)
     jxy = cv2.GaussianBlur(gx * gy, (0, 0), TENSOR_BLUR)
     energy = jxx + jyy
-    norm = cv2.GaussianBlur(energy, (0, 0), NORM_BLUR) + NORM_FLOOR * float(energy.mean()) + 1e-9
+    norm = cv2.GaussianBlur(energy, (0, 0), NORM_BLUR) + NORM_FLOOR * _mean(energy) + 1e-9
     a, b = (jxx - jyy) / norm, 2 * jxy / norm   # doubled-angle orientation, image axes
     # The coin-wide mean orientation is the light's and the camera's, not the design's: a low lamp
     # shades edges across it and hides those along it, camera shake smears edges along its path,
     # so every edge leans one way. In the coin's own frame that lean is a pattern twice round the
     # coin that any two leaning coins share at some rotation, whatever their faces (issue 12: a
     # heads coin, shaken, matched tails photos taken under a 40 deg lamp). Take it out.
-    a = a - float(a[_FIELD].mean())
-    b = b - float(b[_FIELD].mean())
+    a = a - _mean(a[_FIELD])
+    b = b - _mean(b[_FIELD])
     # turn into the coin's own frame: the angle from the radius is the same at any rotation
-    return np.stack([_polar(strength), _polar(a * _COS2 + b * _SIN2), _polar(b * _COS2 - a * _SIN2)])
+    return _polar([strength, a * _COS2 + b * _SIN2, b * _COS2 - a * _SIN2])
 
 
 def lean(patch):
@@ -194,13 +213,17 @@ def _spectrum(f):
     return np.fft.rfft(f, axis=-1)
 
 
-def cue_match(spec_a, templates_spec_conj):
+def cue_match(spec_a, templates_spec_conj_r):
     """Per template, at its best rotation: (combined score, per-cue scores (T, len(CUES))).
+    `templates_spec_conj_r`: the templates' spectra conjugated, radius first (R, T, C, K).
 
     Scores are normalised correlations (1 = the same coin); a cue's score is its channels' share
     of the combined score, at the rotation that fits all cues best."""
-    # sum over radii of A(k) * conj(T(k)), per channel, then back to rotations
-    corr = np.fft.irfft((spec_a[None] * templates_spec_conj).sum(axis=2), n=N_ANG, axis=-1)  # (T, C, ang)
+    # sum over radii of A(k) * conj(T(k)), per channel, then back to rotations. Radius first, the
+    # sum adds whole contiguous blocks: the same additions in the same order as over a middle
+    # axis, at half the cost
+    a_r = np.ascontiguousarray(spec_a.transpose(1, 0, 2))[:, None]
+    corr = np.fft.irfft(np.add.reduce(a_r * templates_spec_conj_r, axis=0), n=N_ANG, axis=-1)  # (T, C, ang)
     norm = float(spec_a.shape[0] * spec_a.shape[1] * N_ANG)
     total = corr.sum(axis=1)
     best = total.argmax(axis=1)
@@ -340,22 +363,27 @@ class FaceModel:
         self.report = dict(report)
         self.n_photos = len(self.labels) if n_photos is None else int(n_photos)
         self._spec = _spectrum(self.templates)
-        self._spec_conj = np.conj(self._spec)   # every read correlates with these
+        # every read correlates with these (radius first: cue_match)
+        self._spec_conj_r = np.ascontiguousarray(np.conj(self._spec).transpose(2, 0, 1, 3))
         self._norm = float(self.templates[0].size)
         self._lab = np.array([1 if l == "heads" else 0 for l in self.labels])
         photo = np.arange(len(self.labels)) < self.n_photos
         # template families, each one consistent picture of both faces: the photos under the
         # training lamp, and the relit drawings (if any)
         self._families = [photo] + ([~photo] if (~photo).any() else [])
+        # per family (all templates first), the templates of each face: a read picks the best of
+        # each (the first template when a family holds none of a face, as argmax over -inf does)
+        self._picks = [(np.flatnonzero((self._lab == 1) & fam), np.flatnonzero((self._lab == 0) & fam))
+                       for fam in [np.ones(len(self.labels), bool)] + self._families]
 
     def _pairs(self, feat):
         """[(heads score, tails score, heads per-cue scores, tails per-cue scores)] of the best
         template of each face: over all templates first, then within each family."""
-        total, cues = cue_match(_spectrum(feat), self._spec_conj)
+        total, cues = cue_match(_spectrum(feat), self._spec_conj_r)
         out = []
-        for fam in [np.ones(len(total), bool)] + self._families:
-            ih = int(np.argmax(np.where((self._lab == 1) & fam, total, -np.inf)))
-            it = int(np.argmax(np.where((self._lab == 0) & fam, total, -np.inf)))
+        for heads, tails in self._picks:
+            ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
+            it = int(tails[np.argmax(total[tails])]) if len(tails) else 0
             out.append((float(total[ih]), float(total[it]), cues[ih], cues[it]))
         return out
 

@@ -5,6 +5,7 @@ the result "unsure" (the boxer looks), never heads/tails/odds. Never voids witho
 no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
 or one on the other in the ring, or outside / on the rim while the ring holds fewer than two).
 """
+import statistics
 import time
 
 import cv2
@@ -253,7 +254,7 @@ def classify(img, ring, model):
     # anything else there is ignored. With fewer than two in the ring, a coin seen outside or on
     # the rim is the evidence for a void (7.3.1) and a doubtful object leaves the spin unsure.
     ring_sizes = [c["_size"] for c in coins if c.get("_in") and "_size" in c]
-    ref = float(np.median(ring_sizes)) if ring_sizes else 1.0
+    ref = float(statistics.median(ring_sizes)) if ring_sizes else 1.0   # a few values: numpy's overhead
     in_play = sum(1 for c in coins if c.get("_in"))
     for reason, seen, size in away:
         if seen[0].get("_in") or in_play < 2:
