@@ -4,6 +4,7 @@ Each `def test_*` in such a file becomes a pytest item; the file is run once und
 real unix-port binary and every item reports its own line, so a failing firmware test
 fails `make test` like any other.
 """
+import os
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# Bytecode caches on for the run and its children, whatever the shell says: with
+# PYTHONDONTWRITEBYTECODE set, pytest rewrites (recompiles) every test module's asserts on every
+# run (~10 s of collection) and every `ring` child process compiles the ringctl modules it
+# imports again. The .pyc files go to __pycache__/ (git-ignored); nothing a test checks.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 from mprun import run_mp  # noqa: E402
 
 _results = {}

@@ -22,6 +22,8 @@ from ringctl.record.log import AuditLog
 from ringctl.runner.commands import parse_command
 from ringctl.sim.session import DemoSession
 
+import commissioned
+
 CLEAN_SEED = 101        # seeds of tests/e2e: a clean spin, and one whose result needs the camera
 CAMERA_SEED = 103
 
@@ -31,7 +33,8 @@ class DemoRing:
 
     def __init__(self, work):
         self.demo = DemoSession(str(work), seed=11, coin_px=44, fps=15, say=lambda s: None)
-        self.demo.__enter__()
+        with commissioned.shared():   # the site tests/e2e/test_demo_e2e.py commissions too
+            self.demo.__enter__()
         users = users_mod.Users(work / "users.json")
         for name, (role, pw) in PASSWORDS.items():
             users.add(name, role, pw)

@@ -10,11 +10,14 @@ import pytest
 
 from ringctl.sim.session import DemoSession
 
+import commissioned
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     work = tmp_path_factory.mktemp("demo")
-    with DemoSession(str(work), seed=11, coin_px=44, fps=15, say=lambda s: None) as d:
+    # the site is commissioned once per test session (tests/console/test_browser.py's too)
+    with commissioned.shared(), DemoSession(str(work), seed=11, coin_px=44, fps=15, say=lambda s: None) as d:
         yield d
 
 

@@ -12,11 +12,15 @@ import pytest
 from ringctl.cli import main
 from ringctl.sim.session import DemoSession
 
+import commissioned
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     work = tmp_path_factory.mktemp("witness")
-    with DemoSession(str(work), seed=5, coin_px=44, fps=15, say=lambda s: None) as d:
+    # test_demo_e2e's site (seed 11; this was seed 5: the witness does not depend on the site),
+    # so its commissioning is shared (tests/commissioned.py)
+    with commissioned.shared(), DemoSession(str(work), seed=11, coin_px=44, fps=15, say=lambda s: None) as d:
         d.play_spin(seed=101)
         d.board.restart()                       # RAM head lost; flash head survives
         assert d.link.wait_up(10.0)

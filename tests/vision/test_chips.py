@@ -6,7 +6,7 @@ import pytest
 
 from ringctl.sim import heldout
 from ringctl.vision import judge, ring as ringmod
-from ringctl.sim.vision_bench import heldout_model
+from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
 
 CFG = dict(size=(1920, 1080), coin_px=(56, 56.01), coin="copper", faces="render:0", stream=(41, 1))
 

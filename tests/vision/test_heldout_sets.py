@@ -2,7 +2,8 @@
 no wrong call and no void without evidence, every valid spin called. The full sets and their
 per-kind confusion are printed by `ring bench vision --json`."""
 from ringctl.sim import heldout
-from ringctl.sim.vision_bench import Tally, heldout_model, heldout_scenes, score
+from ringctl.sim.vision_bench import Tally, heldout_scenes, score
+from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
 from ringctl.vision import judge
 
 

@@ -126,6 +126,7 @@ def test_one_coin_in_view_is_unsure_not_a_void(model):
         assert len(v["coins"]) == 1
 
 
+@pytest.mark.slow   # make soak: a rate over 30 scenes; each failure mode above has its own fast test
 def test_heldout_accuracy_floor(model):
     """Held-out seeds (never used for tuning): zero wrong calls, most valid spins called."""
     counts = bench.evaluate(scenes.HELDOUT_SEEDS[:30], model).summary()

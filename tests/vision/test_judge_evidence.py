@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.sim.vision_bench import heldout_model
+from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
 from ringctl.vision import chipcheck, detect, judge, ring as ringmod
 
 CFG = dict(size=(1920, 1080), coin_px=(60, 60.01), coin="brass", faces="plate:b", stream=(44, 1))

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from ringctl.errors import UserError
-from ringctl.sim import heldout, vision_bench as bench
+from ringctl.sim import heldout
 from ringctl.vision import detect, judge, ring as ringmod
+
+import vcache
 
 CFG = dict(heldout.SETS["edge-1080p"], coins=("brass",))
 SEEDS = heldout.set_seeds(dict(CFG, stream=(5, 1, 9)), 40)
@@ -20,12 +22,11 @@ SEEDS = heldout.set_seeds(dict(CFG, stream=(5, 1, 9)), 40)
 
 def _scenes(seeds, kind):
     for seed in seeds:
-        spec, expect = heldout.make(seed, kind, CFG)
-        try:
-            rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+        try:   # heldout.make, calibrated on its empty frame, rendered (once per session: vcache)
+            spec, expect, rm, img = vcache.scene(seed, kind, CFG)
         except UserError:
             continue
-        yield seed, spec, expect, rm, heldout.render_frame(spec, seed)
+        yield seed, spec, expect, rm, img
 
 
 def _coin_blob(blobs, coin, rm):
@@ -95,7 +96,7 @@ def test_pieces_measured_to_one_outline_are_one_coin():
 
 @pytest.fixture(scope="module")
 def model():
-    return bench.heldout_model(CFG, n=6)
+    return vcache.heldout_model(CFG, n=6)
 
 
 def test_a_coin_found_by_its_texture_outside_the_ring_is_no_void(model, monkeypatch):

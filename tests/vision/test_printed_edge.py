@@ -14,6 +14,8 @@ from ringctl.errors import UserError
 from ringctl.sim import heldout, vision_bench as bench
 from ringctl.vision import detect, judge, ring as ringmod
 
+import vcache
+
 # one coin colour for the whole test set, so that one face model (trained at the set's site)
 # serves every scene; the artwork's ink still follows the coin
 CFG = dict(heldout.SETS["edge-1080p"], coins=("brass",))
@@ -21,9 +23,9 @@ SEEDS = heldout.set_seeds(dict(CFG, stream=(5, 1, 9)), 40)
 
 
 def _scene(seed, kind, cfg=CFG):
-    spec, expect = heldout.make(seed, kind, cfg)
-    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-    return spec, expect, rm, heldout.render_frame(spec, seed)
+    # heldout.make, calibrated on its empty frame, rendered: once per session (vcache; the
+    # valid scenes are also test_own_texture's)
+    return vcache.scene(seed, kind, cfg)
 
 
 def _scenes(seeds, kind, n, cfg=CFG):
@@ -59,7 +61,7 @@ def _coin_blob(blobs, coin, rm):
 
 @pytest.fixture(scope="module")
 def model():
-    return bench.heldout_model(CFG)
+    return vcache.heldout_model(CFG)
 
 
 def test_flat_coins_across_printed_artwork_measure_round_and_never_wrong(monkeypatch):
@@ -141,7 +143,7 @@ def test_a_flat_coin_partly_on_ink_of_its_colour_whose_seen_part_looks_tilted_is
     spec, expect = heldout.make(seed, None, cfg)
     assert expect in ("heads", "tails", "odds")
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-    v = judge.classify(heldout.render_frame(spec, seed), rm, bench.heldout_model(cfg))
+    v = judge.classify(heldout.render_frame(spec, seed), rm, vcache.heldout_model(cfg))
     # since the texture search (detect._textured) the coin is measured whole: the spin is called
     # right, or left to the boxer with print named as the cause; never voided
     assert v["result"] in (expect, "unsure"), v

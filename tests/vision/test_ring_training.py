@@ -9,6 +9,8 @@ from ringctl.errors import UserError
 from ringctl.sim import heldout, render, vision_bench as bench
 from ringctl.vision import judge, ring as ringmod
 
+import vcache
+
 # a small ring lit low (36-45 deg high): relief shading then turns with the coin
 LOW_LIGHT = dict(size=(1280, 720), coin_px=(44, 60), coin="brass", stream=(9, 12), light_elev=(36, 45),
                  blur_p=0.5, blur=(0.4, 1.2), motion_p=0.0)
@@ -68,8 +70,7 @@ def _sealed6_refused_ring():
     """sealed-6's ring whose 4th heads photo was refused (opened): 4K, maroon layout, a coin lying
     flat across the edge of a printed letter close to its colour."""
     seed = 2450304478
-    spec, expect = heldout.make(seed, None, heldout.SETS["sealed-6"])
-    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    spec, expect, rm, _ = vcache.scene(seed, None, heldout.SETS["sealed-6"])   # made once per session
     return seed, spec, expect, rm
 
 
@@ -79,11 +80,13 @@ def test_a_coin_across_a_printed_edge_of_its_colour_trains_and_the_ring_reads():
     photos and its model calls that ring's spin right."""
     from ringctl.vision import faceid
     seed, spec, expect, rm = _sealed6_refused_ring()
-    photos = heldout.ring_training_frames(spec, seed, "heads", 12)
+    photos = vcache.ring_training_frames(spec, seed, "heads", 12)
     blob = faceid.training_coin(photos[3], rm, "heads#3")
     assert abs(blob.axes[0] / rm.coin_radius_px - 1) < 0.05 and blob.axes[1] / blob.axes[0] > 0.97
     assert blob.fit_err < 0.5 and blob.extra["first_fit_err"] > 1.5
-    model = bench.ring_model(spec, seed, rm)
+    # bench.ring_model (12 photos per face in the ring, faceid.train), its heads photos the ones
+    # just checked rather than the same 12 rendered again
+    model = vcache.ring_model(spec, seed, rm)
     assert model.report["loo_errors"] == 0
     v = judge.classify(heldout.render_frame(spec, seed), rm, model)
     assert expect in ("heads", "tails", "odds") and v["result"] == expect, v

@@ -164,7 +164,7 @@ def test_a_chip_of_the_layouts_own_colour_in_the_ring_is_found_by_the_crops(layo
     # the faintest objects the judge finds (a colour change only, or only the edge spots): the
     # gate in front of the crops must find them too, or the coins would be called
     from ringctl.sim import heldout
-    from ringctl.sim.vision_bench import heldout_model
+    from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
     from ringctl.vision import ring as ringmod
     cfg = dict(size=(1920, 1080), coin_px=(56, 56.01), coin="copper", faces="render:0", stream=(41, 1),
                layouts=[layout])
