@@ -351,14 +351,14 @@ def main(argv=None):
         key = os.urandom(32)
     stop_on_signals()
     b = SimBoard(flash, key, follow_flash=True).start()
-    print("link tty: %s" % b.tty)
-    print("sensor socket: %s" % b.sensor_socket)
-    print("flash: %s (device id %s, key %s)" % (flash, b.device_id, flash / "key.bin"))
-    print("firmware: %s" % ("the image deployed in the flash dir (manifest.json); a deploy "
-                            "resets the board onto the new image" if b.running_image() == flash
-                            else "the source tree %s (no image deployed in the flash dir)"
-                            % b.fw), flush=True)
-    try:
+    try:   # a Ctrl-C landing while the banner is written (just after its last line went out) stops cleanly too
+        print("link tty: %s" % b.tty)
+        print("sensor socket: %s" % b.sensor_socket)
+        print("flash: %s (device id %s, key %s)" % (flash, b.device_id, flash / "key.bin"))
+        print("firmware: %s" % ("the image deployed in the flash dir (manifest.json); a deploy "
+                                "resets the board onto the new image" if b.running_image() == flash
+                                else "the source tree %s (no image deployed in the flash dir)"
+                                % b.fw), flush=True)
         while True:
             time.sleep(1)
             if not b.alive and b.proc.returncode != RESET_EXIT:
