@@ -11,7 +11,7 @@ import json
 
 from ringctl.errors import UserError
 from ringctl.sim import heldout, vision_bench as bench
-from ringctl.vision import faceid, ring as ringmod
+from ringctl.vision import ring as ringmod
 
 _models = {}
 _scenes = {}
@@ -60,7 +60,5 @@ def ring_training_frames(spec, seed, face, n):
 
 
 def ring_model(spec, seed, rm, n=bench.RING_PHOTOS):
-    """`vision_bench.ring_model(spec, seed, rm, n)` from the session's ring training photos: the
-    same photos, trained the same way (faceid.train on n photos per face)."""
-    imgs = {face: ring_training_frames(spec, seed, face, n) for face in ("heads", "tails")}
-    return faceid.train(imgs["heads"], imgs["tails"], rm)
+    """`vision_bench.ring_model(spec, seed, rm, n)` from the session's ring training photos."""
+    return bench.ring_model(spec, seed, rm, n, frames=ring_training_frames)

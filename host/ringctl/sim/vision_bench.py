@@ -158,10 +158,11 @@ def heldout_model(cfg, n=10):
     return faceid.train(imgs["heads"], imgs["tails"], rm)
 
 
-def ring_model(spec, seed, rm, n=RING_PHOTOS):
+def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frames):
     """The face model a scene's own ring is trained to: `n` photos per face of one coin in that
-    ring under its lights, turned and moved between photos (heldout.ring_training_frames)."""
-    imgs = {face: heldout.ring_training_frames(spec, seed, face, n) for face in ("heads", "tails")}
+    ring under its lights, turned and moved between photos (`frames`: heldout.ring_training_frames
+    or the same photos kept)."""
+    imgs = {face: frames(spec, seed, face, n) for face in ("heads", "tails")}
     return faceid.train(imgs["heads"], imgs["tails"], rm)
 
 

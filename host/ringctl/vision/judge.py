@@ -363,16 +363,13 @@ def _hidden_part(img, ring, b):
     g = np.arange(-a, a + step, step)
     u, v = (x.ravel() for x in np.meshgrid(g, g))
     pc = np.asarray(b.plane_center)
-    inv = cv2.invertAffineTransform(ring.to_plane)
     shares = []
     for side in (1, -1):
         w = v + side * (a - bb)   # along the short axis, from the outline's centre
         cap = (np.hypot(u, v) <= a) & ((u / (a + gap)) ** 2 + (w / (bb + gap)) ** 2 > 1)
         if not cap.any():
             continue
-        pts = pc + np.outer(u[cap], m) + np.outer(w[cap], n)
-        img_pts = pts @ inv[:, :2].T + inv[:, 2]
-        shares.append(_changed(img, ring, (img_pts + 0.5) / f - 0.5))
+        shares.append(_changed(img, ring, _small_points(ring, pc + np.outer(u[cap], m) + np.outer(w[cap], n))))
     return max(shares, default=0.0)
 
 
@@ -384,24 +381,15 @@ def _print_under_short_sides(ring, b):
     a, bb = b.axes
     t = np.deg2rad(b.angle_deg)
     m, n = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-    f = ring.factor
-    step = 0.6 * f
+    step = 0.6 * ring.factor
     pc = np.asarray(b.plane_center)
-    inv = cv2.invertAffineTransform(ring.to_plane)
 
     def feats(rho, phi):
-        pts = pc + np.outer(rho * np.cos(phi), m) + np.outer(rho * np.sin(phi), n)
-        q = ((pts @ inv[:, :2].T + inv[:, 2]) + 0.5) / f - 0.5
-        w, h = ring.small_size
-        ok = (q[:, 0] >= 0) & (q[:, 1] >= 0) & (q[:, 0] <= w - 1) & (q[:, 1] <= h - 1)
-        q = q[ok].astype(np.float32)
-        inner = cv2.remap(_off_wall(ring), q[:, :1], q[:, 1:], cv2.INTER_NEAREST)[:, 0] > 0
-        q = q[inner]
+        q = _small_points(ring, pc + np.outer(rho * np.cos(phi), m) + np.outer(rho * np.sin(phi), n)).astype(np.float32)
+        q = q[cv2.remap(_off_wall(ring), q[:, :1], q[:, 1:], cv2.INTER_NEAREST)[:, 0] > 0]
         if not len(q):
             return None
-        bg = cv2.remap(detect._blurred_background(ring), q[:, :1], q[:, 1:], cv2.INTER_LINEAR)
-        chroma, log_l = detect.colour_feats(bg)
-        return chroma.reshape(-1, 3), log_l.ravel()
+        return detect.colour_feats(cv2.remap(detect._blurred_background(ring), q[:, :1], q[:, 1:], cv2.INTER_LINEAR))
 
     def grid(r0, r1, phis):
         rho = np.arange(r0, r1 + step, step)
@@ -411,35 +399,42 @@ def _print_under_short_sides(ring, b):
     ref = feats(*grid(PRINT_SIDE_REF[0] * a, PRINT_SIDE_REF[1] * a, np.linspace(0, 2 * np.pi, 72, endpoint=False)))
     if ref is None:
         return 0.0
-    ref_c, ref_l = np.median(ref[0], axis=0), float(np.median(ref[1]))
+    ref_c, ref_l = np.median(ref[0], axis=(0, 1)), np.median(ref[1])   # the layout round it
     shares = []
     half = np.deg2rad(PRINT_SIDE_DEG)
     for side in (np.pi / 2, -np.pi / 2):
         pts = grid(bb - PRINT_SIDE_IN * a, 2 * a - bb + PRINT_SIDE_OUT * a, side + np.linspace(-half, half, 31))
-        n_side = len(pts[0])
         got = feats(*pts)
-        if got is not None and len(got[1]) >= PRINT_SIDE_MIN * n_side:
-            d = np.abs(got[0] - ref_c).sum(1) + 45 * np.abs(got[1] - ref_l)
-            shares.append(float(np.mean(d > PRINT_SIDE_LEVEL)))
+        if got is not None and len(got[1]) >= PRINT_SIDE_MIN * len(pts[0]):
+            layout = (np.full_like(got[0], ref_c), np.full_like(got[1], ref_l))
+            shares.append(float(np.mean(detect.diff_feats(got, layout) > PRINT_SIDE_LEVEL)))
     return max(shares, default=0.0)
 
 
 def _off_wall(ring):
     """The ring's inside PRINT_SIDE_WALL coin radii off its wall, detection scale (uint8): the
     wall's own blur and shadow on the layout are not print."""
-    m = getattr(ring, "_inner_mask", None)
+    m = getattr(ring, "_off_wall_mask", None)
     if m is None:
         k = max(1, int(round(PRINT_SIDE_WALL * ring.coin_radius_px / ring.factor)))
-        m = ring._inner_mask = cv2.erode(detect.ring_mask(ring), cv2.getStructuringElement(
+        m = ring._off_wall_mask = cv2.erode(detect.ring_mask(ring), cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
     return m
 
 
+def _small_points(ring, plane_pts):
+    """Ring-plane points -> the detection-scale points of those inside the frame."""
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    f = ring.factor
+    q = ((plane_pts @ inv[:, :2].T + inv[:, 2]) + 0.5) / f - 0.5
+    w, h = ring.small_size
+    return q[(q[:, 0] >= 0) & (q[:, 1] >= 0) & (q[:, 0] <= w - 1) & (q[:, 1] <= h - 1)]
+
+
 def _changed(img, ring, pts):
-    """Share of detection-scale points `pts` (inside the frame) where the frame's colour differs
+    """Share of detection-scale points `pts` (`_small_points`) where the frame's colour differs
     from the empty ring's by more than HIDDEN_CHROMA."""
     w, h = ring.small_size
-    pts = pts[(pts[:, 0] >= 0) & (pts[:, 1] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] <= h - 1)]
     if not len(pts):
         return 0.0
     x0, y0 = max(0, int(pts[:, 0].min()) - 2), max(0, int(pts[:, 1].min()) - 2)
