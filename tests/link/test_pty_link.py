@@ -35,6 +35,11 @@ class Prober:
                                    "dev_forged", "dev_reflected", "dev_replayed"), 0)
         self.fake = rl._keypair(os.urandom(32))
         self.k = 0
+        self.stopped = False
+
+    def stop(self):
+        """No more probes: one written while the device is quitting would never be read."""
+        self.stopped = True
 
     @staticmethod
     def _data_frames(hist, tag):
@@ -47,7 +52,7 @@ class Prober:
 
     def __call__(self, proxy, now):
         c = self.client
-        if now < self.next_at or not c.link_up or proxy.host is None:
+        if self.stopped or now < self.next_at or not c.link_up or proxy.host is None:
             return []
         if proxy.next_unplug and proxy.next_unplug - now < 0.6:
             return []
@@ -118,7 +123,8 @@ def test_link_over_pty_with_faults(tmp_path):
                     and min(prober.sent.values()) > 0):   # replays need a few sessions
                 break
         elapsed = time.monotonic() - t0
-        time.sleep(0.3)                        # let late probes land before counting
+        prober.stop()
+        time.sleep(0.3)                        # let the last probes land before counting
         client.send_cmd(ringmsg.CMD_RESET)
         out, err = dev.communicate(timeout=20)
     finally:
