@@ -54,6 +54,9 @@ TEXTURE_GAIN = 3.0         # grey levels of texture to units of difference from 
 # the rays, and off the outline by more than twice the on-circle tolerance along at most 1 +
 # TEXTURE_OFF of those (edge-1080p: flat coins 0-4 of 41-71; a coin tilted 30 deg 17 of 66)
 TEXTURE_SEEN, TEXTURE_OFF = 0.35, 0.1
+# ... or, where nothing stood out at all on print of the coin's colour (`find_on_print`): the
+# texture mapped at this many px per coin radius, and this many strongest rims measured
+PRINT_SEARCH_R, PRINT_SEARCH_TOP, PRINT_SEARCH_ARC = 14.0, 4, 32
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
@@ -771,13 +774,7 @@ def _own_texture(img, ring, x0, y0, x1, y1):
     bg = cv2.remap(_blurred_background(ring), (xs + h) / q - h, (ys + h) / q - h, cv2.INTER_LINEAR,
                    borderMode=cv2.BORDER_REPLICATE)
     win = int(max(2 * f, TEXTURE_WIN * ring.coin_radius_px)) | 1
-
-    def spread(x):
-        m = cv2.blur(x, (win, win))
-        return cv2.sqrt(cv2.max(cv2.blur(x * x, (win, win)) - m * m, 0))
-    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gb = cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    tex = cv2.max(spread(g) - spread(gb), 0)
+    tex = _spread_beyond(crop, bg, win)
     # a window that holds any of the coin shows its texture: half a window beyond its rim. The
     # least over a window takes that back (a coin's texture has no window-sized hole in it)
     inner = cv2.erode(tex, np.ones((win, win), np.uint8))
@@ -785,7 +782,89 @@ def _own_texture(img, ring, x0, y0, x1, y1):
     return d + np.float32(TEXTURE_GAIN) * inner, tex, d
 
 
-def _textured(img, ring, blob, k, r, need):
+def _spread_beyond(frame, empty, win):
+    """The local grey-level spread (over win x win) a frame has beyond the empty ring's."""
+    def spread(x):
+        m = cv2.blur(x, (win, win))
+        return cv2.sqrt(cv2.max(cv2.blur(x * x, (win, win)) - m * m, 0))
+    g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gb = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return cv2.max(spread(g) - spread(gb), 0)
+
+
+def find_on_print(img, ring, where, taken, need, want=2):
+    """Coins that do not stand out from the empty ring at all (they lie on print of their own
+    colour, so the detection-scale difference shows nothing of them): looked for only where
+    `where` (detection-scale mask: such print, and a coin radius round it) holds no object of
+    `taken` (Blobs already found). The frame's texture beyond the empty ring's is mapped at
+    PRINT_SEARCH_R-2x that px per coin radius; the PRINT_SEARCH_TOP strongest rings of texture of the
+    coin's radius there are each measured as `_textured` measures a coin (its own rim and face
+    texture, its rim in the difference alone on the outline; clean, round, of the coin's size).
+    -> up to `want` Blobs measured so, extra["on_print"] (never a tilt: `_textured` keeps round
+    ones only; never a void: extra["textured"])."""
+    f = ring.factor
+    r_img = ring.coin_radius_px
+    free = where.copy()
+    for b in taken:
+        x, y, w, h = b.bbox
+        m = int(math.ceil(r_img / f))
+        free[max(0, y - m):y + h + m, max(0, x - m):x + w + m] = 0
+    ys, xs = np.nonzero(free)
+    if not len(xs):
+        return []
+    # halved (exact block means: fast) while a coin stays PRINT_SEARCH_R px across or more
+    s = 1
+    while r_img / (2 * s) >= PRINT_SEARCH_R:
+        s *= 2
+    h, w = img.shape[:2]
+    pad = int(math.ceil(1.2 * r_img))
+    x0, y0 = max(0, int(xs.min()) * f - pad), max(0, int(ys.min()) * f - pad)
+    x1, y1 = min(w, (int(xs.max()) + 1) * f + pad), min(h, (int(ys.max()) + 1) * f + pad)
+    x1, y1 = x0 + (x1 - x0) // s * s, y0 + (y1 - y0) // s * s
+    frame = img[y0:y1, x0:x1]
+    for _ in range(s.bit_length() - 1):
+        frame = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    sh, sw = frame.shape[:2]
+    # the empty ring sampled at those pixels' centres (from its detection-scale copy)
+    q = np.float32(f)
+    u = (x0 + (np.arange(sw, dtype=np.float32) + 0.5) * s + 0.5) / q - 0.5
+    v = (y0 + (np.arange(sh, dtype=np.float32) + 0.5) * s + 0.5) / q - 0.5
+    mu, mv = np.meshgrid(u, v)
+    empty = cv2.remap(_blurred_background(ring), mu, mv, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    r = r_img / s
+    tex = _spread_beyond(frame, empty, int(max(2 * f / s, TEXTURE_WIN * r)) | 1)
+    # the mean texture along a circle of the coin's radius (as the ring's plane shows it) round
+    # each pixel
+    rad = r * math.sqrt(ring.axes[1] / ring.axes[0])
+    p = int(math.ceil(rad)) + 1
+    padded = cv2.copyMakeBorder(tex, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+    rim = np.zeros_like(tex)
+    for t in np.arange(PRINT_SEARCH_ARC) * (2 * math.pi / PRINT_SEARCH_ARC):
+        dx, dy = int(round(rad * math.cos(t))), int(round(rad * math.sin(t)))
+        cv2.add(rim, padded[p + dy:p + dy + sh, p + dx:p + dx + sw], dst=rim)
+    rim *= np.float32(1.0 / PRINT_SEARCH_ARC)
+    # a coin's centre lies where it may hide
+    rim *= cv2.remap(free, mu, mv, cv2.INTER_NEAREST)
+    found = []
+    for _ in range(PRINT_SEARCH_TOP):
+        if len(found) >= want:
+            break
+        _, val, _, at = cv2.minMaxLoc(rim)
+        if val <= 0:
+            break
+        cv2.circle(rim, at, int(math.ceil(1.5 * r)), 0, -1)
+        c = (x0 + (at[0] + 0.5) * s - 0.5, y0 + (at[1] + 0.5) * s - 0.5)
+        bx, by = int(c[0] / f), int(c[1] / f)
+        rs = int(math.ceil(r_img / f))
+        b = Blob(center=c, area_coins=1.0, bbox=(bx - rs, by - rs, 2 * rs + 1, 2 * rs + 1))
+        if _textured(img, ring, b, np.zeros(0, int), np.zeros(0), need, at=c) and \
+                not any(_same_outline(b, o) for o in found):
+            b.extra.update(on_print=round(float(val), 2), in_ring_coins=1.0)
+            found.append(b)
+    return found
+
+
+def _textured(img, ring, blob, k, r, need, at=None):
     """Give `blob` the outline of a flat coin found by its own rim and face texture in the frame,
     where the coin lies on ink so close to it that the difference from the empty layout shows
     only part of it (or a part and a printed band's edge). The coin's rim, a ring of texture of
@@ -806,22 +885,26 @@ def _textured(img, ring, blob, k, r, need):
     if x1 - x0 < 2 * r_img or y1 - y0 < 2 * r_img:
         return False
     s, tex, diff = _own_texture(img, ring, x0, y0, x1, y1)
-    # the rim: mean texture along a circle of about the coin's radius (as the ring's plane shows
-    # it), centred within a coin radius of what stood out
-    near = np.zeros(tex.shape, np.uint8)
-    cv2.circle(near, (int(round(cx)) - x0, int(round(cy)) - y0), int(r_img), 1, -1)
-    sx = math.sqrt(ring.axes[1] / ring.axes[0])
-    best = (-1.0, None, None)
-    for k_r in TEXTURE_RADII:
-        rad = int(round(k_r * r_img * sx))
-        ker = np.zeros((2 * rad + 5, 2 * rad + 5), np.float32)
-        cv2.circle(ker, (rad + 2, rad + 2), rad, 1.0, max(1, int(round(TEXTURE_RIM * r_img))))
-        rim = cv2.filter2D(tex, -1, ker / ker.sum(), borderType=cv2.BORDER_CONSTANT)
-        _, v, _, at = cv2.minMaxLoc(rim, near)
-        if v > best[0]:
-            best = (v, at, k_r * r_img)
-    c_img = np.array([best[1][0] + x0, best[1][1] + y0], np.float64)
-    c0, rho = ring.plane_points([c_img])[0], float(best[2])
+    if at is None:
+        # the rim: mean texture along a circle of about the coin's radius (as the ring's plane
+        # shows it), centred within a coin radius of what stood out
+        near = np.zeros(tex.shape, np.uint8)
+        cv2.circle(near, (int(round(cx)) - x0, int(round(cy)) - y0), int(r_img), 1, -1)
+        sx = math.sqrt(ring.axes[1] / ring.axes[0])
+        best = (-1.0, None, None)
+        for k_r in TEXTURE_RADII:
+            rad = int(round(k_r * r_img * sx))
+            ker = np.zeros((2 * rad + 5, 2 * rad + 5), np.float32)
+            cv2.circle(ker, (rad + 2, rad + 2), rad, 1.0, max(1, int(round(TEXTURE_RIM * r_img))))
+            rim = cv2.filter2D(tex, -1, ker / ker.sum(), borderType=cv2.BORDER_CONSTANT)
+            _, v, _, p = cv2.minMaxLoc(rim, near)
+            if v > best[0]:
+                best = (v, (p[0] + x0, p[1] + y0), k_r * r_img)
+        at, rho = best[1], float(best[2])
+    else:   # the rim's centre already found (find_on_print): the calibrated coin's circle
+        rho = r_img
+    c_img = np.array(at, np.float64)
+    c0 = ring.plane_points([c_img])[0]
     cos, sin = _ray_dirs(N_RAYS)
     step = float(np.clip(r_img / 40, 0.5, 1.0))
     rr = np.arange(0, reach, step, dtype=np.float32)
@@ -865,9 +948,10 @@ def _textured(img, ring, blob, k, r, need):
     if seen.sum() < TEXTURE_SEEN * N_RAYS or off > 1 + TEXTURE_OFF * seen.sum():
         return False
     # what stood out lies within the new outline (a coin's part, not something beside it)
-    _, _, pp, _, _ = _edge_circles(ring, blob, k, r)
-    if (np.hypot(*(pp - np.array(trial.plane_center)).T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
-        return False
+    if len(k):
+        _, _, pp, _, _ = _edge_circles(ring, blob, k, r)
+        if (np.hypot(*(pp - np.array(trial.plane_center)).T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
+            return False
     first = round(float(blob.fit_err), 2)
     seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
     for key in ("remeasured", "recentred"):

@@ -5,6 +5,7 @@ the result "unsure" (the boxer looks), never heads/tails/odds. Never voids witho
 no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
 or one on the other in the ring, or outside / on the rim while the ring holds fewer than two).
 """
+import math
 import statistics
 import time
 
@@ -101,6 +102,8 @@ SAME_COIN = 0.08      # a third object outside matches the coins in the ring wit
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
+# where nothing stood out: an edge's own contrast that counts in detect.find_on_print's measuring
+PRINT_SEARCH_NEED = 5.0
 PRINT_HIDES = " (parts of the layout are the coin's colour: a coin lying there may not stand out)"
 PRINT_PART = " (it lies on print of the coin's colour: it may be part of a coin whose rest the print hides)"
 
@@ -116,6 +119,41 @@ def classify(img, ring, model):
     t0 = time.perf_counter()
     ring.check_frame(img)
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
+    out, short = _judged(img, ring, model, blobs)
+    if short is not None and may_hide(ring, model):
+        # fewer than two coins and nothing else in doubt, on a ring printed in the coin's colour:
+        # a coin lying on that print may not stand out at all; looked for by its own texture
+        more = detect.find_on_print(img, ring, _hiding_places(ring, model), blobs, PRINT_SEARCH_NEED,
+                                    want=2 - short)
+        if more:
+            out, _ = _judged(img, ring, model, blobs + more)
+    out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
+    return out
+
+
+def may_hide(ring, model):
+    """The ring's layout is printed in about the coin's colour (RING_PRINTED of it or more): a
+    coin lying there may not stand out from the empty ring."""
+    return _ring_printed(ring, model) > RING_PRINTED
+
+
+def _hiding_places(ring, model):
+    """Detection-scale mask (uint8) of where a coin's centre may lie on print of its colour: that
+    print in the ring, and a coin radius round it (kept on the ring per coin colour)."""
+    cache = ring.__dict__.setdefault("_hiding_places", {})
+    key = tuple(float(c) for c in model.chroma)
+    if key not in cache:
+        near, _, inner = _print_colour(ring, model.chroma)
+        k = 2 * int(math.ceil(ring.coin_radius_px / ring.factor)) + 1
+        grown = cv2.dilate(near.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        cache.clear()   # one coin colour in use at a time
+        cache[key] = grown & inner.view(np.uint8)
+    return cache[key]
+
+
+def _judged(img, ring, model, blobs):
+    """(verdict of the measured objects `blobs`, the number of coins found when fewer than two
+    were and nothing else is amiss, else None)."""
     r_exp = ring.coin_radius_px * model.radius_ratio
     R = ring.radius
     c_ring = np.array(ring.center)
@@ -279,6 +317,7 @@ def classify(img, ring, model):
     for c in coins:
         for k in ("_pc", "_a", "_in", "_size"):
             c.pop(k, None)
+    short = None
     if nospin:
         result, reasons = "no-spin", sorted(set(nospin))
     elif unsure:
@@ -287,6 +326,7 @@ def classify(img, ring, model):
             reasons.append(f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found")
     elif len(coins) < 2:
         # no void without evidence: a coin not found may be hidden, blurred or missed
+        short = len(coins)
         result, reasons = "unsure", [f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found and "
                                      "none seen leaving the ring (7.3.1 needs evidence): boxer to call"
                                      + (PRINT_HIDES if _ring_printed(ring, model) > RING_PRINTED else "")]
@@ -300,8 +340,7 @@ def classify(img, ring, model):
         reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
-                     "angle_deg": round(ring.angle_deg, 1)},
-            "ms": round((time.perf_counter() - t0) * 1000, 2)}
+                     "angle_deg": round(ring.angle_deg, 1)}}, short
 
 
 def _chip_rim(img, ring, b):
