@@ -78,10 +78,11 @@ SIZE_ELSEWHERE = 0.2   # coin areas of an object in the ring 1.3 coin radii or m
 # the edges of the photo less the empty ring vote (print is in both); the circle needs EMPTY_SUPPORT of its arcs; the layout EMPTY_AROUND
 # coin radii from its centre (past the rim and the drop shadow) may differ from the empty ring
 # in at most EMPTY_AROUND_MAX of its pixels; EMPTY_PEAKS Hough peaks are tried.
-EMPTY_SUPPORT, EMPTY_GAP = 0.75, 45
+EMPTY_SUPPORT, EMPTY_GAP = 0.85, 25   # as `_coin_of_size` (a coin tilted 35 deg on print: 0.81, 35 deg)
 EMPTY_AROUND = (1.22, 2.2)
 EMPTY_AROUND_MAX = 0.05
 EMPTY_PEAKS = 6
+EMPTY_RIM_OUT = 1.08
 EMPTY_FLAT = 0.93   # the rim's short axis of its long one, at least (detect's and the finder's flat: 0.93)
 EMPTY_ON_PX = 1.5   # px: an edge on the circle (the print taken out leaves little to stray onto it)
 EMPTY_BEYOND = (1.05, 1.18)
@@ -531,6 +532,16 @@ def training_coin(img, ring, name, empty=None):
     coin's colour beyond it (`_beyond`: the other cuts into the coin, e.g. the circle through its
     drop shadow's edge) is taken; where neither found the coin, it is looked for against the empty
     ring at full resolution (`_coin_against_empty`)."""
+    b = _training_coin(img, ring, name, empty)
+    out = float(np.hypot(*np.subtract(b.plane_center, ring.center))) + b.axes[0] - ring.radius
+    if out > max(1.0, ring.edge_px):
+        why = (f"the coin is not wholly inside the ring (its edge {out:.0f} px over the layout's edge): lay it well "
+               "inside the ring and retake")
+        raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, inside=False)], [], why))
+    return b
+
+
+def _training_coin(img, ring, name, empty):
     ring.check_frame(img)
     if empty is not None and empty.shape != img.shape:
         raise UserError(f"the empty ring's photo is {empty.shape[1]}x{empty.shape[0]} px but training photo {name} "
@@ -793,12 +804,19 @@ def _coin_against_empty(img, ring, empty):
     c, rad, support, gap, err = found[0]
     if np.hypot(*(c - cw)) + rad > Rw:
         return {"blob": None, "support": support, "why": "the coin lies partly outside the ring"}
-    # round: an ellipse through its rim's edges (a tilted coin's is not)
+    # round: an ellipse through the outermost edge of each 5-degree arc out to EMPTY_RIM_OUT radii (the
+    # rim; a tilted coin's is short across its tilt axis; the drop shadow's edge lies beyond)
     dx, dy = xs - c[0], ys - c[1]
     dist = np.hypot(dx, dy) + 1e-6
-    rim = (np.abs(dist - rad) <= max(1.5, 0.06 * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.9)
-    if rim.sum() >= 12:
-        (_, _), (ea, eb), _ = cv2.fitEllipse(np.stack([xs[rim], ys[rim]], 1).astype(np.float32))
+    near = (dist > 0.6 * rad) & (dist < EMPTY_RIM_OUT * rad) & (np.abs(dx * ux + dy * uy) / dist > 0.8)
+    arc = (np.degrees(np.arctan2(dy[near], dx[near])) % 360 // 5).astype(int)
+    outer = np.full(72, -1.0)
+    np.maximum.at(outer, arc, dist[near])
+    keep = outer > 0
+    if keep.sum() >= 12:
+        t = np.radians(np.arange(72) * 5 + 2.5)[keep]
+        pts = c + outer[keep][:, None] * np.stack([np.cos(t), np.sin(t)], 1)
+        (_, _), (ea, eb), _ = cv2.fitEllipse(pts.astype(np.float32))
         if min(ea, eb) / max(ea, eb) < EMPTY_FLAT:
             return {"blob": None, "support": support,
                     "why": f"the coin is not lying flat (its rim {min(ea, eb) / max(ea, eb):.2f} as wide as long)"}
