@@ -61,4 +61,15 @@ def ring_training_frames(spec, seed, face, n):
 
 def ring_model(spec, seed, rm, n=bench.RING_PHOTOS):
     """`vision_bench.ring_model(spec, seed, rm, n)` from the session's ring training photos."""
-    return bench.ring_model(spec, seed, rm, n, frames=ring_training_frames)
+    return bench.ring_model(spec, seed, rm, n, frames=ring_training_frames, empty=empty_frame(spec, seed))
+
+
+_empties = {}
+
+
+def empty_frame(spec, seed):
+    """`heldout.empty_frame(spec, seed)` (a copy), rendered once per session."""
+    k = _key(spec, seed)
+    if k not in _empties:
+        _empties[k] = heldout.empty_frame(spec, seed)
+    return _empties[k].copy()

@@ -48,10 +48,11 @@ def sweep(name, n, all_rings=False, log=None):
             continue
         refused = 0
         inv = cv2.invertAffineTransform(rm.to_plane)
+        empty = heldout.empty_frame(spec, seed)   # the calibration's photo, as `ring vision train --empty`
         for pname, img, coin in photos_of_ring(spec, seed):
             t["photos"] += 1
             try:
-                b = faceid.training_coin(img, rm, pname)
+                b = faceid.training_coin(img, rm, pname, empty)
             except faceid.TrainingPhotoError as exc:
                 refused += 1
                 cause = str(exc).split(": ", 1)[1]

@@ -37,6 +37,8 @@ def register(subparsers):
     t.add_argument("--heads", required=True, metavar="DIR", help="folder of photos showing heads (12 recommended)")
     t.add_argument("--tails", required=True, metavar="DIR", help="folder of photos showing tails (12 recommended)")
     t.add_argument("--ring", required=True, metavar="RING.json")
+    t.add_argument("--empty", metavar="EMPTY.jpg", help="the photo of the empty ring RING.json was calibrated "
+                   "from (same camera): lets a coin lying on printed artwork be told from the print")
     t.add_argument("-o", "--output", required=True, metavar="MODEL")
     t.add_argument("--annotate", metavar="DIR", help="where a refused photo's annotated picture goes "
                    "(default: next to MODEL)")
@@ -185,9 +187,10 @@ def cmd_train(args):
     check_target(args.output)
     ring = RingModel.load(args.ring)
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
+    empty = read_image(args.empty) if args.empty else None
     try:
         model = train([read_image(p) for p in hf], [read_image(p) for p in tf], ring,
-                      names=[str(p) for p in hf + tf])
+                      names=[str(p) for p in hf + tf], empty=empty)
     except TrainingPhotoError as exc:
         folder = args.annotate or (Path(args.output).parent / "refused")
         path = _write_annotated(folder, exc.name, exc.image, exc.found)

@@ -74,6 +74,21 @@ SIZE_GAP = 25   # deg: ... and no longer arc of it without one (a coin with a pi
 SIZE_AGREE = 0.1
 SIZE_AGREE_R = 0.05   # ... and where their radii differ by more than this share, the circle is taken
 SIZE_ELSEWHERE = 0.2   # coin areas of an object in the ring 1.3 coin radii or more from that circle: not the coin
+# The coin found against the empty ring's photo (`_coin_against_empty`, training with `empty`):
+# the edges of the photo less the empty ring vote (print is in both); the circle needs EMPTY_SUPPORT of its arcs; the layout EMPTY_AROUND
+# coin radii from its centre (past the rim and the drop shadow) may differ from the empty ring
+# in at most EMPTY_AROUND_MAX of its pixels; EMPTY_PEAKS Hough peaks are tried.
+EMPTY_SUPPORT, EMPTY_GAP = 0.85, 25   # as `_coin_of_size` (a coin tilted 35 deg on print: 0.81, 35 deg)
+EMPTY_AROUND = (1.22, 2.2)
+EMPTY_AROUND_MAX = 0.05
+EMPTY_PEAKS = 6
+EMPTY_RIM_OUT = 1.08
+EMPTY_FLAT = 0.93   # the rim's short axis of its long one, at least (detect's and the finder's flat: 0.93)
+EMPTY_ON_PX = 1.5   # px: an edge on the circle (the print taken out leaves little to stray onto it)
+EMPTY_BEYOND = (1.05, 1.18)
+EMPTY_BEYOND_MIN = 6.0
+SHADOW_STEP, SHADOW_REACH = 0.025, 0.15   # coin radii: `_off_shadow`'s grid of centre shifts
+BEYOND_MAX, BEYOND_MARGIN = 0.15, 0.15   # `_beyond` of the measurement taken, at most; of the other, this much more
 
 
 def _radial_phase():
@@ -500,7 +515,7 @@ def _found(ring, coins, others, why):
             "ring": {"center": list(ring.center), "axes": list(ring.axes), "angle_deg": ring.angle_deg}}
 
 
-def training_coin(img, ring, name):
+def training_coin(img, ring, name, empty=None):
     """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
     Two measurements: the coin finder's (`detect.find_blobs`: a clean round outline, whatever its
@@ -510,14 +525,39 @@ def training_coin(img, ring, name):
     fits; the circle of its size still lies on its rim. The finder's outline is taken when the
     two agree (or no circle of the coin's size is found: a plain layout's coin the finder
     measures), the circle when only it finds the coin; a photo where they disagree, or where
-    something else lies in the ring, is refused, and so is one where neither finds it."""
+    something else lies in the ring, is refused, and so is one where neither finds it.
+
+    With `empty` (the calibration's full-resolution photo of the empty ring, same camera) print
+    can be told from the coin: where the two measurements disagree, the one with nothing of the
+    coin's colour beyond it (`_beyond`: the other cuts into the coin, e.g. the circle through its
+    drop shadow's edge) is taken; where neither found the coin, it is looked for against the empty
+    ring at full resolution (`_coin_against_empty`)."""
+    b = _training_coin(img, ring, name, empty)
+    out = float(np.hypot(*np.subtract(b.plane_center, ring.center))) + b.axes[0] - ring.radius
+    if out > max(1.0, ring.edge_px):
+        why = (f"the coin is not wholly inside the ring (its edge {out:.0f} px over the layout's edge): lay it well "
+               "inside the ring and retake")
+        raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, inside=False)], [], why))
+    return b
+
+
+def _training_coin(img, ring, name, empty):
     ring.check_frame(img)
+    if empty is not None and empty.shape != img.shape:
+        raise UserError(f"the empty ring's photo is {empty.shape[1]}x{empty.shape[0]} px but training photo {name} "
+                        f"is {img.shape[1]}x{img.shape[0]}: give the calibration's photo from the same camera")
     blobs = detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0)
     known = _coin_of_size(img, ring)
     try:
         b = _coin_by_outline(img, ring, name, blobs)
-    except TrainingPhotoError:
-        if known is None:
+    except TrainingPhotoError as exc:
+        if known is None and empty is not None:
+            got = _coin_against_empty(img, ring, empty)
+            if got["blob"] is None:
+                raise TrainingPhotoError(name, f"{exc.args[0].split(': ', 1)[1]}; against the empty ring's photo: "
+                                         f"{got['why']}", img, exc.found)
+            known = got
+        elif known is None:
             raise
         # the pieces of the coin that stand out lie on it; anything else in the ring is not it
         c = np.array(known["blob"].plane_center)
@@ -527,11 +567,19 @@ def training_coin(img, ring, name):
                float(np.hypot(*(_seen_at(o, ring) - c))) > 1.3 * ring.coin_radius_px]
         if far:
             raise
-        return known["blob"]
+        return _off_shadow(img, ring, empty, known["blob"]) if empty is not None else known["blob"]
     if known is not None:
         k = known["blob"]
         off = float(np.hypot(*np.subtract(b.plane_center, k.plane_center)))
         if off > SIZE_AGREE * ring.coin_radius_px:
+            if empty is not None:
+                sb = _beyond(img, ring, empty, b.plane_center, b.axes[0])[0]
+                sk = _beyond(img, ring, empty, k.plane_center, k.axes[0])[0]
+                b.extra["beyond"], k.extra["beyond"] = round(sb, 3), round(sk, 3)
+                if sb <= BEYOND_MAX and sk >= sb + BEYOND_MARGIN and abs(b.axes[0] / k.axes[0] - 1) <= SIZE_AGREE_R:
+                    return b   # the circle of the coin's size cut into the coin (its shadow's edge)
+                if sk <= BEYOND_MAX and sb >= sk + BEYOND_MARGIN:
+                    return _off_shadow(img, ring, empty, k)   # the finder's outline took in something beside the coin
             why = (f"two measurements of the coin's outline disagree by {off:.0f} px (the coin finder's and the "
                    f"circle of the calibrated size, {2 * ring.coin_radius_px:.0f} px): lay it on a plain part of "
                    "the layout and retake")
@@ -655,6 +703,203 @@ def _coin_of_size(img, ring):
     return {"blob": blob, "support": support}
 
 
+def _work_grid(ring, cp, half, s):
+    """(working -> plane, working -> image) 2x3 maps of a (2 half + 1)^2 working grid centred on
+    ring-plane point `cp`, `s` working px per plane px."""
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    w2p = np.array([[1 / s, 0, cp[0] - half / s], [0, 1 / s, cp[1] - half / s]])
+    w2i = np.hstack([inv[:, :2] @ w2p[:, :2], (inv[:, :2] @ w2p[:, 2] + inv[:, 2])[:, None]])
+    return w2p, w2i
+
+
+def _warp_work(img, w2i, n, s):
+    """`img` resampled onto an n x n working grid (low-passed first when shrinking)."""
+    if 1 / s > 1.3:
+        img = cv2.GaussianBlur(img, (0, 0), 0.45 / s)
+    return cv2.warpAffine(img, w2i, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _coin_against_empty(img, ring, empty):
+    """The circle of the calibrated coin size found against the empty ring's photo, at full
+    resolution over the whole ring -> {"blob", "support", "why"} ("blob" None with "why" when no
+    single coin of that size lies wholly in the ring on its own).
+
+    Print is in both photos: the edges of the photo less the empty ring (grey levels) are what
+    the coin brought, its rim (which shades even over ink of its own colour), its relief, the
+    print it covers (straight lines inside it), its drop shadow; nothing of the print outside it. A fixed-radius Hough of those edges over the whole ring finds the coin where
+    nothing stood out at detection scale; the circle must then pass `_coin_of_size`'s tests on
+    the same new edges (EMPTY_SUPPORT of its arcs, no gap over SIZE_GAP, its radius within
+    SIZE_RADIUS), lie wholly inside the ring, have nothing beyond it that the empty ring lacks
+    (EMPTY_AROUND: a chip, a second coin touching it, a hand), and be the only such circle."""
+    r = ring.coin_radius_px
+    R = ring.radius
+    s = min(1.0, SIZE_WORK_R / r)
+    rw, Rw = r * s, R * s
+    half = int(math.ceil(Rw + 2.5 * rw))
+    n = 2 * half + 1
+    w2p, w2i = _work_grid(ring, np.array(ring.to_plane[:, :2] @ np.array(ring.center) + ring.to_plane[:, 2]), half, s)
+    cw = np.array([half, half], float)      # the ring's centre, working px
+
+    def grey(a):
+        return cv2.cvtColor(a, cv2.COLOR_BGR2GRAY) if a.ndim == 3 else a
+    P = _warp_work(grey(img), w2i, n, s).astype(np.float32)
+    Q = cv2.GaussianBlur(P - _warp_work(grey(empty), w2i, n, s).astype(np.float32), (0, 0), 1.0)
+    gx, gy = cv2.Sobel(Q, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(Q, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    yy, xx = np.mgrid[0:n, 0:n]
+    rho = np.hypot(xx - cw[0], yy - cw[1])
+    inring = rho < Rw - 2
+    thr = max(4.0 * float(np.median(mag[inring])), 8.0)
+    new = (mag > thr) & inring
+    ys, xs = np.nonzero(new)
+    if len(xs) < 8:
+        return {"blob": None, "support": 0.0, "why": "no edge in the ring that the empty ring lacks"}
+    wt = np.minimum(mag[ys, xs], 4 * thr) / thr
+    ux, uy = gx[ys, xs] / mag[ys, xs], gy[ys, xs] / mag[ys, xs]
+    acc = np.zeros((n, n), np.float32)
+    for sign in (1, -1):
+        for q in (0.97, 1.0, 1.03):
+            cx = np.round(xs + sign * q * rw * ux).astype(int)
+            cy = np.round(ys + sign * q * rw * uy).astype(int)
+            ok = (cx >= 0) & (cx < n) & (cy >= 0) & (cy < n)
+            np.add.at(acc, (cy[ok], cx[ok]), wt[ok])
+    acc = cv2.GaussianBlur(acc, (0, 0), 1.0)
+    acc[rho > Rw - 0.9 * rw] = 0     # a centre this far out leaves the coin partly outside
+
+    def circle_at(peak):
+        c, rad = np.array(peak, float), rw
+        for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):
+            dx, dy = xs - c[0], ys - c[1]
+            dist = np.hypot(dx, dy) + 1e-6
+            on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
+            if on.sum() < 8:
+                return None
+            c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+        dx, dy = xs - c[0], ys - c[1]
+        dist = np.hypot(dx, dy) + 1e-6
+        on = (np.abs(dist - rad) <= max(EMPTY_ON_PX, SIZE_ON_TOL * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.95)
+        arcs = np.unique((np.degrees(np.arctan2(dy[on], dx[on])) % 360 // 5).astype(int))
+        gap = 5 * (int(np.diff(np.r_[arcs, arcs[:1] + 72]).max()) - 1) if arcs.size else 360
+        return c, rad, arcs.size / 72, gap, float(np.median(np.abs(dist[on] - rad))) if on.any() else 99.0
+
+    found = []
+    a = acc.copy()
+    for _ in range(EMPTY_PEAKS):
+        py, px = np.unravel_index(int(np.argmax(a)), a.shape)
+        if a[py, px] <= 0:
+            break
+        a[np.hypot(xx - px, yy - py) < 1.3 * rw] = 0
+        got = circle_at((px, py))
+        if got is None:
+            continue
+        c, rad, support, gap, err = got
+        if support >= EMPTY_SUPPORT and gap <= EMPTY_GAP and SIZE_RADIUS[0] < rad / rw < SIZE_RADIUS[1] and \
+                not any(np.hypot(*(c - f[0])) < 1.3 * rw for f in found):
+            found.append(got)
+    if not found:
+        return {"blob": None, "support": 0.0, "why": "no circle of the coin's size with its rim all round"}
+    if len(found) > 1:
+        return {"blob": None, "support": found[0][2], "why": f"{len(found)} circles of the coin's size in the ring"}
+    c, rad, support, gap, err = found[0]
+    if np.hypot(*(c - cw)) + rad > Rw:
+        return {"blob": None, "support": support, "why": "the coin lies partly outside the ring"}
+    # round: an ellipse through the outermost edge of each 5-degree arc out to EMPTY_RIM_OUT radii (the
+    # rim; a tilted coin's is short across its tilt axis; the drop shadow's edge lies beyond)
+    dx, dy = xs - c[0], ys - c[1]
+    dist = np.hypot(dx, dy) + 1e-6
+    near = (dist > 0.6 * rad) & (dist < EMPTY_RIM_OUT * rad) & (np.abs(dx * ux + dy * uy) / dist > 0.8)
+    arc = (np.degrees(np.arctan2(dy[near], dx[near])) % 360 // 5).astype(int)
+    outer = np.full(72, -1.0)
+    np.maximum.at(outer, arc, dist[near])
+    keep = outer > 0
+    if keep.sum() >= 12:
+        t = np.radians(np.arange(72) * 5 + 2.5)[keep]
+        pts = c + outer[keep][:, None] * np.stack([np.cos(t), np.sin(t)], 1)
+        (_, _), (ea, eb), _ = cv2.fitEllipse(pts.astype(np.float32))
+        if min(ea, eb) / max(ea, eb) < EMPTY_FLAT:
+            return {"blob": None, "support": support,
+                    "why": f"the coin is not lying flat (its rim {min(ea, eb) / max(ea, eb):.2f} as wide as long)"}
+    # nothing beyond it that the empty ring lacks (past its rim and drop shadow)
+    D = detect.diff_image(_warp_work(img, w2i, n, s), _warp_work(empty, w2i, n, s))
+    D = cv2.GaussianBlur(D, (0, 0), 1.0)
+    dc = np.hypot(xx - c[0], yy - c[1])
+    noise = float(np.percentile(D[inring & (dc > 3 * rw)], 95))
+    around = (dc > EMPTY_AROUND[0] * rw) & (dc < EMPTY_AROUND[1] * rw) & inring
+    level = max(2 * noise, 12.0)
+    busy = float(np.mean(D[around] > level)) if around.any() else 1.0
+    if busy > EMPTY_AROUND_MAX:
+        return {"blob": None, "support": support,
+                "why": f"something beside the coin differs from the empty ring ({busy:.0%} of the layout round it)"}
+    cpl = w2p[:, :2] @ c + w2p[:, 2]
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    ci = inv[:, :2] @ cpl + inv[:, 2]
+    radius = float(rad / s)
+    ratio = ring.axes[1] / ring.axes[0]
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.ellipse(mask, ((float(ci[0]), float(ci[1])), (1.2 * radius, 1.2 * radius * ratio), ring.angle_deg), 1, -1)
+    col = np.array(cv2.mean(img, mask)[:3])
+    blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
+                       axes=(radius, radius), fit_err=err / s, chroma=tuple((col / (col.sum() + 1e-6)).tolist()),
+                       extra={"found_by": "against the empty ring", "support": round(support, 3), "gap_deg": gap,
+                              "around": round(busy, 3)})
+    blob.extra["brightness"] = float(col.mean())
+    return {"blob": blob, "support": support, "why": None}
+
+
+def _beyond(img, ring, empty, plane_center, radius):
+    """Share of the directions round a circle (ring-plane centre and radius) in which the photo just
+    beyond it (EMPTY_BEYOND radii) differs in colour from the empty ring: ~0 round a coin's own rim
+    (the layout or the coin's shadow lies there, and a shadow keeps the layout's chromaticity), large
+    round a circle that cuts into the coin (its drop shadow's edge, 0.1 r off it under a low lamp)."""
+    r = ring.coin_radius_px
+    s = min(1.0, SIZE_WORK_R / r)
+    half = int(math.ceil((EMPTY_BEYOND[1] + 0.6) * radius * s))
+    n = 2 * half + 1
+    w2p, w2i = _work_grid(ring, np.asarray(plane_center, float), half, s)
+    a, b = (cv2.GaussianBlur(_warp_work(x, w2i, n, s), (0, 0), 1.0) for x in (img, empty))
+    fa, fb = detect.colour_feats(a), detect.colour_feats(b)
+    ch = cv2.transform(cv2.absdiff(fa[0], fb[0]), np.ones((1, 3), np.float32))
+    yy, xx = np.mgrid[0:n, 0:n]
+    dc = np.hypot(xx - half, yy - half) / (radius * s)
+    far = (dc > 2.2) & (dc < 2.6)
+    level = max(2.0 * float(np.percentile(ch[far], 90)), EMPTY_BEYOND_MIN) if far.any() else EMPTY_BEYOND_MIN
+    band = (dc > EMPTY_BEYOND[0]) & (dc < EMPTY_BEYOND[1])
+    ang = (np.degrees(np.arctan2(yy[band] - half, xx[band] - half)) % 360 // 5).astype(int)
+    med = np.array([np.median(v) if v.size else 0.0 for v in
+                    (ch[band][ang == k] for k in range(72))])
+    return float(np.mean(med > level)), level
+
+
+def _off_shadow(img, ring, empty, blob):
+    """`blob` (a circle of the coin's size found by its edges) moved to where nothing of the coin's
+    colour lies beyond it (`_beyond`): a circle through the edge of the coin's drop shadow (a disc
+    of the coin's size, 0.1 coin radii off it under a low lamp) cuts into the coin on the lamp's
+    side. A circle with nothing beyond it in all but BEYOND_MAX of the directions stays; otherwise
+    the least of the shifts (within SHADOW_REACH coin radii) with the fewest directions spilling
+    is taken, if that few is at most BEYOND_MAX."""
+    r = blob.axes[0]
+    if _beyond(img, ring, empty, blob.plane_center, r)[0] <= BEYOND_MAX:
+        return blob
+    step = SHADOW_STEP * r
+    k = int(round(SHADOW_REACH / SHADOW_STEP))
+    c0 = np.array(blob.plane_center, float)
+    shifts = [(i * step, j * step) for i in range(-k, k + 1) for j in range(-k, k + 1) if i * i + j * j <= k * k]
+    spill = np.array([_beyond(img, ring, empty, c0 + d, r)[0] for d in shifts])
+    sh = np.array(shifts)
+    best = np.flatnonzero(spill <= spill.min() + 1e-9)
+    d = sh[best[np.argmin(np.hypot(sh[best, 0], sh[best, 1]))]]   # the least shift that spills least
+    if spill.min() > BEYOND_MAX or not np.any(d):
+        return blob
+    cp = c0 + d
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    ci = inv[:, :2] @ cp + inv[:, 2]
+    blob.center, blob.plane_center = (float(ci[0]), float(ci[1])), (float(cp[0]), float(cp[1]))
+    blob.extra["shadow_shift_r"] = round(float(np.hypot(*d)) / r, 3)
+    blob.extra["beyond"] = round(float(spill.min()), 3)
+    return blob
+
+
 def _coin_by_outline(img, ring, name, blobs):
     """The one coin lying flat in a training photo -> Blob; TrainingPhotoError if not.
 
@@ -712,13 +957,16 @@ def _coin_by_outline(img, ring, name, blobs):
     return b
 
 
-def train(heads_imgs, tails_imgs, ring, names=None):
+def train(heads_imgs, tails_imgs, ring, names=None, empty=None):
     """Learn both faces from 12 photos each (4 at least) of one coin lying flat -> FaceModel.
 
     The photos are taken in the ring by its own camera under its own lights, the coin turned a
     clock-hour and moved between photos (hardware/INSTALL.md): a struck coin's relief shades by
     the light's direction, which turns with the coin, so 12 turns per face cover every turn a
     coin lands in (each is matched against every photo, at every rotation).
+
+    `empty`: the calibration's photo of the empty ring (same camera, full resolution), which lets
+    a coin lying on print be told from the print (`training_coin`).
 
     Raises UserError when there are too few photos or when leave-one-out cross-validation
     shows the faces do not separate (a coin would be misread or left unread).
@@ -730,7 +978,7 @@ def train(heads_imgs, tails_imgs, ring, names=None):
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
     for i, (img, lab) in enumerate([(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]):
-        b = training_coin(img, ring, names[i])
+        b = training_coin(img, ring, names[i], empty)
         f, x = features_lean(coin_patch(img, ring, b))
         feats.append(f)
         leans.append(x)
