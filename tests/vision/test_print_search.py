@@ -35,7 +35,8 @@ def test_a_coin_that_does_not_stand_out_from_its_print_is_found_and_called(model
     spec, expect, rm, img = _played(seed)
     assert judge.may_hide(rm, model)
     blobs = detect.find_blobs(img, rm, skip_chroma=model.chroma)
-    more = detect.find_on_print(img, rm, judge._hiding_places(rm, model), blobs, judge.PRINT_SEARCH_NEED)
+    more = detect.find_on_print(img, rm, judge._hiding_places(rm, model), blobs, model.chroma, judge.PRINT_SEARCH_COLOUR,
+                                judge.PRINT_SEARCH_NEED)
     # the one found lies where a coin of the scene lies, of its size
     truth = [np.array(c["center_px"]) for c in spec["coins"]]
     assert len(more) == 1
@@ -64,8 +65,8 @@ def test_no_coin_is_found_on_print_where_none_lies(model, seed):
     _, _, rm, _ = scene(seed, "valid", CFG)
     assert judge.may_hide(rm, model)
     img = heldout.render_frame(dict(spec, coins=[]), seed)
-    assert detect.find_on_print(img, rm, judge._hiding_places(rm, model), [], judge.PRINT_SEARCH_NEED,
-                                want=detect.PRINT_SEARCH_TOP) == []
+    assert detect.find_on_print(img, rm, judge._hiding_places(rm, model), [], model.chroma, judge.PRINT_SEARCH_COLOUR,
+                                judge.PRINT_SEARCH_NEED, want=detect.PRINT_SEARCH_TOP) == []
     v = judge.classify(img, rm, model)
     assert v["result"] == "unsure" and v["coins"] == [] and "0 coins found" in v["reasons"][0]
 

@@ -792,14 +792,16 @@ def _spread_beyond(frame, empty, win):
     return cv2.max(spread(g) - spread(gb), 0)
 
 
-def find_on_print(img, ring, where, taken, need, want=2):
+def find_on_print(img, ring, where, taken, chroma, colour_tol, need, want=2):
     """Coins that do not stand out from the empty ring at all (they lie on print of their own
     colour, so the detection-scale difference shows nothing of them): looked for only where
     `where` (detection-scale mask: such print, and a coin radius round it) holds no object of
-    `taken` (Blobs already found). The frame's texture beyond the empty ring's is mapped at
-    PRINT_SEARCH_R-2x that px per coin radius; the PRINT_SEARCH_TOP strongest rings of texture of the
-    coin's radius there are each measured as `_textured` measures a coin (its own rim and face
-    texture, its rim in the difference alone on the outline; clean, round, of the coin's size).
+    `taken` (Blobs already found). The frame's texture beyond the empty ring's is mapped with a
+    coin radius PRINT_SEARCH_R to twice that px; the PRINT_SEARCH_TOP strongest rings of texture of
+    the coin's radius there are each measured as `_textured` measures a coin (its own rim and face
+    texture, its rim in the difference alone on the outline; clean, round, of the coin's size)
+    and kept if its colour is within `colour_tol` of the coin's `chroma` (a printed letter's round
+    end can make such an outline, half ink, half the letter's colour).
     -> up to `want` Blobs measured so, extra["on_print"] (never a tilt: `_textured` keeps round
     ones only; never a void: extra["textured"])."""
     f = ring.factor
@@ -858,6 +860,7 @@ def find_on_print(img, ring, where, taken, need, want=2):
         rs = int(math.ceil(r_img / f))
         b = Blob(center=c, area_coins=1.0, bbox=(bx - rs, by - rs, 2 * rs + 1, 2 * rs + 1))
         if _textured(img, ring, b, np.zeros(0, int), np.zeros(0), need, at=c) and \
+                np.abs(np.subtract(b.chroma, chroma)).sum() <= colour_tol and \
                 not any(_same_outline(b, o) for o in found):
             b.extra.update(on_print=round(float(val), 2), in_ring_coins=1.0)
             found.append(b)

@@ -102,8 +102,12 @@ SAME_COIN = 0.08      # a third object outside matches the coins in the ring wit
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
-# where nothing stood out: an edge's own contrast that counts in detect.find_on_print's measuring
+# where nothing stood out (detect.find_on_print): an edge's own contrast that counts in its
+# measuring, and a found outline's colour distance from the coin's, at most. Coins so measured
+# (edge-tune, sealed-12 valid scenes, 4 or more px of print) measure <= 0.104; outlines made by
+# print where no coin lies (a letter's round end: half ink, half the letter) >= 0.163
 PRINT_SEARCH_NEED = 5.0
+PRINT_SEARCH_COLOUR = 0.13
 PRINT_HIDES = " (parts of the layout are the coin's colour: a coin lying there may not stand out)"
 PRINT_PART = " (it lies on print of the coin's colour: it may be part of a coin whose rest the print hides)"
 
@@ -123,8 +127,8 @@ def classify(img, ring, model):
     if short is not None and may_hide(ring, model):
         # fewer than two coins and nothing else in doubt, on a ring printed in the coin's colour:
         # a coin lying on that print may not stand out at all; looked for by its own texture
-        more = detect.find_on_print(img, ring, _hiding_places(ring, model), blobs, PRINT_SEARCH_NEED,
-                                    want=2 - short)
+        more = detect.find_on_print(img, ring, _hiding_places(ring, model), blobs, model.chroma,
+                                    PRINT_SEARCH_COLOUR, PRINT_SEARCH_NEED, want=2 - short)
         if more:
             out, _ = _judged(img, ring, model, blobs + more)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
