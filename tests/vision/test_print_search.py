@@ -77,3 +77,20 @@ def test_one_coin_on_print_stays_the_boxers_call(model):
         v = judge.classify(img, rm, model)
         assert expect == "unsure" and v["result"] == "unsure", (seed, v["reasons"])
         assert len(v["coins"]) <= 1
+
+
+def test_an_outline_print_makes_of_the_coins_colour_is_no_coin_unless_its_face_reads():
+    # edge-4k, the ring re-rendered without coins: the ink inside a dark letter's round end makes
+    # a clean round outline of the coin's size and colour (0.083 from it); its face does not read,
+    # so the judge finds no coin
+    cfg = heldout.SETS["edge-4k"]
+    seed = 4225357673
+    spec, _ = heldout.make(seed, "valid", cfg)
+    _, _, rm, _ = scene(seed, "valid", cfg)
+    m = heldout_model(cfg)
+    img = heldout.render_frame(dict(spec, coins=[]), seed)
+    outlines = detect.find_on_print(img, rm, judge._hiding_places(rm, m), [], m.chroma, judge.PRINT_SEARCH_COLOUR,
+                                    judge.PRINT_SEARCH_NEED)
+    assert len(outlines) == 1   # where no coin lies
+    v = judge.classify(img, rm, m)
+    assert v["result"] == "unsure" and v["coins"] == [], v["reasons"]
