@@ -94,3 +94,16 @@ def test_an_outline_print_makes_of_the_coins_colour_is_no_coin_unless_its_face_r
     assert len(outlines) == 1   # where no coin lies
     v = judge.classify(img, rm, m)
     assert v["result"] == "unsure" and v["coins"] == [], v["reasons"]
+
+
+def test_a_coin_seen_only_in_part_on_its_print_is_found_whole(model):
+    # edge-tune 985485456 drawn valid: of one coin only a part stood out from the ink ("coin-
+    # coloured object that may or may not be a coin (it lies on print of the coin's colour: it
+    # may be part of a coin whose rest the print hides)"); the search, run where that part lies
+    # too, finds the whole coin, which holds the part, and the spin is called
+    spec, expect, rm, img = _played(985485456)
+    _, short, doubts = judge._judged(img, rm, model, detect.find_blobs(img, rm, skip_chroma=model.chroma))
+    assert short == 1 and len(doubts) == 1
+    v = judge.classify(img, rm, model)
+    assert v["result"] == expect, v["reasons"]
+    assert len(v["coins"]) == 2 and all(o["kind"] != "doubtful" for o in v.get("others", []))

@@ -124,20 +124,30 @@ def classify(img, ring, model):
     t0 = time.perf_counter()
     ring.check_frame(img)
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
-    out, short = _judged(img, ring, model, blobs)
+    out, short, doubts = _judged(img, ring, model, blobs)
     if short is not None and may_hide(ring, model):
-        # fewer than two coins and nothing else in doubt, on a ring printed in the coin's colour:
-        # a coin lying on that print may not stand out at all; looked for by its own texture
-        more = detect.find_on_print(img, ring, _hiding_places(ring, model), blobs, model.chroma,
+        # fewer than two coins and nothing else in doubt but what may be part of a coin, on a ring
+        # printed in the coin's colour: a coin lying on that print may not stand out at all (or
+        # only in part); looked for by its own texture, where the objects in doubt lie too
+        seen = [b for b in blobs if not any(b is d for d in doubts)]
+        more = detect.find_on_print(img, ring, _hiding_places(ring, model), seen, model.chroma,
                                     PRINT_SEARCH_COLOUR, PRINT_SEARCH_NEED, want=2 - short)
         # what nothing showed is a coin only if its face reads: print can make a clean round
         # outline of the coin's colour (the inside of a letter's round end: edge-4k, a ring
         # re-rendered without coins), and none of those read as a face
         more = [b for b in more if model.read(*faceid.features_lean(faceid.coin_patch(img, ring, b)))[0]]
         if more:
-            out, _ = _judged(img, ring, model, blobs + more)
+            # an object in doubt that such a coin holds was part of it
+            held = [d for d in doubts if any(_holds(ring, m, d) for m in more)]
+            out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
+
+
+def _holds(ring, coin, part):
+    """`part`'s centre lies within `coin`'s outline (ring-plane px)."""
+    pc = ring.plane_points([part.center])[0]
+    return float(np.hypot(*(pc - np.array(coin.plane_center)))) < coin.axes[1]
 
 
 def may_hide(ring, model):
@@ -162,11 +172,13 @@ def _hiding_places(ring, model):
 
 def _judged(img, ring, model, blobs):
     """(verdict of the measured objects `blobs`, the number of coins found when fewer than two
-    were and nothing else is amiss, else None)."""
+    were and nothing else is amiss but objects on print that may be part of a coin, else None,
+    those objects)."""
     r_exp = ring.coin_radius_px * model.radius_ratio
     R = ring.radius
     c_ring = np.array(ring.center)
     coins, others, nospin, unsure = [], [], [], []
+    print_doubts = []   # objects left in doubt only because they may be part of a coin on print
     light = ""   # faceid's note on an unread coin lit unlike the training photos
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
@@ -247,6 +259,8 @@ def _judged(img, ring, model, blobs):
             others.append(o)
             if touches_ring:
                 unsure.append(_print_reason(ring, model, b, doubt) if in_ring else doubt)
+                if unsure[-1].endswith(PRINT_PART):
+                    print_doubts.append(b)
             else:
                 doubt_out.append((doubt, o))
             continue
@@ -327,6 +341,8 @@ def _judged(img, ring, model, blobs):
         for k in ("_pc", "_a", "_in", "_size"):
             c.pop(k, None)
     short = None
+    if not nospin and len(coins) < 2 and all(r.endswith(PRINT_PART) for r in unsure):
+        short = len(coins)   # fewer than two coins, and nothing amiss but what print may hide
     if nospin:
         result, reasons = "no-spin", sorted(set(nospin))
     elif unsure:
@@ -335,7 +351,6 @@ def _judged(img, ring, model, blobs):
             reasons.append(f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found")
     elif len(coins) < 2:
         # no void without evidence: a coin not found may be hidden, blurred or missed
-        short = len(coins)
         result, reasons = "unsure", [f"unsure: {len(coins)} coin{'' if len(coins) == 1 else 's'} found and "
                                      "none seen leaving the ring (7.3.1 needs evidence): boxer to call"
                                      + (PRINT_HIDES if _ring_printed(ring, model) > RING_PRINTED else "")]
@@ -349,7 +364,7 @@ def _judged(img, ring, model, blobs):
         reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
-                     "angle_deg": round(ring.angle_deg, 1)}}, short
+                     "angle_deg": round(ring.angle_deg, 1)}}, short, print_doubts
 
 
 def _chip_rim(img, ring, b):
