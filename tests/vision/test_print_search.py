@@ -107,3 +107,14 @@ def test_a_coin_seen_only_in_part_on_its_print_is_found_whole(model):
     v = judge.classify(img, rm, model)
     assert v["result"] == expect, v["reasons"]
     assert len(v["coins"]) == 2 and all(o["kind"] != "doubtful" for o in v.get("others", []))
+
+
+@pytest.mark.parametrize("name,seed", [("edge-tune", 4237230137), ("sealed-13", 3098010207)])
+def test_a_tilted_coin_measured_nearly_round_again_on_print_is_not_called(name, seed):
+    # a coin tilted 30 deg lying across print: its outline, measured again where print hid part
+    # of it, came out 0.959 / 0.951 round, above the flat line (0.945), and the spin was called
+    # "heads" (paid wrong calls, found this session); such an outline needs 0.965 to be flat
+    cfg = heldout.SETS[name]
+    spec, expect, rm, img = scene(seed, "tilted", cfg)
+    v = judge.classify(img, rm, heldout_model(cfg))
+    assert expect == "no-spin" and v["result"] in ("no-spin", "unsure"), v["reasons"]
