@@ -12,10 +12,10 @@ from ringctl.vision.views import judge_view
 from vcache import heldout_model, scene
 
 CFG = heldout.SETS["edge-tune"]
-# drawn valid in edge-tune: one coin on a wide band of ink of its colour (1080p, 50 px and 28 px
+# drawn valid in edge-tune: one coin on a wide band of ink of its colour (1080p 28 px and 4K 40 px
 # coins); before the search both were "unsure: 1 coin found ... (parts of the layout are the
 # coin's colour: a coin lying there may not stand out)"
-HIDDEN = (1018160704, 818293780)
+HIDDEN = (818293780, 1182067545)
 # edge-tune rings printed in the coin's colour (0.2-0.97 of the layout), 1080p
 PRINTED = (3767054407, 3210010690, 456984185)
 
