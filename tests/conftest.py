@@ -20,6 +20,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 from mprun import run_mp  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# No Hypothesis deadline (200 ms an example by default) in any test; most already say
+# deadline=None. What they check is the property, not an example's speed, and on two workers
+# (and whatever else the machine runs) an example may wait for a core.
+settings.register_profile("ring", deadline=None)
+settings.load_profile("ring")
 
 _results = {}
 
