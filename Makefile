@@ -55,8 +55,9 @@ bench: $(STAMP)
 	$(BIN)/ring sim rest-bench --ring-mm 3000 --cameras 2 --tosses 20 --json
 	$(BIN)/ring bench console --json
 
+# serial (-n 0): the soaks are long real-time sessions, measured one at a time
 soak: $(STAMP)
-	$(BIN)/pytest -m slow
+	$(BIN)/pytest -m slow -n 0
 
 clean:
 	rm -rf build .pytest_cache

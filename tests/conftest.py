@@ -20,6 +20,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 from mprun import run_mp  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# No Hypothesis deadline (200 ms an example by default) in any test; most already say
+# deadline=None. What they check is the property, not an example's speed, and on two workers
+# (and whatever else the machine runs) an example may wait for a core.
+settings.register_profile("ring", deadline=None)
+settings.load_profile("ring")
 
 _results = {}
 
@@ -88,3 +95,103 @@ def site2():
     trained once, for the multi-camera tests (vision, runner)."""
     from ringctl.sim.restbench import Site
     return Site(ring_mm=1200.0, cameras=2, coin_px=44.0, seed=3)
+
+
+
+# --- Two workers (pytest-xdist: `-n 2 --dist loadfile` in pyproject.toml) ------------------------
+# The scheduler below hands out groups; a group runs whole on one worker, in file order. By
+# default a group is one module (as --dist loadfile: its module fixtures are made once, its tests
+# keep their order -- test_browser's scenarios build on each other --, a firmware file's items
+# share its one micropython run). Modules that share an in-process session cache are one group,
+# so one worker makes the cache and the other never needs it. Which files share what was
+# measured (one run recording every cache miss and hit by file).
+# (Not xdist_group marks with --dist loadgroup: xdist 3.8 sets them through the node id, which
+# pytest 9.2 no longer lets it change, so they silently group nothing; pytest-xdist #1386.)
+SOLO = "solo"
+GROUPS = {
+    # tests/vision/vcache.py's held-out face models and calibrated scenes: test_printed_edge
+    # reuses test_own_texture's scenes and model and one of test_judge_evidence's models (~28 s
+    # of CPU), test_judge_evidence one of test_heldout_sets' (~5 s). test_ring_training's ring
+    # photos and test_chips' model are used in no other file of this group.
+    "vcache": ("vision/test_judge_evidence.py", "vision/test_own_texture.py",
+               "vision/test_printed_edge.py", "vision/test_heldout_sets.py"),
+    # the two-camera `site2` fixture (calibrated and trained: ~7 s), and test_chips, whose vcache
+    # held-out model test_views reuses
+    "site2": ("vision/test_views.py", "vision/test_rest.py", "runner/test_rigwatch.py",
+              "vision/test_chips.py"),
+    # tests/commissioned.py's site commissioning (~12 s), shared by these DemoSessions; they
+    # also play in real time, so this run never has two of them at once
+    "commissioned": ("e2e/test_demo_e2e.py", "e2e/test_witness_e2e.py",
+                     "console/test_browser.py"),
+    # SOLO: tests whose point is a tight wall-clock bound that a busy second core can break
+    # (a command answered on arrival, median round trip < 20 ms: failed 1 in 10 beside two busy
+    # processes; the board bars within 100 ms of the beam's crossing; the sensor feeder < 50 ms
+    # late; two cameras' frames of one moment at most one apart; a 50 fps source's pace). They
+    # run last, on one worker, once the other has finished: as in a serial run. ~5 s.
+    SOLO: ("firmware/test_link_served_on_arrival.py", "sim/test_board_feed.py",
+           "sim/test_sensors.py", "vision/test_paired.py", "sim/test_hdcamera.py"),
+}
+_GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
+
+# Rough seconds of the biggest groups (one serial run on a loaded machine): the scheduler hands
+# out the heaviest group left first, so no long group starts last while the other worker idles.
+# Only the order depends on them; an unlisted group counts a tenth of a second per test.
+SECONDS = {"vcache": 205, "commissioned": 88, "tests/vision/test_ring_training.py": 67,
+           "site2": 47, "tests/console/test_serve.py": 31, "tests/cli/test_bad_inputs.py": 25,
+           "tests/docs/test_doc_sequences.py": 25, "tests/vision/test_training.py": 20,
+           "tests/vision/test_rest_replay.py": 16, "tests/vision/test_train_verdict.py": 14,
+           "tests/vision/test_ring_full_res.py": 13, "tests/vision/test_judge.py": 13,
+           "tests/vision/test_ring_wall.py": 12, "tests/vision/test_face_light.py": 11,
+           "tests/console/test_http.py": 11, "tests/record/test_record_robust.py": 10,
+           "tests/runner/test_one_camera.py": 10, "tests/vision/test_face_relit.py": 10,
+           "tests/sim/test_simboard.py": 10}
+
+
+def group_of(nodeid):
+    """The group a test runs in: its module's, or the shared cache's of GROUPS."""
+    module = nodeid.split("::", 1)[0]
+    return _GROUP_OF.get(module, module)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") not in ("loadfile", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return group_of(nodeid)
+
+        def _assign_work_unit(self, node):
+            # the heaviest group left first; SOLO only through _reschedule
+            rest = [g for g in self.workqueue if g != SOLO]
+            if not rest:
+                return
+            heaviest = max(rest, key=lambda g: SECONDS.get(g, 0.1 * len(self.workqueue[g])))
+            self.workqueue.move_to_end(heaviest, last=False)
+            super()._assign_work_unit(node)
+
+        def _reschedule(self, node):
+            if node.shutting_down or list(self.workqueue) != [SOLO]:
+                return super()._reschedule(node)
+            # Only SOLO is left. A worker holds its last test until it gets more work or is
+            # told to stop, so: once every worker is out of work, all but this one stop; when
+            # they have finished (remove_node), this one, the last, runs SOLO alone.
+            if self._pending_of(self.assigned_work[node]) > 2:
+                return
+            if len(self.assigned_work) == 1:
+                super()._assign_work_unit(node)
+                return
+            alive = [n for n in self.assigned_work if not n.shutting_down]
+            if all(self._pending_of(self.assigned_work[n]) <= 2 for n in alive):
+                for n in alive:
+                    if n is not node:
+                        n.shutdown()
+
+        def remove_node(self, node):
+            crashed = super().remove_node(node)
+            for n in list(self.assigned_work):
+                self._reschedule(n)
+            return crashed
+
+    return Groups(config, log)

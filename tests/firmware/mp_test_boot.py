@@ -3,12 +3,16 @@
 # (raises KeyboardInterrupt while Ctrl-C is still on: a 0x03 in the host's HELLO), the app
 # (runs or crashes), integrity. The watchdog scratch registers survive between "boots".
 import sys
+import time
 import micropython as _mp
 import mptest
 import resets
 import ringmsg as M
 
 MAIN = "firmware/main.py"
+# The fake board's files: unique to this process (two test runs at once, or two pytest-xdist
+# workers, never share them), removed at the end. The unix port has no os.getpid.
+TMP = "/tmp/mpboot_%x_" % (id(object()) ^ time.ticks_us())
 
 
 class FakeMicropython:
@@ -48,7 +52,7 @@ class Board:
         self.files = {}
 
     def path(self, name):
-        return "/tmp/mpboot_" + name
+        return TMP + name
 
     def reset_cause(self):
         return self.cause
@@ -112,7 +116,7 @@ def boot(raw_cause):
 
 def _crash_txt():
     try:
-        with open("/tmp/mpboot_crash.txt") as f:
+        with open(TMP + "crash.txt") as f:
             return f.read()
     except OSError:
         return ""
@@ -125,7 +129,7 @@ def _fresh():
     import os
     for n in ("crash.txt", "locked.txt", "repl.flag"):
         try:
-            os.remove("/tmp/mpboot_" + n)
+            os.remove(TMP + n)
         except OSError:
             pass
 
@@ -153,7 +157,7 @@ def test_repeatable_crash_backs_off_into_fault_blink():
     runs = len(App.runs)
     assert boot(M.RESET_WATCHDOG) == 99, "after %d crashes: fault blink" % resets.MAX_CRASHES
     assert len(App.runs) == runs, "the controller is not started again"
-    with open("/tmp/mpboot_locked.txt") as f:
+    with open(TMP + "locked.txt") as f:
         assert "crash loop: 3 crashes" in f.read()
     # a power cycle (after the fix) starts clean
     App.crash = None
@@ -183,3 +187,4 @@ def test_deliberate_reset_is_soft_and_a_hang_counts_as_a_crash():
 
 
 mptest.main(globals())
+_fresh()

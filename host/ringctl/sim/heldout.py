@@ -204,7 +204,11 @@ def plate_faces(which):
     for face, (x, y, r) in zip(("heads", "tails"), PLATE_COINS[which]):
         p = os.path.join(d, f"{which}-{face}.png")
         if not os.path.exists(p):
-            cv2.imwrite(p, grey[y - r:y + r + 1, x - r:x + r + 1])
+            # written aside and renamed: another process (a second test worker, a bench)
+            # making the same file never reads a half-written one
+            tmp = "%s.%d.png" % (p[:-4], os.getpid())
+            cv2.imwrite(tmp, grey[y - r:y + r + 1, x - r:x + r + 1])
+            os.replace(tmp, p)
         out[face] = p
     return out
 
