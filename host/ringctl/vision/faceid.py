@@ -671,15 +671,10 @@ def _coin_of_size(img, ring):
     yy, xx = np.mgrid[0:n, 0:n]
     acc[np.hypot(xx - half, yy - half) > rw] = 0   # within a coin radius of the difference's peak
     py, px = np.unravel_index(int(np.argmax(acc)), acc.shape)
-    c, rad = np.array([px, py], float), rw
-    rad = rw
-    for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):   # refined on the edges near it
-        dx, dy = xs - c[0], ys - c[1]
-        dist = np.hypot(dx, dy) + 1e-6
-        on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
-        if on.sum() < 8:
-            return None
-        c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+    got = _refined_circle((px, py), rw, xs, ys, ux, uy, mag)   # refined on the edges near it
+    if got is None:
+        return None
+    c, rad = got
     dx, dy = xs - c[0], ys - c[1]
     dist = np.hypot(dx, dy) + 1e-6
     on = (np.abs(dist - rad) <= max(1.0, SIZE_ON_TOL * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.95)
@@ -701,6 +696,21 @@ def _coin_of_size(img, ring):
                        extra={"found_by": "known size", "support": round(support, 3), "gap_deg": gap})
     blob.extra["brightness"] = float(col.mean())
     return {"blob": blob, "support": support}
+
+
+def _refined_circle(peak, rw, xs, ys, ux, uy, mag):
+    """(centre, radius) of the circle of about radius rw at `peak` refitted four times on the edge
+    points (xs, ys; unit gradients ux, uy; magnitudes mag) near it and facing its centre, the
+    band narrowing; None if fewer than 8 edges lie near it."""
+    c, rad = np.array(peak, float), rw
+    for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):
+        dx, dy = xs - c[0], ys - c[1]
+        dist = np.hypot(dx, dy) + 1e-6
+        on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
+        if on.sum() < 8:
+            return None
+        c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+    return c, rad
 
 
 def _work_grid(ring, cp, half, s):
@@ -768,14 +778,10 @@ def _coin_against_empty(img, ring, empty):
     acc[rho > Rw - 0.9 * rw] = 0     # a centre this far out leaves the coin partly outside
 
     def circle_at(peak):
-        c, rad = np.array(peak, float), rw
-        for band, across in ((0.06, 0.85), (0.06, 0.85), (0.04, 0.9), (0.04, 0.9)):
-            dx, dy = xs - c[0], ys - c[1]
-            dist = np.hypot(dx, dy) + 1e-6
-            on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
-            if on.sum() < 8:
-                return None
-            c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+        got = _refined_circle(peak, rw, xs, ys, ux, uy, mag)
+        if got is None:
+            return None
+        c, rad = got
         dx, dy = xs - c[0], ys - c[1]
         dist = np.hypot(dx, dy) + 1e-6
         on = (np.abs(dist - rad) <= max(EMPTY_ON_PX, SIZE_ON_TOL * rw)) & (np.abs(dx * ux + dy * uy) / dist > 0.95)
