@@ -145,9 +145,12 @@ def test_a_flat_coin_partly_on_ink_of_its_colour_whose_seen_part_looks_tilted_is
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     v = judge.classify(heldout.render_frame(spec, seed), rm, vcache.heldout_model(cfg))
     # since the texture search (detect._textured) the coin is measured whole: the spin is called
-    # right, or left to the boxer with print named as the cause; never voided
+    # right, or left to the boxer with print named as the cause (since the tenth session an
+    # outline measured again where print hid part of the coin must be 0.965 round to be flat:
+    # judge.RESCUED_FLAT); never voided
     assert v["result"] in (expect, "unsure"), v
-    assert v["result"] == expect or any("part of the coin is seen" in r or "coin's colour" in r for r in v["reasons"])
+    assert v["result"] == expect or any("part of the coin is seen" in r or "coin's colour" in r or
+                                        "measured again where print hid part of it" in r for r in v["reasons"])
 
 
 def _sealed8_scene(seed):
