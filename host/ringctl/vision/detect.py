@@ -643,7 +643,6 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     if trial is None:
         return False
     first = round(float(blob.fit_err), 2)
-    _keep_first(blob)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
     blob.chroma = trial.chroma
@@ -746,7 +745,6 @@ def _recentred(img, ring, blob, k, r, need):
     if (np.hypot(*q.T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
         return False
     first = round(float(blob.fit_err), 2)
-    _keep_first(blob)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
     blob.chroma = trial.chroma
@@ -755,15 +753,6 @@ def _recentred(img, ring, blob, k, r, need):
                       seen_area_coins=round(blob.area_coins, 3))
     blob.area_coins = float(trial.axes[0] * trial.axes[1] / (r_img * r_img))
     return True
-
-
-def _keep_first(blob):
-    """Before an outline is measured again: the first measurement's roundness, fit and inliers,
-    kept once (extra first_ratio, first_fit, first_inliers; the judge weighs them)."""
-    if blob.axes is not None:
-        blob.extra.setdefault("first_ratio", round(float(blob.axes[1] / blob.axes[0]), 3))
-        blob.extra.setdefault("first_fit", round(float(blob.fit_err), 2))
-        blob.extra.setdefault("first_inliers", int(blob.extra.get("inliers", 0)))
 
 
 def _coin_like(ring, b):
@@ -967,7 +956,6 @@ def _textured(img, ring, blob, k, r, need, at=None):
         if (np.hypot(*(pp - np.array(trial.plane_center)).T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
             return False
     first = round(float(blob.fit_err), 2)
-    _keep_first(blob)
     seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
     for key in ("remeasured", "recentred"):
         blob.extra.pop(key, None)

@@ -155,6 +155,12 @@ def _holds(ring, coin, part):
     return float(np.hypot(*(pc - np.array(coin.plane_center)))) < coin.axes[1]
 
 
+def only_print_hides(n_coins, nospin, unsure):
+    """Fewer than two coins found and nothing amiss but objects on print that may be part of a
+    coin (PRINT_PART): where `detect.find_on_print` may find what is missing."""
+    return not nospin and n_coins < 2 and all(r.endswith(PRINT_PART) for r in unsure)
+
+
 def may_hide(ring, model):
     """The ring's layout is printed in about the coin's colour (RING_PRINTED of it or more): a
     coin lying there may not stand out from the empty ring."""
@@ -348,9 +354,7 @@ def _judged(img, ring, model, blobs):
     for c in coins:
         for k in ("_pc", "_a", "_in", "_size"):
             c.pop(k, None)
-    short = None
-    if not nospin and len(coins) < 2 and all(r.endswith(PRINT_PART) for r in unsure):
-        short = len(coins)   # fewer than two coins, and nothing amiss but what print may hide
+    short = len(coins) if only_print_hides(len(coins), nospin, unsure) else None
     if nospin:
         result, reasons = "no-spin", sorted(set(nospin))
     elif unsure:

@@ -251,8 +251,7 @@ def judge_view(img, view, model):
         for r in out["reasons"]:
             if not _is_count_reason(r):
                 (nospin if out["result"] == "no-spin" else unsure).append(r)
-    if not nospin and all(r.endswith(judge.PRINT_PART) for r in unsure) and len(coins) < 2 and \
-            judge.may_hide(ring, model):
+    if judge.only_print_hides(len(coins), nospin, unsure) and judge.may_hide(ring, model):
         # fewer than two coins and nothing else amiss but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all, so
         # no crop holds it; the whole frame's judge looks for it there (judge.classify)
