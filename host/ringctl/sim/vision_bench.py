@@ -158,15 +158,16 @@ def heldout_model(cfg, n=10):
     return faceid.train(imgs["heads"], imgs["tails"], rm)
 
 
-def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frames, empty=None):
+def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frames, empty=None, refused=None):
     """The face model a scene's own ring is trained to: `n` photos per face of one coin in that
     ring under its lights, turned and moved between photos (`frames`: heldout.ring_training_frames
     or the same photos kept), with the calibration's photo of the empty ring (`empty`; default
-    the one `heldout.empty_frame` renders), as `ring vision train --empty` takes it."""
+    the one `heldout.empty_frame` renders), as `ring vision train --empty` takes it (`refused`:
+    faceid.train's, the photos left out)."""
     imgs = {face: frames(spec, seed, face, n) for face in ("heads", "tails")}
     if empty is None:
         empty = heldout.empty_frame(spec, seed)
-    return faceid.train(imgs["heads"], imgs["tails"], rm, empty=empty)
+    return faceid.train(imgs["heads"], imgs["tails"], rm, empty=empty, refused=refused)
 
 
 def heldout_scenes(cfg, n, tally=None, specs=False):

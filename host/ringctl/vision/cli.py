@@ -188,13 +188,17 @@ def cmd_train(args):
     ring = RingModel.load(args.ring)
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
     empty = read_image(args.empty) if args.empty else None
+    folder = args.annotate or (Path(args.output).parent / "refused")
+    left_out = []
     try:
         model = train([read_image(p) for p in hf], [read_image(p) for p in tf], ring,
-                      names=[str(p) for p in hf + tf], empty=empty)
+                      names=[str(p) for p in hf + tf], empty=empty, refused=left_out)
     except TrainingPhotoError as exc:
-        folder = args.annotate or (Path(args.output).parent / "refused")
         path = _write_annotated(folder, exc.name, exc.image, exc.found)
         raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
+    drawn = {exc.name: str(_write_annotated(folder, exc.name, exc.image, exc.found)) for exc in left_out}
+    for entry in model.report["left_out"]:
+        entry["drawn"] = drawn[entry["photo"]]
     write_atomic(args.output, json.dumps(model.to_dict()))
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))

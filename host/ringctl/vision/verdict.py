@@ -33,6 +33,10 @@ def train_verdict(report, output):
         lines.append("The photos do not show the coin at turns spread round it, so the reader cannot "
                      "work out how the faces look under other lamps: retake them turning the coin a "
                      "clock-hour (30 deg) between photos.")
+    for entry in report.get("left_out", []):
+        # faceid.LEAVE_OUT_MAX: a few refused photos are left out rather than refusing the model
+        lines.append(f"Left out of training: {entry['photo']}: {entry['why']}"
+                     + (f" (what was found is drawn in {entry['drawn']})" if entry.get("drawn") else ""))
     if min(n_h, n_t) < RECOMMENDED_PHOTOS:
         lines.append(f"Take more photos: {n_h} heads, {n_t} tails; {RECOMMENDED_PHOTOS} of each, the coin "
                      "turned a clock-hour and moved around the ring between photos.")
