@@ -6,14 +6,17 @@ API
 - `calibrate(empty_ring_img, coin_mm=30.8, ring_mm=3000) -> RingModel` (`to_json()`,
   `RingModel.from_json(text)`, `.save(path)`, `RingModel.load(path)`): inner boundary
   (circle or ellipse), background, scale, `coin_radius_px`, `warnings` (coins < 40 px).
-- `train(heads_imgs, tails_imgs, ring) -> FaceModel` (`save(path)`, `FaceModel.load(path)`,
-  `.report` = cross-validation figures); raises UserError when the faces do not separate, and
-  `faceid.TrainingPhotoError` (a UserError with `.name`, `.image`, `.found`) for a refused photo.
+- `train(heads_imgs, tails_imgs, ring, empty=None, refused=None) -> FaceModel` (`save(path)`,
+  `FaceModel.load(path)`, `.report` = cross-validation figures, `left_out` photos); raises
+  UserError when the faces do not separate, and `faceid.TrainingPhotoError` (a UserError with
+  `.name`, `.why`, `.image`, `.found`) when more photos are refused than may be left out
+  (`faceid.LEAVE_OUT_MAX`; those left out go to `refused`).
 - `classify(img, ring, model) -> dict`, a stable shape (issue 4, extended by issue 12):
     result: "heads" | "tails" | "odds" | "no-spin" | "unsure"
     reasons: [str] rule-cited ("7.3.1 coin outside the ring", "7.3.2 a chip in the ring: ...",
              "unsure: ..."); no-spin only on evidence seen (a coin outside / on the rim, tilted,
-             leaning, one on the other); coins touching or fewer than two found: "unsure"
+             leaning, one on the other); coins touching or fewer than two found: "unsure"; an
+             unsure verdict names a camera moved since calibration first (`drift`)
     coins: [{center: [x, y] image px, radius: px, face: "heads"|"tails"|None, flat: bool,
              inside: bool, confidence: 0..1}]   (every coin-like object judged as a coin)
     others: [{center, radius, kind: "chip"|"token"|"object"|"doubtful", inside: bool}]

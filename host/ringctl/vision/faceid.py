@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from ..errors import UserError
-from . import detect
+from . import balance, detect
 
 # photos per face the technician takes in the ring (hardware/INSTALL.md): a clock-hour turn apart
 RECOMMENDED_PHOTOS = 12
@@ -1000,6 +1000,11 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     found, out = [], {"heads": [], "tails": []}
     for i, (img, lab) in enumerate(photos):
         try:
+            ring.check_frame(img)
+            img, cast = balance.balanced(img, ring)   # the calibration's colour balance, as in play
+            photos[i] = (img, lab)
+            if cast:
+                raise TrainingPhotoError(names[i], cast.split(": ", 1)[1], img, _found(ring, [], [], cast))
             found.append(training_coin(img, ring, names[i], empty))
         except TrainingPhotoError as exc:
             found.append(None)

@@ -12,7 +12,7 @@ import time
 import cv2
 import numpy as np
 
-from . import chipcheck, detect, faceid
+from . import balance, chipcheck, detect, drift, faceid
 
 # L1 distance of normalised (b, g, r) from the trained coin colour. Coins measure <= 0.13 (even
 # with clipped highlights); white, grey and black chips ~0.26, coloured ones more (TRAIN seeds).
@@ -124,10 +124,15 @@ def _tol(r, ring=None):
     return max(2.0, 0.06 * r) + (2.0 * ring.edge_px if ring is not None else 0.0)
 
 
-def classify(img, ring, model):
-    """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}."""
+def classify(img, ring, model, whole=True):
+    """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}.
+    `whole`: `img` is the camera's whole frame, not a crop of it (a crop is too little to tell
+    whether the camera has moved, `drift`, or what its colour balance is, `balance`)."""
     t0 = time.perf_counter()
     ring.check_frame(img)
+    cast = ""
+    if whole:   # judged with the empty ring photo's colour balance (a drifted camera's put right)
+        img, cast = balance.balanced(img, ring)
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
     out, short, doubts = _judged(img, ring, model, blobs)
     if short is not None and may_hide(ring, model):
@@ -145,6 +150,11 @@ def classify(img, ring, model):
             # an object in doubt that such a coin holds was part of it
             held = [d for d in doubts if any(_holds(ring, m, d) for m in more)]
             out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more)
+    if cast:   # colours too far from the calibration's to judge by: the boxer calls it
+        out["result"], out["reasons"] = "unsure", [cast] + out["reasons"]
+    elif whole and out["result"] == "unsure":
+        note = drift.moved_note(ring, ring.small(img))   # the cause, and the fix, first
+        out["reasons"] = ([note] if note else []) + out["reasons"]
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
 

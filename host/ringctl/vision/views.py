@@ -23,7 +23,7 @@ import time
 import cv2
 import numpy as np
 
-from . import detect, faceid, judge
+from . import balance, detect, drift, faceid, judge
 from .ring import RingModel
 
 # single-view reasons that come from counting that view's coins: recomputed over all views
@@ -215,6 +215,7 @@ def judge_view(img, view, model):
     t0 = time.perf_counter()
     ring = view.ring
     ring.check_frame(img)
+    img, cast = balance.balanced(img, ring)   # the crops are judged in the empty ring's colour balance
     gate = _gate(view)
     small = ring.small(img)
     found = gate.objects(small)
@@ -240,7 +241,7 @@ def judge_view(img, view, model):
         sub = gate.crop_ring(rect)
         sub.frame_small = (crop, crop_small)
         try:
-            out = judge.classify(crop, sub, model)
+            out = judge.classify(crop, sub, model, whole=False)
         finally:
             sub.frame_small = None
         dx, dy = X0 * f, Y0 * f
@@ -258,6 +259,11 @@ def judge_view(img, view, model):
         return whole()
     light = _light(img, ring, model, coins)
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
+    if cast:   # colours too far from the calibration's to judge by (balance): the boxer calls it
+        result, reasons = "unsure", [cast] + reasons
+    elif result == "unsure":
+        note = drift.moved_note(ring, small)   # crops are too little to tell: the whole frame
+        reasons = ([note] if note else []) + reasons
     return {"result": result, "reasons": reasons, "coins": coins, "others": others,
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},

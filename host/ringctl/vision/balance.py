@@ -1,0 +1,63 @@
+"""The frame's colour balance put back to the empty ring photo's, when the camera's has drifted.
+
+Every frame is compared with the calibration's photo of the empty ring in colour (detect), and
+detection's level is 4x the median difference: a camera whose white balance has drifted since
+calibration (auto white balance, a lamp replaced or ageing) shifts every pixel's colour, and the
+level rises with it. A 7% warmer frame raised it from 45 to 80 and a red chip lying in the ring on
+red print went unseen: both coins were called, where the chip in the ring (7.3.2) leaves the spin
+to the boxer. So each frame's colour gains against the empty ring are measured (per channel,
+the mean of the middle half of the ratios over the ring's pixels, at a sparse grid of detection pixels: ~0.1 ms), and
+when they differ by more than BALANCE_TOL the frame is judged with them taken out. Brightness is
+left alone (a change of exposure or lamp brightness barely registers: detect weighs brightness
+weakly); a cast past BALANCE_MAX is no drift but a changed scene, and is named instead.
+docs/VISION.md, "The camera's colour drifted".
+"""
+import cv2
+import numpy as np
+
+from . import detect
+
+BALANCE_TOL = 0.015   # colour gains within this of each other: the frame is used as it is
+BALANCE_MAX = 0.15    # a cast larger than this is not put right: the judge names it
+STRIDE = 4            # detection pixels between samples, across and down
+DARK = 24             # samples darker than this (in the empty ring) make unsteady ratios
+
+
+def colour_gains(img, ring):
+    """Per-channel (b, g, r) gains of the frame against the empty ring's photo, brightness taken
+    out (their mean is 1)."""
+    iy, ix, bg = _samples(ring)
+    r = np.sort(img[iy, ix] / bg, axis=0)
+    n = len(r)
+    # the mean of the middle half: robust to coins, chips and hands as the median is, without the
+    # median's steps of 1/value (whole-number pixel values)
+    g = r[n // 4:n - n // 4].mean(axis=0)
+    return g / g.mean()
+
+
+def _samples(ring):
+    """(frame rows, frame columns, the empty ring there as float32 BGR) of the sample grid: detection
+    pixels inside the ring, STRIDE apart, not dark; each frame pixel at its detection pixel's middle."""
+    s = getattr(ring, "_balance_samples", None)
+    if s is None:
+        inside = detect.ring_mask(ring)
+        ys, xs = np.mgrid[STRIDE // 2:inside.shape[0]:STRIDE, STRIDE // 2:inside.shape[1]:STRIDE]
+        keep = (inside[ys, xs] > 0) & (ring.background[ys, xs].min(axis=-1) >= DARK)
+        ys, xs, f = ys[keep], xs[keep], ring.factor
+        s = ring._balance_samples = (ys * f + f // 2, xs * f + f // 2, ring.background[ys, xs].astype(np.float32))
+    return s
+
+
+def balanced(img, ring):
+    """(the frame to judge, a note for the verdict's reasons or ""): `img` itself when its colour
+    balance is the empty ring's (within BALANCE_TOL), else a copy with the gains taken out; past
+    BALANCE_MAX, `img` and the note naming the cast and the fix."""
+    g = colour_gains(img, ring)
+    off = float(np.abs(g - 1).max())
+    if off <= BALANCE_TOL:
+        return img, ""
+    if off > BALANCE_MAX:
+        return img, (f"unsure: the picture's colours differ from the empty ring's photo by {100 * off:.0f}% "
+                     "(the camera's white balance or the lamps changed since calibration): set the camera's "
+                     "white balance fixed and recalibrate with the ring empty (ring vision calibrate)")
+    return cv2.multiply(img, (1 / float(g[0]), 1 / float(g[1]), 1 / float(g[2]), 0.0)), ""
