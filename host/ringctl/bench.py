@@ -9,6 +9,7 @@ AREAS = {
     "firmware": ("ringctl.board.bench", "edge-to-light, edge-to-frame, loop time, heap peak"),
     "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
     "face-light": ("ringctl.sim.face_light_bench", "face models under lamps unlike their training: right/unsure/wrong"),
+    "camera-drift": ("ringctl.sim.camera_drift_bench", "scenes judged after the camera moved, turned or drifted in colour since calibration"),
     "calibration": ("ringctl.sim.calib_bench", "ring calibration alone: refused, >3 px off, worst px"),
     "training": ("ringctl.sim.training_bench", "training photos in each ring: refused (why), accepted off the coin"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),

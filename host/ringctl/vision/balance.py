@@ -6,7 +6,8 @@ calibration (auto white balance, a lamp replaced or ageing) shifts every pixel's
 level rises with it. A 7% warmer frame raised it from 45 to 80 and a red chip lying in the ring on
 red print went unseen: both coins were called, where the chip in the ring (7.3.2) leaves the spin
 to the boxer. So each frame's colour gains against the empty ring are measured (per channel,
-the mean of the middle half of the ratios over the ring's pixels, at a sparse grid of detection pixels: ~0.1 ms), and
+the mean of the middle half of the log ratios over flat parts of the ring, at a sparse grid of
+detection pixels: ~0.1-0.2 ms), and
 when they differ by more than BALANCE_TOL the frame is judged with them taken out. Brightness is
 left alone (a change of exposure or lamp brightness barely registers: detect weighs brightness
 weakly); a cast past BALANCE_MAX is no drift but a changed scene, and is named instead.
@@ -20,31 +21,47 @@ from . import detect
 BALANCE_TOL = 0.015   # colour gains within this of each other: the frame is used as it is
 BALANCE_MAX = 0.15    # a cast larger than this is not put right: the judge names it
 STRIDE = 4            # detection pixels between samples, across and down
-DARK = 24             # samples darker than this (in the empty ring) make unsteady ratios
+DARK = 8              # samples darker than this (in the empty ring, any channel) make unsteady ratios
+MIN_SAMPLES = 300     # fewer usable samples than this: too little to tell, the frame is used as it is
+FLAT_REACH = 2        # detection px round a sample (a camera moved up to ~2 coin radii / 8 ...)
+FLAT_SPREAD = 24      # ... over which the empty ring varies by at most this (any channel; on a grainy
+                      # cloth, the flatter half of the samples)
 
 
 def colour_gains(img, ring):
     """Per-channel (b, g, r) gains of the frame against the empty ring's photo, brightness taken
     out (their mean is 1)."""
-    iy, ix, bg = _samples(ring)
-    r = np.sort(img[iy, ix] / bg, axis=0)
+    iy, ix, log_bg = _samples(ring)
+    if len(iy) < MIN_SAMPLES:
+        return np.ones(3)
+    r = np.sort(np.log1p(img[iy, ix].astype(np.float32)) - log_bg, axis=0)
     n = len(r)
-    # the mean of the middle half: robust to coins, chips and hands as the median is, without the
-    # median's steps of 1/value (whole-number pixel values)
+    # the mean of the middle half of the log ratios: robust to coins, chips and hands as the
+    # median is, without the median's steps of 1/value (whole-number pixel values)
     g = r[n // 4:n - n // 4].mean(axis=0)
-    return g / g.mean()
+    return np.exp(g - g.mean())
 
 
 def _samples(ring):
-    """(frame rows, frame columns, the empty ring there as float32 BGR) of the sample grid: detection
-    pixels inside the ring, STRIDE apart, not dark; each frame pixel at its detection pixel's middle."""
+    """(frame rows, frame columns, log(1 + the empty ring there), float32 BGR) of the sample grid:
+    detection pixels inside the ring, STRIDE apart, neither dark nor near an edge of the print
+    (a camera moved a few px must not look like a cast: a pixel beside an edge changes colour when
+    the picture moves, one in the middle of a patch of cloth or ink does not); each frame pixel at
+    its detection pixel's middle."""
     s = getattr(ring, "_balance_samples", None)
     if s is None:
         inside = detect.ring_mask(ring)
+        bg = ring.background.astype(np.float32)
+        k = 2 * FLAT_REACH + 1
+        spread = cv2.dilate(bg, np.ones((k, k), np.uint8)) - cv2.erode(bg, np.ones((k, k), np.uint8))
         ys, xs = np.mgrid[STRIDE // 2:inside.shape[0]:STRIDE, STRIDE // 2:inside.shape[1]:STRIDE]
-        keep = (inside[ys, xs] > 0) & (ring.background[ys, xs].min(axis=-1) >= DARK)
+        keep = (inside[ys, xs] > 0) & (bg[ys, xs].min(axis=-1) >= DARK)
         ys, xs, f = ys[keep], xs[keep], ring.factor
-        s = ring._balance_samples = (ys * f + f // 2, xs * f + f // 2, ring.background[ys, xs].astype(np.float32))
+        # the flattest samples: FLAT_SPREAD at most, or the flatter half on a grainy cloth
+        sp = spread[ys, xs].max(axis=-1)
+        flat = sp <= max(FLAT_SPREAD, float(np.median(sp)) if len(sp) else 0.0)
+        ys, xs = ys[flat], xs[flat]
+        s = ring._balance_samples = (ys * f + f // 2, xs * f + f // 2, np.log1p(bg[ys, xs]))
     return s
 
 

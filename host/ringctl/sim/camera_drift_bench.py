@@ -1,0 +1,147 @@
+"""`ring bench camera-drift`: held-out scenes judged after the camera changed since calibration.
+
+Each scene's ring is calibrated from its empty photo as ever; its play frame is then changed as a
+camera changes in service: moved on its mount (1, 2, 4x3 px), turned (0.3 deg about the picture's
+centre), its white balance drifted (7% warmer, 7% cooler, 5% greener, 20% warmer: past what
+`vision.balance` puts right), its brightness (0.8x, 1.25x), more sensor noise (sigma 8), out of
+focus (blur sigma 2), JPEG at quality 50. Per change: scenes right, unsure and wrong (a call
+where the scene is not that call, or a void of a valid spin), and how many verdicts named a moved
+camera (`vision.drift`) or a colour cast (`vision.balance`). docs/VISION.md, "The camera moved",
+"The camera's colour drifted".
+
+    ring bench camera-drift [--sets edge-tune:30,tune-1080p:30] [--json] [--progress]
+"""
+import collections
+import json
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from ..cliutil import OneLineParser
+from ..errors import UserError
+from ..vision import judge, ring as ringmod
+from . import heldout
+from .vision_bench import heldout_model
+
+CALLS = ("heads", "tails", "odds")
+MOVED = "off the empty ring's photo"
+CAST = "the picture's colours differ"
+
+
+def _gain(img, bgr):
+    return np.clip(np.rint(img.astype(np.float32) * np.array(bgr, np.float32)), 0, 255).astype(np.uint8)
+
+
+def _warp(img, m):
+    return cv2.warpAffine(img, np.float32(m), img.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+
+
+def _turn(img, deg):
+    h, w = img.shape[:2]
+    return _warp(img, cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0))
+
+
+def _noise(img, sigma, seed):
+    rng = np.random.default_rng([seed, 71])
+    return np.clip(np.rint(img + rng.normal(0, sigma, img.shape)), 0, 255).astype(np.uint8)
+
+
+def _jpeg(img, q):
+    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])[1], cv2.IMREAD_COLOR)
+
+
+# name -> frame, seed -> the changed frame
+CHANGES = {
+    "none": lambda i, s: i,
+    "moved 1 px": lambda i, s: _warp(i, [[1, 0, 1], [0, 1, 0]]),
+    "moved 2x1 px": lambda i, s: _warp(i, [[1, 0, 2], [0, 1, -1]]),
+    "moved 4x3 px": lambda i, s: _warp(i, [[1, 0, 4], [0, 1, 3]]),
+    "turned 0.3 deg": lambda i, s: _turn(i, 0.3),
+    "7% warmer": lambda i, s: _gain(i, (0.93, 1, 1.07)),
+    "7% cooler": lambda i, s: _gain(i, (1.07, 1, 0.93)),
+    "5% greener": lambda i, s: _gain(i, (1, 1.05, 1)),
+    "20% warmer": lambda i, s: _gain(i, (0.8, 1, 1.2)),
+    "0.8x bright": lambda i, s: _gain(i, (0.8, 0.8, 0.8)),
+    "1.25x bright": lambda i, s: _gain(i, (1.25, 1.25, 1.25)),
+    "noise 8": lambda i, s: _noise(i, 8, s),
+    "defocus 2 px": lambda i, s: cv2.GaussianBlur(i, (0, 0), 2.0),
+    "JPEG 50": lambda i, s: _jpeg(i, 50),
+}
+
+
+def sweep(name, n, log=None):
+    """{change: {right, unsure, wrong, moved_named, cast_named}} and the wrong calls, over `n`
+    scenes of held-out set `name` (scenes whose calibration is refused are left out)."""
+    cfg = heldout.SETS[name]
+    model = heldout_model(cfg)
+    tally = {c: collections.Counter(right=0, unsure=0, wrong=0, moved_named=0, cast_named=0) for c in CHANGES}
+    wrong, scenes = [], 0
+    for seed in heldout.set_seeds(cfg, n):
+        spec, expect = heldout.make(seed, None, cfg)
+        try:
+            rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+        except UserError:
+            continue
+        scenes += 1
+        img = heldout.render_frame(spec, seed)
+        for change, f in CHANGES.items():
+            v = judge.classify(f(img, seed), rm, model)
+            got = v["result"]
+            if got == expect:
+                k = "right"
+            elif got == "unsure":
+                k = "unsure"
+            elif got in CALLS or expect in CALLS:   # a call not the scene's, or a valid spin voided
+                k = "wrong"
+                wrong.append({"set": name, "seed": int(seed), "change": change, "kind": spec["kind"],
+                              "expected": expect, "got": got, "reasons": v["reasons"]})
+            else:
+                k = "right"   # an invalid spin voided: flagged either way
+            t = tally[change]
+            t[k] += 1
+            t["moved_named"] += any(MOVED in r for r in v["reasons"])
+            t["cast_named"] += any(CAST in r for r in v["reasons"])
+        if log:
+            log(f"{name} {seed} done")
+    return {"scenes": scenes, "changes": {c: dict(t) for c, t in tally.items()}}, wrong
+
+
+def main(argv=None):
+    p = OneLineParser(prog="ring bench camera-drift", description=__doc__)
+    p.add_argument("--sets", default="edge-tune:30,tune-1080p:30",
+                   help="comma-separated held-out sets, NAME or NAME:SCENES (default edge-tune:30,tune-1080p:30)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--progress", action="store_true", help="say each scene on stderr")
+    a = p.parse_args(argv)
+    sets = []
+    for part in (x for x in a.sets.split(",") if x):
+        name, _, k = part.partition(":")
+        if name not in heldout.SETS:
+            raise UserError(f"--sets: unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
+        try:
+            sets.append((name, int(k) if k else 30))
+        except ValueError:
+            raise UserError(f"--sets: {part!r}: give NAME or NAME:SCENES, e.g. edge-tune:30")
+    cv2.setNumThreads(1)
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
+    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}, "wrong": []}
+    t0 = time.process_time()
+    for name, n in sets:
+        out["sets"][name], w = sweep(name, n, log)
+        out["wrong"] += w
+    out["cpu_s"] = round(time.process_time() - t0, 1)
+    if a.json:
+        print(json.dumps(out))
+    else:
+        for name, r in out["sets"].items():
+            print(f"{name} ({r['scenes']} scenes): change: right / unsure / wrong; verdicts naming a moved camera, a cast")
+            for c, t in r["changes"].items():
+                print(f"  {c:>14}: {t['right']:3d} / {t['unsure']:3d} / {t['wrong']:2d};  {t['moved_named']:3d}, {t['cast_named']:3d}")
+        for w in out["wrong"]:
+            print("WRONG", json.dumps(w))
+        print(f"wrong calls: {len(out['wrong'])} (cpu {out['cpu_s']} s, load {out['load_avg_1min']})")
+    sys.stdout.flush()
+    return 0 if not out["wrong"] else 1

@@ -1,0 +1,27 @@
+"""sim.camera_drift_bench: `ring bench camera-drift` judges each scene under every change and
+counts a wrong call where the scene is not that call (or a valid spin voided)."""
+import json
+
+from ringctl.sim import camera_drift_bench
+
+
+def test_the_bench_prints_every_change_per_set_and_no_wrong_call(capsys):
+    assert camera_drift_bench.main(["--sets", "tune-1080p:2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    r = out["sets"]["tune-1080p"]
+    assert set(r["changes"]) == set(camera_drift_bench.CHANGES) and r["scenes"] == 2
+    for change, t in r["changes"].items():
+        assert t["right"] + t["unsure"] + t["wrong"] == 2, change
+    # a cast past what balance puts right is named on every scene, and never called through
+    assert r["changes"]["20% warmer"]["cast_named"] == 2 and r["changes"]["20% warmer"]["unsure"] == 2
+    assert r["changes"]["none"]["moved_named"] == 0 and r["changes"]["none"]["cast_named"] == 0
+    assert out["wrong"] == []
+
+
+def test_a_bad_set_is_one_line():
+    import pytest
+    from ringctl.errors import UserError
+    with pytest.raises(UserError, match="unknown scene set 'nope'"):
+        camera_drift_bench.main(["--sets", "nope:3"])
+    with pytest.raises(UserError, match="give NAME or NAME:SCENES"):
+        camera_drift_bench.main(["--sets", "edge-tune:x"])
