@@ -5,8 +5,9 @@ camera changes in service: moved on its mount (1, 2, 4x3 px), turned (0.3 deg ab
 centre), its white balance drifted (7% warmer, 7% cooler, 5% greener, 20% warmer: past what
 `vision.balance` puts right), its brightness (0.8x, 1.25x), more sensor noise (sigma 8), out of
 focus (blur sigma 2), JPEG at quality 50. Per change: scenes right, unsure and wrong (a call
-where the scene is not that call, or a void of a valid spin), and how many verdicts named a moved
-camera (`vision.drift`) or a colour cast (`vision.balance`). docs/VISION.md, "The camera moved",
+where the scene is not that call, or a void of a valid spin), and how many verdicts were judged
+again with the picture moved back onto the empty ring's photo or named a moved camera
+(`vision.drift`), or named a colour cast (`vision.balance`). docs/VISION.md, "The camera moved",
 "The camera's colour drifted".
 
     ring bench camera-drift [--sets edge-tune:30,tune-1080p:30] [--json] [--progress]
@@ -28,6 +29,7 @@ from .vision_bench import heldout_model
 
 CALLS = ("heads", "tails", "odds")
 MOVED = "off the empty ring's photo"
+BACK = "judged with the picture moved back"
 CAST = "the picture's colours differ"
 
 
@@ -77,7 +79,8 @@ def sweep(name, n, log=None):
     scenes of held-out set `name` (scenes whose calibration is refused are left out)."""
     cfg = heldout.SETS[name]
     model = heldout_model(cfg)
-    tally = {c: collections.Counter(right=0, unsure=0, wrong=0, moved_named=0, cast_named=0) for c in CHANGES}
+    tally = {c: collections.Counter(right=0, unsure=0, wrong=0, moved_back=0, moved_named=0, cast_named=0)
+             for c in CHANGES}
     wrong, scenes = [], 0
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, None, cfg)
@@ -102,6 +105,7 @@ def sweep(name, n, log=None):
                 k = "right"   # an invalid spin voided: flagged either way
             t = tally[change]
             t[k] += 1
+            t["moved_back"] += any(BACK in r for r in v["reasons"])
             t["moved_named"] += any(MOVED in r for r in v["reasons"])
             t["cast_named"] += any(CAST in r for r in v["reasons"])
         if log:
@@ -137,9 +141,11 @@ def main(argv=None):
         print(json.dumps(out))
     else:
         for name, r in out["sets"].items():
-            print(f"{name} ({r['scenes']} scenes): change: right / unsure / wrong; verdicts naming a moved camera, a cast")
+            print(f"{name} ({r['scenes']} scenes): change: right / unsure / wrong; verdicts judged moved back, "
+                  "naming a moved camera, naming a cast")
             for c, t in r["changes"].items():
-                print(f"  {c:>14}: {t['right']:3d} / {t['unsure']:3d} / {t['wrong']:2d};  {t['moved_named']:3d}, {t['cast_named']:3d}")
+                print(f"  {c:>14}: {t['right']:3d} / {t['unsure']:3d} / {t['wrong']:2d};  {t['moved_back']:3d}, "
+                      f"{t['moved_named']:3d}, {t['cast_named']:3d}")
         for w in out["wrong"]:
             print("WRONG", json.dumps(w))
         print(f"wrong calls: {len(out['wrong'])} (cpu {out['cpu_s']} s, load {out['load_avg_1min']})")

@@ -6,15 +6,19 @@ stand out as objects everywhere, and every spin goes to the boxer as "unexplaine
 shift is measured by phase correlation of the two detection-scale copies (coins and chips are a
 small part of the picture; the print, the wall and the cloth's grain line up or do not), only
 when a verdict is already unsure (a moved camera's print and wall make objects, outlines cut or
-stretched, coins not found), so it costs nothing in a called spin. It changes
-no call: it says why and what to do. docs/VISION.md, "The camera moved".
+stretched, coins not found), so it costs nothing in a called spin. A frame ALIGN_PX or more off
+is judged again moved back onto the empty ring's photo, and that verdict stands, saying so; one
+still unsure says how far off it lies and what to do. docs/VISION.md, "The camera moved".
 """
 import math
 
 import cv2
 import numpy as np
 
-# image px: a shift this large is named. Unmoved frames measure up to 0.8 px, and up to 3.6 px when
+# image px: an unsure frame lying this far off the empty ring's photo is judged again moved back
+# onto it (what a camera moved since calibration, or shaken, needs; unmoved frames measure <= 0.8)
+ALIGN_PX = 1.0
+# image px: a shift this large is named when the frame moved back is still unsure. Unmoved frames measure up to 0.8 px, and up to 3.6 px when
 # the camera shook during the exposure (149 held-out scenes: p95 0.56, p99 2.2): one frame cannot
 # tell a shake from a move, so the note says both, and only a note that keeps coming means a move
 MOVED_PX = 2.5
@@ -37,12 +41,31 @@ def _window(ring, shape):
     return w
 
 
-def moved_note(ring, small):
-    """The reason to add when the camera has moved MOVED_PX or more since calibration, else ""."""
+def off_by(ring, small):
+    """(dx, dy) image px when the frame lies ALIGN_PX or more off the empty ring's photo (with a
+    clear enough correlation peak), else None."""
     dx, dy, response = camera_shift(ring, small)
-    d = math.hypot(dx, dy)
-    if d < MOVED_PX or response < MIN_RESPONSE:
-        return ""
-    return (f"unsure: the picture lies about {d:.0f} px off the empty ring's photo (the camera has moved "
+    return (dx, dy) if math.hypot(dx, dy) >= ALIGN_PX and response >= MIN_RESPONSE else None
+
+
+def moved_back(img, shift):
+    """The frame moved back by `shift` onto the empty ring's photo (edges repeated)."""
+    dx, dy = shift
+    m = np.float32([[1, 0, -dx], [0, 1, -dy]])
+    return cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def realigned(verdict, shift):
+    """The verdict of the frame moved back, with its note: after the call's own reasons when it
+    is called (what surveillance sees), first when it stays unsure from MOVED_PX on (the fix)."""
+    d = math.hypot(*shift)
+    if verdict["result"] != "unsure":
+        note = (f"judged with the picture moved back {d:.1f} px onto the empty ring's photo (the camera moved "
+                "since calibration, or it shook)")
+        return dict(verdict, reasons=verdict["reasons"] + [note])
+    if d < MOVED_PX:
+        return verdict
+    note = (f"unsure: the picture lies about {d:.0f} px off the empty ring's photo (the camera has moved "
             "since calibration, or it shook): if spins keep saying so, fix the camera and recalibrate with "
             "the ring empty (ring vision calibrate)")
+    return dict(verdict, reasons=[note] + verdict["reasons"])

@@ -126,8 +126,9 @@ def _tol(r, ring=None):
 
 def classify(img, ring, model, whole=True):
     """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}.
-    `whole`: `img` is the camera's whole frame, not a crop of it (a crop is too little to tell
-    whether the camera has moved, `drift`, or what its colour balance is, `balance`)."""
+    `whole`: `img` is the camera's whole frame as it came, not a crop of it (a crop is too little
+    to tell whether the camera has moved, `drift`, or what its colour balance is, `balance`) nor
+    a frame already put right."""
     t0 = time.perf_counter()
     ring.check_frame(img)
     cast = ""
@@ -153,8 +154,9 @@ def classify(img, ring, model, whole=True):
     if cast:   # colours too far from the calibration's to judge by: the boxer calls it
         out["result"], out["reasons"] = "unsure", [cast] + out["reasons"]
     elif whole and out["result"] == "unsure":
-        note = drift.moved_note(ring, ring.small(img))   # the cause, and the fix, first
-        out["reasons"] = ([note] if note else []) + out["reasons"]
+        shift = drift.off_by(ring, ring.small(img))
+        if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
+            out = drift.realigned(classify(drift.moved_back(img, shift), ring, model, whole=False), shift)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
 

@@ -209,9 +209,11 @@ def _paint(img, small, rect, cuts, ring):
     return img, small
 
 
-def judge_view(img, view, model):
+def judge_view(img, view, model, realign=True):
     """One camera's frame -> classify's verdict shape (coins in that frame's px), plus
-    "cut_objects" and "crops" (how many regions the judge ran on; 0: nothing in view)."""
+    "cut_objects" and "crops" (how many regions the judge ran on; 0: nothing in view).
+    `realign`: an unsure frame lying off the empty ring's photo is judged again moved back
+    (`drift`; False for that second judging)."""
     t0 = time.perf_counter()
     ring = view.ring
     ring.check_frame(img)
@@ -227,7 +229,7 @@ def judge_view(img, view, model):
     def whole():
         sw, sh = ring.small_size
         frame, _ = _paint(img, small, (0, 0, sw, sh), cuts, ring)
-        out = judge.classify(frame, ring, model)
+        out = judge.classify(frame, ring, model, whole=realign)
         out.update(cut_objects=len(cuts), crops=1, light=_light(frame, ring, model, out["coins"]),
                    ms=round((time.perf_counter() - t0) * 1000, 2))
         return out
@@ -261,9 +263,12 @@ def judge_view(img, view, model):
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
     if cast:   # colours too far from the calibration's to judge by (balance): the boxer calls it
         result, reasons = "unsure", [cast] + reasons
-    elif result == "unsure":
-        note = drift.moved_note(ring, small)   # crops are too little to tell: the whole frame
-        reasons = ([note] if note else []) + reasons
+    elif result == "unsure" and realign:
+        shift = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
+        if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
+            out = drift.realigned(judge_view(drift.moved_back(img, shift), view, model, realign=False), shift)
+            out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
+            return out
     return {"result": result, "reasons": reasons, "coins": coins, "others": others,
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
