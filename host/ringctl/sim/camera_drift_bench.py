@@ -120,15 +120,7 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="say each scene on stderr")
     a = p.parse_args(argv)
-    sets = []
-    for part in (x for x in a.sets.split(",") if x):
-        name, _, k = part.partition(":")
-        if name not in heldout.SETS:
-            raise UserError(f"--sets: unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
-        try:
-            sets.append((name, int(k) if k else 30))
-        except ValueError:
-            raise UserError(f"--sets: {part!r}: give NAME or NAME:SCENES, e.g. edge-tune:30")
+    sets = heldout.parse_sets(a.sets, 30)
     cv2.setNumThreads(1)
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}, "wrong": []}

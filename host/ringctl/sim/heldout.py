@@ -38,6 +38,7 @@ import tempfile
 import cv2
 import numpy as np
 
+from ..errors import UserError
 from . import render, scenes
 
 COIN_MM = scenes.COIN_MM
@@ -196,6 +197,21 @@ SETS = {
     "edge-4k": dict(size=(3840, 2160), coin_px=(40, 120), coin="bronze", faces="render:101", stream=(5, 2),
                     artwork=True, coins=("bronze", "copper", "brass", "dark-copper"), light_elev=(45, 85)),
 }
+
+
+def parse_sets(text, default_n, check=True):
+    """`--sets NAME[:SCENES],...` -> [(name, scenes)]; a name not in SETS (when `check`) or a
+    count that is no whole number is a one-line UserError."""
+    out = []
+    for item in (x for x in text.split(",") if x):
+        name, _, n = item.partition(":")
+        if check and name not in SETS:
+            raise UserError(f"--sets: unknown scene set {name!r}; one of {', '.join(SETS)}")
+        try:
+            out.append((name, int(n) if n else default_n))
+        except ValueError:
+            raise UserError(f"--sets {item!r}: give NAME or NAME:SCENES, e.g. edge-tune:30")
+    return out
 
 
 def set_seeds(cfg, n):

@@ -81,13 +81,7 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="say each ring on stderr")
     a = p.parse_args(argv)
-    sets = []
-    for item in (x for x in a.sets.split(",") if x):
-        name, _, n = item.partition(":")
-        try:
-            sets.append((name, int(n or 8)))
-        except ValueError:
-            raise UserError(f"--sets {item!r}: give NAME:N, e.g. edge-tune:8")
+    sets = heldout.parse_sets(a.sets, 8)
     cv2.setNumThreads(1)
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}}

@@ -296,12 +296,7 @@ def main(argv=None):
         out["timing"]["x".join(map(str, cfg["size"]))] = _timing(cfg, args.repeat)
     out["two_4k_views"] = __import__("ringctl.sim.multiview_bench", fromlist=["timing"]).timing()  # issue 13
     ok = True
-    for item in [s for s in args.sets.split(",") if s]:
-        name, _, n = item.partition(":")
-        try:
-            n = int(n) if n else args.scenes
-        except ValueError:
-            raise UserError(f"--sets {item!r}: give NAME or NAME:SCENES, e.g. tune-4k:40")
+    for name, n in heldout.parse_sets(args.sets, args.scenes, check=False):   # tuning-960 is no heldout set
         t0 = time.perf_counter()
         tally = evaluate_set(name, n, "site" if name == "tuning-960" else args.train)
         res = tally.summary()
