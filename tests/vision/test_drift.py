@@ -73,5 +73,6 @@ def test_a_frame_still_unsure_moved_back_names_the_shift_and_the_fix(scenes):
 
 def test_a_camera_where_it_was_calibrated_is_not_said_to_have_moved(scenes):
     for name, seed, model, expect, rm, img in scenes:
+        assert drift.off_by(rm, rm.small(img)) is None, (name, seed, drift.camera_shift(rm, rm.small(img)))
         for v in _judges(img, rm, model):
             assert v["result"] == expect and not any(BACK in r or OFF in r for r in v["reasons"]), (name, seed, v["reasons"])
