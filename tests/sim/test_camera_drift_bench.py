@@ -25,3 +25,11 @@ def test_a_bad_set_is_one_line():
         camera_drift_bench.main(["--sets", "nope:3"])
     with pytest.raises(UserError, match="give NAME or NAME:SCENES"):
         camera_drift_bench.main(["--sets", "edge-tune:x"])
+
+
+def test_the_notes_are_counted_by_their_own_words():
+    from ringctl.vision import drift
+    called = drift.realigned({"result": "heads", "reasons": ["both coins heads"]}, (3.0, 4.0))
+    assert [r for r in called["reasons"] if camera_drift_bench.BACK in r] == [called["reasons"][1]]
+    unsure = drift.realigned({"result": "unsure", "reasons": ["unsure: 1 coin found"]}, (3.0, 4.0))
+    assert camera_drift_bench.MOVED in unsure["reasons"][0] and "about 5 px" in unsure["reasons"][0]

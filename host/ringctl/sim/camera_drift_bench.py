@@ -23,14 +23,15 @@ import numpy as np
 
 from ..cliutil import OneLineParser
 from ..errors import UserError
-from ..vision import judge, ring as ringmod
+from ..vision import balance, drift, judge, ring as ringmod
 from . import heldout
 from .vision_bench import heldout_model
 
 CALLS = ("heads", "tails", "odds")
-MOVED = "off the empty ring's photo"
-BACK = "judged with the picture moved back"
-CAST = "the picture's colours differ"
+# each note's words up to its first field
+MOVED = drift.LIES_OFF.split("{")[0]
+BACK = drift.MOVED_BACK.split("{")[0]
+CAST = balance.CAST.split("{")[0]
 
 
 def _gain(img, bgr):

@@ -23,7 +23,10 @@ BALANCE_MAX = 0.15    # a cast larger than this is not put right: the judge name
 STRIDE = 4            # detection pixels between samples, across and down
 DARK = 8              # samples darker than this (in the empty ring, any channel) make unsteady ratios
 MIN_SAMPLES = 300     # fewer usable samples than this: too little to tell, the frame is used as it is
-FLAT_REACH = 2        # detection px round a sample (a camera moved up to ~2 coin radii / 8 ...)
+CAST = ("unsure: the picture's colours differ from the empty ring's photo by {:.0f}% (the camera's white "
+        "balance or the lamps changed since calibration): set the camera's white balance fixed and "
+        "recalibrate with the ring empty (ring vision calibrate)")
+FLAT_REACH = 2        # detection px round a sample (a quarter of a coin radius: a camera moved that far ...)
 FLAT_SPREAD = 24      # ... over which the empty ring varies by at most this (any channel; on a grainy
                       # cloth, the flatter half of the samples)
 
@@ -74,7 +77,5 @@ def balanced(img, ring):
     if off <= BALANCE_TOL:
         return img, ""
     if off > BALANCE_MAX:
-        return img, (f"unsure: the picture's colours differ from the empty ring's photo by {100 * off:.0f}% "
-                     "(the camera's white balance or the lamps changed since calibration): set the camera's "
-                     "white balance fixed and recalibrate with the ring empty (ring vision calibrate)")
+        return img, CAST.format(100 * off)
     return cv2.multiply(img, (1 / float(g[0]), 1 / float(g[1]), 1 / float(g[2]), 0.0)), ""

@@ -18,16 +18,25 @@ import numpy as np
 # image px: an unsure frame lying this far off the empty ring's photo is judged again moved back
 # onto it (what a camera moved since calibration, or shaken, needs; unmoved frames measure <= 0.8)
 ALIGN_PX = 1.0
-# image px: a shift this large is named when the frame moved back is still unsure. Unmoved frames measure up to 0.8 px, and up to 3.6 px when
-# the camera shook during the exposure (149 held-out scenes: p95 0.56, p99 2.2): one frame cannot
-# tell a shake from a move, so the note says both, and only a note that keeps coming means a move
+# image px: a shift this large is named when the frame moved back is still unsure. Unmoved frames
+# measure up to 0.8 px, and up to 3.6 px when the camera shook during the exposure (149 held-out
+# scenes: p95 0.56, p99 2.2): one frame cannot tell a shake from a move, so the note says both,
+# and only a note that keeps coming means a move
 MOVED_PX = 2.5
 MIN_RESPONSE = 0.2   # phase correlation's peak: below, the picture holds too little to line up
+# the notes (their words up to the first field mark them, for `ring bench camera-drift`)
+MOVED_BACK = ("judged with the picture moved back {:.1f} px onto the empty ring's photo (the camera moved "
+              "since calibration, or it shook)")
+LIES_OFF = ("unsure: the picture lies about {:.0f} px off the empty ring's photo (the camera has moved "
+            "since calibration, or it shook): if spins keep saying so, fix the camera and recalibrate with "
+            "the ring empty (ring vision calibrate)")
 
 
 def camera_shift(ring, small):
     """(dx, dy) image px the frame (its detection-scale copy `small`) has moved against the empty
     ring's photo, and the correlation peak's strength (0..1)."""
+    # fresh grey copies each time: cv2.phaseCorrelate windows its two inputs in place (a kept copy
+    # of the empty ring would be windowed again at every call); the window itself is left alone
     bg = cv2.cvtColor(ring.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
     g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     (dx, dy), response = cv2.phaseCorrelate(bg, g, _window(ring, bg.shape))
@@ -60,12 +69,7 @@ def realigned(verdict, shift):
     is called (what surveillance sees), first when it stays unsure from MOVED_PX on (the fix)."""
     d = math.hypot(*shift)
     if verdict["result"] != "unsure":
-        note = (f"judged with the picture moved back {d:.1f} px onto the empty ring's photo (the camera moved "
-                "since calibration, or it shook)")
-        return dict(verdict, reasons=verdict["reasons"] + [note])
+        return dict(verdict, reasons=verdict["reasons"] + [MOVED_BACK.format(d)])
     if d < MOVED_PX:
         return verdict
-    note = (f"unsure: the picture lies about {d:.0f} px off the empty ring's photo (the camera has moved "
-            "since calibration, or it shook): if spins keep saying so, fix the camera and recalibrate with "
-            "the ring empty (ring vision calibrate)")
-    return dict(verdict, reasons=[note] + verdict["reasons"])
+    return dict(verdict, reasons=[LIES_OFF.format(d)] + verdict["reasons"])

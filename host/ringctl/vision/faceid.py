@@ -1004,7 +1004,8 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
             img, cast = balance.balanced(img, ring)   # the calibration's colour balance, as in play
             photos[i] = (img, lab)
             if cast:
-                raise TrainingPhotoError(names[i], cast.split(": ", 1)[1], img, _found(ring, [], [], cast))
+                why = cast.split(": ", 1)[1]
+                raise TrainingPhotoError(names[i], why, img, _found(ring, [], [], why))
             found.append(training_coin(img, ring, names[i], empty))
         except TrainingPhotoError as exc:
             found.append(None)
