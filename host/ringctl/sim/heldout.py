@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -74,6 +74,9 @@ SEALED14_ENTROPY = 0xC872528B2EA133DF
 # "sealed-15": entropy drawn at the start of the eleventh session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED15_ENTROPY = 0x8FA9D69FA3F1B19C
+# "sealed-16": entropy drawn at the start of the twelfth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED16_ENTROPY = 0xFBA034844FD5AB34
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -81,7 +84,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "purple": (92, 36, 78),
            "olive": (40, 96, 90),   # olive: sealed-13 only
            "slate": (84, 76, 62),   # slate: sealed-14 only
-           "plum": (70, 30, 96)}    # plum: sealed-15 only
+           "plum": (70, 30, 96),    # plum: sealed-15 only
+           "brown": (32, 52, 84)}   # brown: sealed-16 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -98,7 +102,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "brown-penny": (50, 78, 126),   # a dark brown, worn penny (sealed-12 only)
                 "deep-copper": (44, 70, 160),   # a darker, redder copper (sealed-13 only)
                 "pink-gold": (82, 118, 196),    # a pinker, paler gold (sealed-14 only)
-                "amber": (40, 128, 184)}        # a deep amber-gold, little blue (sealed-15 only)
+                "amber": (40, 128, 184),        # a deep amber-gold, little blue (sealed-15 only)
+                "nickel": (150, 156, 160)}      # a silver cupronickel, barely coloured (sealed-16 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -185,6 +190,12 @@ SETS = {
                       stream=SEALED15_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("amber",),
                       layouts=("green", "blue", "maroon", "black", "plum")),
+    # sealed (twelfth session, entropy drawn at its start): relief struck from stained cells and
+    # a page of lettering (faces.RELIEF_PICTURE 111), a silver cupronickel coin, a brown layout
+    "sealed-16": dict(size=None, coin_px=(40, 120), coin="nickel", faces="render:111",
+                      stream=SEALED16_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("nickel",),
+                      layouts=("green", "blue", "maroon", "black", "brown")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
