@@ -103,7 +103,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "deep-copper": (44, 70, 160),   # a darker, redder copper (sealed-13 only)
                 "pink-gold": (82, 118, 196),    # a pinker, paler gold (sealed-14 only)
                 "amber": (40, 128, 184),        # a deep amber-gold, little blue (sealed-15 only)
-                "nickel": (150, 156, 160)}      # a silver cupronickel, barely coloured (sealed-16 only)
+                "nickel": (150, 156, 160),      # a silver cupronickel, barely coloured (sealed-16 only)
+                "steel": (168, 162, 154)}       # a cool silver steel (tune-silver)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -129,6 +130,10 @@ SETS = {
     "tune-light": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(2, 2),
                        light_elev=(35, 88), blur_p=0.5, blur=(0.4, 1.6), motion_p=0.4),
     "tune-relief": dict(size=None, coin_px=(40, 120), coin="brass", faces="render:100", stream=(2, 3),
+                        light_elev=(35, 88), blur_p=0.5, blur=(0.4, 1.6), motion_p=0.4),
+    # a silver coin (a nickel or steel coin's colour is the grey of black and white chips: only
+    # brightness, size and the edge spots tell them apart); drawn relief faces
+    "tune-silver": dict(size=None, coin_px=(40, 120), coin="steel", faces="render:1", stream=(2, 4),
                         light_elev=(35, 88), blur_p=0.5, blur=(0.4, 1.6), motion_p=0.4),
     "sealed-1": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED_ENTROPY),
     "sealed-2": dict(size=None, coin_px=(42, 88), coin="brass", faces="plate:b", stream=SEALED2_ENTROPY),
