@@ -20,8 +20,8 @@ import numpy as np
 
 from ..cliutil import OneLineParser
 from ..errors import UserError
-from ..vision import faceid, judge, ring as ringmod
-from . import heldout
+from ..vision import judge, ring as ringmod
+from . import heldout, vision_bench
 
 TRAIN_ELEVS = (35, 45, 60, 75, 88)
 PLAY_BINS = ((35, 45), (45, 58), (58, 72), (72, 89))   # play lamp elevation, deg: [lo, hi)
@@ -46,12 +46,7 @@ def site_model(kind, elev, n=10):
     """(the training site's lighting, the face model) of `kind` trained under a lamp `elev` deg high:
     sharp photos (no defocus, no shake), the site's azimuth, size and coin size its own."""
     cfg = dict(play_cfg(kind), light_elev=(elev, elev), blur_p=0.0, motion_p=0.0)
-    seed = 1000 + int(elev)   # another site for each lamp
-    imgs = {}
-    for face in ("heads", "tails"):
-        site, imgs[face] = heldout.training_frames(cfg, face, n, seed=seed)
-    rm = ringmod.calibrate(heldout.empty_frame(site, seed), ring_mm=heldout.ring_mm(site))
-    return site, faceid.train(imgs["heads"], imgs["tails"], rm)
+    return vision_bench.site_model(cfg, n, seed=1000 + int(elev))   # another site for each lamp
 
 
 def play_scenes(kind, n):

@@ -542,9 +542,11 @@ def empty_frame(spec, seed):
     return post(img, dict(spec, _post=dict(spec["_post"], motion=None)))
 
 
-def training_frames(cfg, face, n, seed=0):
-    """`n` photos of ONE coin lying flat, showing `face`, at the set's first training site."""
-    site = _site(np.random.default_rng([seed, 1, 77]), cfg, seed)
+def training_frames(cfg, face, n, seed=0, exposure=1.0):
+    """`n` photos of ONE coin lying flat, showing `face`, at the set's first training site (its
+    lamps' gain x `exposure`: the camera's exposure lowered, as the technician does when training
+    refuses a coin at the camera's limit)."""
+    site = exposed(_site(np.random.default_rng([seed, 1, 77]), cfg, seed), exposure)
     out = []
     for k in range(n):
         rng = np.random.default_rng([seed, k, face == "tails", 5])
@@ -554,6 +556,14 @@ def training_frames(cfg, face, n, seed=0):
         sp["coins"] = [_coin(rng, sp, p, r, face=face)]
         out.append(render_frame(sp, seed * 1000 + k))
     return site, out
+
+
+def exposed(spec, exposure):
+    """The scene photographed with the camera's exposure x `exposure` (the lamps' gain: the
+    renderer's highlights clip as a camera's do)."""
+    if exposure == 1.0:
+        return spec
+    return dict(spec, lighting=dict(spec["lighting"], gain=spec["lighting"]["gain"] * exposure))
 
 
 def ring_training_frames(spec, seed, face, n, turn_deg=None, coins=None):

@@ -74,6 +74,7 @@ class Tally:
         self.scores = collections.Counter()
         self.valid = self.valid_called = self.invalid = self.invalid_flagged = self.invalid_nospin = 0
         self.calibration_failed = self.training_failed = 0
+        self.exposure_lowered = 0   # rings (ring training) whose exposure was lowered: the coin clipped
         self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
         self.misses = []     # (seed, kind, expected, result, reasons) of every non-right verdict
@@ -114,7 +115,7 @@ class Tally:
                 "wrong": self.scores["wrong"], "voided": self.scores["voided"],
                 "wrong_including_voided": self.scores["wrong"] + self.scores["voided"],
                 "unsure": self.scores["unsure"], "calibration_failed": self.calibration_failed,
-                "training_failed": self.training_failed,
+                "training_failed": self.training_failed, "exposure_lowered": self.exposure_lowered,
                 # rings calibrated more than 3 px off the truth (e.g. on the wall's outer edge)
                 "calibration_off_3px": sum(e > 3.0 for e in self.calibration_off_px),
                 "calibration_off_px_max": round(max(self.calibration_off_px), 2)
@@ -149,13 +150,46 @@ def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
     return (t, records) if keep else t
 
 
+# the camera's exposure the technician tries in turn while training refuses a photo whose coin is
+# at the camera's limit (faceid.CLIPPED; hardware/INSTALL.md): each about a sixth lower
+EXPOSURES = (1.0, 0.85, 0.72, 0.61)
+_CLIPS = faceid.CLIPPED.split("{")[0]
+
+
+def exposed_training(train_at):
+    """(face model, exposure): `train_at(exposure, refused)` (faceid.train's result at that
+    exposure, `refused` getting the photos left out) at the first of EXPOSURES where no photo is
+    refused for a coin at the camera's limit (at the last, whatever it gives)."""
+    for k in EXPOSURES:
+        refused = []
+        try:
+            model = train_at(k, refused)
+        except faceid.TrainingPhotoError as exc:
+            if _CLIPS not in exc.why or k == EXPOSURES[-1]:
+                raise
+            continue
+        if k == EXPOSURES[-1] or not any(_CLIPS in e.why for e in refused):
+            return model, k
+
+
+def site_model(cfg, n=10, seed=0):
+    """(the training site's spec as photographed, its face model): a set's site trained from its
+    photos of one coin lying flat, the exposure lowered while the coin clips (`exposed_training`)."""
+    got = {}
+
+    def train_at(k, refused):
+        imgs = {}
+        for face in ("heads", "tails"):
+            got["site"], imgs[face] = heldout.training_frames(cfg, face, n, seed=seed, exposure=k)
+        rm = ringmod.calibrate(heldout.empty_frame(got["site"], seed), ring_mm=heldout.ring_mm(got["site"]))
+        return faceid.train(imgs["heads"], imgs["tails"], rm, refused=refused)
+    model, _ = exposed_training(train_at)
+    return got["site"], model
+
+
 def heldout_model(cfg, n=10):
     """A set's face model, trained from its own site's photos of one coin lying flat."""
-    imgs = {}
-    for face in ("heads", "tails"):
-        site_spec, imgs[face] = heldout.training_frames(cfg, face, n)
-    rm = ringmod.calibrate(heldout.empty_frame(site_spec, 0), ring_mm=heldout.ring_mm(site_spec))
-    return faceid.train(imgs["heads"], imgs["tails"], rm)
+    return site_model(cfg, n)[1]
 
 
 def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frames, empty=None, refused=None):
@@ -168,6 +202,21 @@ def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frame
     if empty is None:
         empty = heldout.empty_frame(spec, seed)
     return faceid.train(imgs["heads"], imgs["tails"], rm, empty=empty, refused=refused)
+
+
+def exposed_ring(spec, seed, rm, img):
+    """(spec, calibrated ring, play frame, face model) of a scene's ring trained as the technician
+    trains it: at its own exposure, or a lower one while the coin clips (`exposed_training`), the
+    ring then calibrated again and its play photographed at that exposure too."""
+    got = {}
+
+    def train_at(k, refused):
+        sp = heldout.exposed(spec, k)
+        r = rm if k == 1.0 else ringmod.calibrate(heldout.empty_frame(sp, seed), ring_mm=heldout.ring_mm(sp))
+        got.update(spec=sp, rm=r)
+        return ring_model(sp, seed, r, refused=refused)
+    model, k = exposed_training(train_at)
+    return got["spec"], got["rm"], img if k == 1.0 else heldout.render_frame(got["spec"], seed), model
 
 
 def heldout_scenes(cfg, n, tally=None, specs=False):
@@ -203,10 +252,12 @@ def evaluate_set(name, n, train="site"):
             continue
         if train == "ring":
             try:
-                model = ring_model(spec, seed, rm)
+                spec, rm2, img, model = exposed_ring(spec, seed, rm, img)
             except UserError as exc:   # the technician is told at training: no frame is judged
                 t.training_failure(seed, kind, str(exc))
                 continue
+            t.exposure_lowered += rm2 is not rm
+            rm = rm2
         c0 = time.thread_time()
         v = judge.classify(img, rm, model)
         v["ms"] = round((time.thread_time() - c0) * 1000, 2)   # one core's CPU time
