@@ -215,10 +215,11 @@ def test_a_coin_whose_outline_print_cut_short_is_not_voided(name, seed, kind):
     its darker rim over the box too like the box, so the rays stopped a few px short of the rim
     (0.885 round, the sliver within 2 detection px: nothing shows beyond the outline). A valid
     edge-tune spin was voided the same way. The empty ring shows print where the outline's short
-    side ends: the boxer calls it."""
+    side ends: the boxer calls it (since the twelfth session's site model, trained unclipped with
+    the coin's truer colour, edge-tune's says the coin lies on print of its own colour instead)."""
     v, expect = _heldout(name, seed, kind)
     assert expect in CALLS and v["result"] in (expect, "unsure"), v["reasons"]
-    assert v["result"] == expect or any("print lies where its short side ends" in r for r in v["reasons"])
+    assert v["result"] == expect or any("print" in r and "cannot tell whether it lies flat" in r for r in v["reasons"])
 
 
 def test_print_under_a_tilted_outlines_short_side_is_measured_on_the_empty_ring():

@@ -551,10 +551,6 @@ def training_coin(img, ring, name, empty=None):
         why = (f"the coin is not wholly inside the ring (its edge {out:.0f} px over the layout's edge): lay it well "
                "inside the ring and retake")
         raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, inside=False)], [], why))
-    share = clipped_share(img, ring, b)
-    if share > CLIP_MAX:
-        why = CLIPPED.format(share)
-        raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b)], [], why))
     return b
 
 
@@ -1032,12 +1028,18 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     for i, (img, lab) in enumerate(photos):
         try:
             ring.check_frame(img)
+            raw = img
             img, cast = balance.balanced(img, ring)   # the calibration's colour balance, as in play
             photos[i] = (img, lab)
             if cast:
                 why = cast.split(": ", 1)[1]
                 raise TrainingPhotoError(names[i], why, img, _found(ring, [], [], why))
-            found.append(training_coin(img, ring, names[i], empty))
+            b = training_coin(img, ring, names[i], empty)
+            share = clipped_share(raw, ring, b)   # the camera's own values: balancing moves the limit
+            if share > CLIP_MAX:
+                why = CLIPPED.format(share)
+                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b)], [], why))
+            found.append(b)
         except TrainingPhotoError as exc:
             found.append(None)
             out[lab].append(exc)
