@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from ringctl.sim import faces, heldout, render
-from ringctl.vision import faceid, ring as ringmod
+from ringctl.sim import faces, heldout, render, vision_bench
+from ringctl.vision import faceid
 
 
 def _patch(face, az, el, rot, n=2 * faceid.PATCH_R + 1, design=100):
@@ -21,13 +21,9 @@ def _patch(face, az, el, rot, n=2 * faceid.PATCH_R + 1, design=100):
 def site_model():
     """The `tune-relief` set's site model: 10 photos per face of a relief coin lit ~76 deg high,
     as `ring bench vision --train site` trains it."""
-    cfg = heldout.SETS["tune-relief"]
-    imgs = {}
-    for face in ("heads", "tails"):
-        site, imgs[face] = heldout.training_frames(cfg, face, 10)
+    site, model, _ = vision_bench.site_model(heldout.SETS["tune-relief"])
     assert site["lighting"]["light_elev_deg"] > 70
-    rm = ringmod.calibrate(heldout.empty_frame(site, 0), ring_mm=heldout.ring_mm(site))
-    return faceid.train(imgs["heads"], imgs["tails"], rm)
+    return model
 
 
 def test_relief_lit_low_is_read_by_a_model_trained_under_a_high_lamp(site_model):

@@ -16,10 +16,11 @@ CFG = heldout.SETS["edge-tune"]
 # coins); before the search both were "unsure: 1 coin found ... (parts of the layout are the
 # coin's colour: a coin lying there may not stand out)"
 HIDDEN = (818293780, 1182067545)
-# edge-tune rings printed in the coin's colour (0.08-0.97 of the layout), 1080p; on 292819878 a
-# printed circle of the coin's size made a clean outline 0.45 from the coin's colour, which only
-# the colour test drops
-PRINTED = (3767054407, 3210010690, 456984185, 292819878)
+# edge-tune rings printed in the coin's colour, 1080p; on 292819878 a printed circle of the coin's
+# size made a clean outline 0.45 from the coin's colour, which only the colour test drops.
+# (3767054407, whose print covered 0.08 of the layout, left: since the site model is trained at an
+# exposure where its coin does not clip, faceid.CLIPPED, its colour no longer matches that print)
+PRINTED = (3210010690, 456984185, 292819878)
 
 
 @pytest.fixture(scope="module")

@@ -74,7 +74,7 @@ class Tally:
         self.scores = collections.Counter()
         self.valid = self.valid_called = self.invalid = self.invalid_flagged = self.invalid_nospin = 0
         self.calibration_failed = self.training_failed = 0
-        self.exposure_lowered = 0   # rings (ring training) whose exposure was lowered: the coin clipped
+        self.exposure_lowered = 0   # rings (or the training site) whose exposure was lowered: the coin clipped
         self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
         self.misses = []     # (seed, kind, expected, result, reasons) of every non-right verdict
@@ -173,8 +173,9 @@ def exposed_training(train_at):
 
 
 def site_model(cfg, n=10, seed=0):
-    """(the training site's spec as photographed, its face model): a set's site trained from its
-    photos of one coin lying flat, the exposure lowered while the coin clips (`exposed_training`)."""
+    """(the training site's spec as photographed, its face model, the exposure): a set's site
+    trained from its photos of one coin lying flat, the exposure lowered while the coin clips
+    (`exposed_training`)."""
     got = {}
 
     def train_at(k, refused):
@@ -183,8 +184,8 @@ def site_model(cfg, n=10, seed=0):
             got["site"], imgs[face] = heldout.training_frames(cfg, face, n, seed=seed, exposure=k)
         rm = ringmod.calibrate(heldout.empty_frame(got["site"], seed), ring_mm=heldout.ring_mm(got["site"]))
         return faceid.train(imgs["heads"], imgs["tails"], rm, refused=refused)
-    model, _ = exposed_training(train_at)
-    return got["site"], model
+    model, k = exposed_training(train_at)
+    return got["site"], model, k
 
 
 def heldout_model(cfg, n=10):
@@ -244,8 +245,11 @@ def evaluate_set(name, n, train="site"):
     if name not in heldout.SETS:
         raise UserError(f"unknown scene set {name!r}; one of {', '.join(DEFAULT_SETS + OTHER_SETS)}")
     cfg = heldout.SETS[name]
-    model = heldout_model(cfg) if train == "site" else None
     t = Tally()
+    model = None
+    if train == "site":
+        _, model, k = site_model(cfg)
+        t.exposure_lowered = int(k != 1.0)
     for seed, kind, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True):
         if rm is None:
             t.calibration_failure(seed, kind)
