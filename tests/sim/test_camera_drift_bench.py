@@ -29,7 +29,11 @@ def test_a_bad_set_is_one_line():
 
 def test_the_notes_are_counted_by_their_own_words():
     from ringctl.vision import drift
-    called = drift.realigned({"result": "heads", "reasons": ["both coins heads"]}, (3.0, 4.0))
+    first = {"result": "unsure", "reasons": ["unsure: unexplained object in the ring"]}
+    called = drift.realigned({"result": "heads", "reasons": ["both coins heads"]}, drift.Move(3.0, 4.0), first)
     assert [r for r in called["reasons"] if camera_drift_bench.BACK in r] == [called["reasons"][1]]
-    unsure = drift.realigned({"result": "unsure", "reasons": ["unsure: 1 coin found"]}, (3.0, 4.0))
+    unsure = drift.realigned({"result": "unsure", "reasons": ["unsure: 1 coin found"]}, drift.Move(3.0, 4.0), first)
     assert camera_drift_bench.MOVED in unsure["reasons"][0] and "about 5 px" in unsure["reasons"][0]
+    turned = drift.Move(0.2, 0.0, 0.3, (960.0, 540.0), 500.0)
+    called = drift.realigned({"result": "tails", "reasons": ["both coins tails"]}, turned, first)
+    assert camera_drift_bench.BACK in called["reasons"][1] and "turned 0.3 deg" in called["reasons"][1]

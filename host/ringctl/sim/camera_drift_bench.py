@@ -1,14 +1,15 @@
 """`ring bench camera-drift`: held-out scenes judged after the camera changed since calibration.
 
 Each scene's ring is calibrated from its empty photo as ever; its play frame is then changed as a
-camera changes in service: moved on its mount (1, 2, 4x3 px), turned (0.3 deg about the picture's
-centre), its white balance drifted (7% warmer, 7% cooler, 5% greener, 20% warmer: past what
-`vision.balance` puts right), its brightness (0.8x, 1.25x), more sensor noise (sigma 8), out of
-focus (blur sigma 2), JPEG at quality 50. Per change: scenes right, unsure and wrong (a call
-where the scene is not that call, or a void of a valid spin), and how many verdicts were judged
-again with the picture moved back onto the empty ring's photo or named a moved camera
-(`vision.drift`), or named a colour cast (`vision.balance`). docs/VISION.md, "The camera moved",
-"The camera's colour drifted".
+camera changes in service: moved on its mount (1, 2, 4x3 px), turned (0.3, 1 and 2 deg about the
+picture's centre; 0.5 deg and moved 4x3 px), its white balance drifted (7% warmer, 7% cooler, 5%
+greener, 20% warmer: past what `vision.balance` puts right), its brightness (0.8x, 1.25x), more
+sensor noise (sigma 8), out of focus (blur sigma 2), JPEG at quality 50. Per change: scenes
+right, unsure and wrong (a call where the scene is not that call, or a void of a valid spin), and
+how many verdicts were judged again with the picture moved back onto the empty ring's photo or
+named a moved camera (`vision.drift`), or named a colour cast (`vision.balance`); and what
+measuring how the frame lies costs (`drift.camera_move`, ms per frame size: it runs on unsure and
+void verdicts only). docs/VISION.md, "The camera moved or turned", "The camera's colour drifted".
 
     ring bench camera-drift [--sets edge-tune:30,tune-1080p:30] [--json] [--progress]
 """
@@ -42,9 +43,11 @@ def _warp(img, m):
     return cv2.warpAffine(img, np.float32(m), img.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
 
-def _turn(img, deg):
+def _turn(img, deg, dx=0, dy=0):
     h, w = img.shape[:2]
-    return _warp(img, cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0))
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+    m[:, 2] += (dx, dy)
+    return _warp(img, m)
 
 
 def _noise(img, sigma, seed):
@@ -63,6 +66,9 @@ CHANGES = {
     "moved 2x1 px": lambda i, s: _warp(i, [[1, 0, 2], [0, 1, -1]]),
     "moved 4x3 px": lambda i, s: _warp(i, [[1, 0, 4], [0, 1, 3]]),
     "turned 0.3 deg": lambda i, s: _turn(i, 0.3),
+    "turned 1 deg": lambda i, s: _turn(i, -1.0),
+    "turned 2 deg": lambda i, s: _turn(i, 2.0),
+    "0.5 deg + 4x3 px": lambda i, s: _turn(i, 0.5, 4, -3),
     "7% warmer": lambda i, s: _gain(i, (0.93, 1, 1.07)),
     "7% cooler": lambda i, s: _gain(i, (1.07, 1, 0.93)),
     "5% greener": lambda i, s: _gain(i, (1, 1.05, 1)),
@@ -76,13 +82,14 @@ CHANGES = {
 
 
 def sweep(name, n, log=None):
-    """{change: {right, unsure, wrong, moved_named, cast_named}} and the wrong calls, over `n`
-    scenes of held-out set `name` (scenes whose calibration is refused are left out)."""
+    """{change: {right, unsure, wrong, moved_named, cast_named}}, the wrong calls and {frame size:
+    [ms of drift.camera_move on each unchanged frame]}, over `n` scenes of held-out set `name`
+    (scenes whose calibration is refused are left out)."""
     cfg = heldout.SETS[name]
     model = heldout_model(cfg)
     tally = {c: collections.Counter(right=0, unsure=0, wrong=0, moved_back=0, moved_named=0, cast_named=0)
              for c in CHANGES}
-    wrong, scenes = [], 0
+    wrong, scenes, move_ms = [], 0, collections.defaultdict(list)
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, None, cfg)
         try:
@@ -91,6 +98,10 @@ def sweep(name, n, log=None):
             continue
         scenes += 1
         img = heldout.render_frame(spec, seed)
+        small = rm.small(img)   # made by detection before the judge asks how the frame lies
+        t1 = time.perf_counter()
+        drift.camera_move(rm, small)
+        move_ms["x".join(map(str, rm.image_size))].append((time.perf_counter() - t1) * 1000)
         for change, f in CHANGES.items():
             v = judge.classify(f(img, seed), rm, model)
             got = v["result"]
@@ -111,7 +122,7 @@ def sweep(name, n, log=None):
             t["cast_named"] += any(CAST in r for r in v["reasons"])
         if log:
             log(f"{name} {seed} done")
-    return {"scenes": scenes, "changes": {c: dict(t) for c, t in tally.items()}}, wrong
+    return {"scenes": scenes, "changes": {c: dict(t) for c, t in tally.items()}}, wrong, move_ms
 
 
 def main(argv=None):
@@ -126,10 +137,15 @@ def main(argv=None):
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}, "wrong": []}
     t0 = time.process_time()
+    move_ms = collections.defaultdict(list)
     for name, n in sets:
-        out["sets"][name], w = sweep(name, n, log)
+        out["sets"][name], w, ms = sweep(name, n, log)
         out["wrong"] += w
+        for size, v in ms.items():
+            move_ms[size] += v
     out["cpu_s"] = round(time.process_time() - t0, 1)
+    out["move_ms"] = {size: {"p50": round(float(np.median(v)), 2), "p90": round(float(np.percentile(v, 90)), 2),
+                             "max": round(max(v), 2), "frames": len(v)} for size, v in sorted(move_ms.items())}
     if a.json:
         print(json.dumps(out))
     else:
@@ -137,8 +153,11 @@ def main(argv=None):
             print(f"{name} ({r['scenes']} scenes): change: right / unsure / wrong; verdicts judged moved back, "
                   "naming a moved camera, naming a cast")
             for c, t in r["changes"].items():
-                print(f"  {c:>14}: {t['right']:3d} / {t['unsure']:3d} / {t['wrong']:2d};  {t['moved_back']:3d}, "
+                print(f"  {c:>16}: {t['right']:3d} / {t['unsure']:3d} / {t['wrong']:2d};  {t['moved_back']:3d}, "
                       f"{t['moved_named']:3d}, {t['cast_named']:3d}")
+        for size, m in out["move_ms"].items():
+            print(f"measuring how a {size} frame lies (drift.camera_move, unsure and void verdicts only): "
+                  f"{m['p50']} ms median, {m['p90']} p90, {m['max']} max over {m['frames']} frames")
         for w in out["wrong"]:
             print("WRONG", json.dumps(w))
         print(f"wrong calls: {len(out['wrong'])} (cpu {out['cpu_s']} s, load {out['load_avg_1min']})")

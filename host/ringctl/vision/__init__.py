@@ -17,7 +17,8 @@ API
              "unsure: ..."); no-spin only on evidence seen (a coin outside / on the rim, tilted,
              leaning, one on the other); coins touching or fewer than two found: "unsure"; a
              frame is judged in its calibration's colour balance (`balance`), and an unsure
-             frame lying off the empty ring's photo again moved back onto it (`drift`)
+             or void frame lying off (moved or turned) the empty ring's photo again moved
+             back onto it (`drift`)
     coins: [{center: [x, y] image px, radius: px, face: "heads"|"tails"|None, flat: bool,
              inside: bool, confidence: 0..1}]   (every coin-like object judged as a coin)
     others: [{center, radius, kind: "chip"|"token"|"object"|"doubtful", inside: bool}]

@@ -153,10 +153,10 @@ def classify(img, ring, model, whole=True):
             out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more)
     if cast:   # colours too far from the calibration's to judge by: the boxer calls it
         out["result"], out["reasons"] = "unsure", [cast] + out["reasons"]
-    elif whole and out["result"] == "unsure":
+    elif whole and out["result"] in ("unsure", "no-spin"):
         shift = drift.off_by(ring, ring.small(img))
         if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
-            out = drift.realigned(classify(drift.moved_back(img, shift), ring, model, whole=False), shift)
+            out = drift.realigned(classify(drift.moved_back(img, shift), ring, model, whole=False), shift, out)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
 

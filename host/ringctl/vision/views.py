@@ -263,10 +263,11 @@ def judge_view(img, view, model, realign=True):
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
     if cast:   # colours too far from the calibration's to judge by (balance): the boxer calls it
         result, reasons = "unsure", [cast] + reasons
-    elif result == "unsure" and realign:
+    elif result in ("unsure", "no-spin") and realign:
         shift = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
         if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
-            out = drift.realigned(judge_view(drift.moved_back(img, shift), view, model, realign=False), shift)
+            out = drift.realigned(judge_view(drift.moved_back(img, shift), view, model, realign=False), shift,
+                                  {"result": result, "reasons": reasons})
             out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
             return out
     return {"result": result, "reasons": reasons, "coins": coins, "others": others,
