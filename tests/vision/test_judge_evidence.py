@@ -301,3 +301,27 @@ def test_the_print_check_keeps_the_rings_ink_mask_and_measures_as_before():
         assert shares[-1] == pytest.approx(_on_print_dense(rm, chroma, b), abs=1e-12), b.center
     assert max(shares) > judge.PRINT_NEAR   # the print is seen: the comparison is not of zeros
     assert judge._print_colour(rm, chroma)[0] is judge._print_colour(rm, chroma)[0]
+
+
+def test_a_dark_chip_of_a_silver_coins_colour_is_no_pair_of_coins_outside():
+    """sealed-16 (run once on the twelfth session's code, then opened) 1659922415, trained in the
+    ring: one silver coin in the ring and a black chip (the coin's grey colour) on the floor whose
+    edge spots broke its outline (1.15 coin radii long, 7.2 px off an ellipse) was taken for two
+    coins one on the other outside the ring and the spin voided ("7.3.1 coin outside the ring"),
+    with nothing seen leaving. A stacked pair that short fits an ellipse to 1.83 px at most."""
+    from ringctl.sim.vision_bench import exposed_ring
+    seed = 1659922415
+    spec, expect = heldout.make(seed, None, heldout.SETS["sealed-16"])
+    assert spec["kind"] == "one" and expect == "unsure"
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    _, rm, img, model = exposed_ring(spec, seed, rm, heldout.render_frame(spec, seed))
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure" and "unsure: 1 coin found" in v["reasons"], v["reasons"]
+
+
+@pytest.mark.parametrize("name,seed", [("sealed-14", 3887631544), ("edge-tune", 3916098184)])
+def test_a_coin_lying_on_the_other_is_still_a_void(name, seed):
+    """Two coins, one on the other in the ring (outlines 1.17-1.30 long, 0.11-0.85 px off an
+    ellipse): 7.3.4 voids the spin, as before the stacked-fit limit."""
+    v, expect = _heldout(name, seed, "stacked")
+    assert expect == "no-spin" and v["result"] == "no-spin", v["reasons"]
