@@ -115,3 +115,9 @@ def test_a_training_photo_far_from_the_calibrations_exposure_is_refused_saying_s
     with pytest.raises(faceid.TrainingPhotoError, match=re.escape(EXPOSED)) as err:
         faceid.train(photos["heads"], tails, rm)
     assert err.value.name == f"tails#{len(tails) - 1}" and "recalibrate" in str(err.value)
+
+
+def test_a_black_frame_is_named_as_too_dark_not_as_a_colour_cast(dim_scene):
+    rm, model, img = dim_scene
+    v = judge.classify(_cast(img, (0.02, 0.02, 0.02)), rm, model)
+    assert v["result"] == "unsure" and EXPOSED in v["reasons"][0] and "darker" in v["reasons"][0], v["reasons"]

@@ -80,3 +80,16 @@ def test_a_site_that_will_not_train_counts_its_scenes_as_training_failed(monkeyp
     monkeypatch.setattr(vision_bench, "site_model", refuses)
     t = vision_bench.evaluate_set("sealed-14", 3).summary()
     assert t["training_failed"] == 3 and t["scenes"] == 0 and t["valid"] == 0
+
+
+def test_photos_darker_than_the_calibration_whose_coin_saturates_once_brought_to_it_are_refused():
+    """Photos taken at a lower exposure than the ring was calibrated at are brought to the
+    calibration's exposure before training (vision.balance): a coin off the limit in the photo can
+    reach it in that copy, which training reads; the fix named is a calibration at this exposure."""
+    rm = _photos(1.0, n=1)[0]
+    photos = _photos(0.72)[1]
+    b = faceid.training_coin(photos["heads"][0], rm, "p")
+    assert faceid.clipped_share(photos["heads"][0], rm, b) <= faceid.CLIP_MAX
+    with pytest.raises(faceid.TrainingPhotoError, match="once the photo is brought to the calibration's exposure") as err:
+        faceid.train(photos["heads"], photos["tails"], rm)
+    assert "recalibrate with the ring empty at this exposure" in str(err.value)

@@ -44,7 +44,8 @@ def play_cfg(kind):
 
 def site_model(kind, elev, n=10):
     """(the training site's lighting, the face model) of `kind` trained under a lamp `elev` deg high:
-    sharp photos (no defocus, no shake), the site's azimuth, size and coin size its own."""
+    sharp photos (no defocus, no shake), the site's azimuth, size and coin size its own; the
+    exposure lowered while the coin clips (vision_bench.site_model)."""
     cfg = dict(play_cfg(kind), light_elev=(elev, elev), blur_p=0.0, motion_p=0.0)
     return vision_bench.site_model(cfg, n, seed=1000 + int(elev))[:2]   # another site for each lamp
 

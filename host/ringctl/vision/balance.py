@@ -86,10 +86,12 @@ def balanced(img, ring):
     and the fix."""
     g, exposure = gains(img, ring)
     off = float(np.abs(g - 1).max())
+    # the exposure first: a frame far too dark or bright (a lens cap, lamps out, channels at the
+    # limit) makes the colour ratios meaningless as well
+    if max(exposure, 1 / max(exposure, 1e-6)) > 1 + EXPOSURE_MAX:
+        return img, EXPOSED.format(100 * abs(exposure - 1), "brighter" if exposure > 1 else "darker")
     if off > BALANCE_MAX:
         return img, CAST.format(100 * off)
-    if max(exposure, 1 / exposure) > 1 + EXPOSURE_MAX:
-        return img, EXPOSED.format(100 * abs(exposure - 1), "brighter" if exposure > 1 else "darker")
     if off <= BALANCE_TOL and abs(exposure - 1) <= EXPOSURE_TOL:
         return img, ""
     g = g * exposure

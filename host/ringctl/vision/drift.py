@@ -6,8 +6,8 @@ wall stand out as objects everywhere, and every spin goes to the boxer as "unexp
 (or, turned 0.4 deg on print at 4K, a valid spin was voided: a coin's outline cut by the print).
 How the frame lies is measured as a shift and a turn (a Euclidean transform) of the two
 detection-scale grey copies: phase correlation for the shift, then the enhanced correlation
-coefficient (cv2.findTransformECC) for the turn and the shift together, on half-size copies and
-again at full size, each time leaving out what differs from the empty ring lined up so far
+coefficient (cv2.findTransformECC) for the turn and the shift together, on the copies halved to
+at most WORK_W px wide, first at half that and again at it, each time leaving out what differs from the empty ring lined up so far
 (coins, chips, hands: a small part of the picture; the print, the wall and the cloth's grain line
 up or do not). It runs only when a verdict is already unsure or a void (a moved camera's print
 and wall make objects, outlines cut or stretched, coins not found), so it costs nothing in a
@@ -76,12 +76,13 @@ class Move(NamedTuple):
 
     def words(self, about=""):
         """"4.8 px off", "turned 0.3 deg", "4.8 px off and turned 0.3 deg": the turn where it is
-        more than unmoved frames measure, the shift where it alone is ALIGN_PX or there is no turn."""
+        more than unmoved frames measure (or moves the ring's wall ALIGN_PX), the shift where it alone
+        is ALIGN_PX or there is no turn."""
         px = math.hypot(self.dx, self.dy)
         shift = f"{about}{px:.0f} px off" if about else f"{px:.1f} px off"
         turn = f"turned {about}{abs(self.deg):.1f} deg"
-        if abs(self.deg) < TURN_DEG:
-            return shift
+        if abs(self.deg) < TURN_DEG and self.radius * math.radians(abs(self.deg)) < ALIGN_PX:
+            return shift   # a turn unmoved frames measure, moving the ring's wall by under ALIGN_PX
         return f"{shift} and {turn}" if px >= ALIGN_PX else turn
 
 

@@ -68,6 +68,11 @@ CLIP_MAX = 0.5
 CLIPPED = ("the coin is at the camera's limit over {:.0%} of its face (its colour and relief are lost "
            "there): lower the camera's exposure (or dim the lamps), recalibrate with the ring empty "
            "(ring vision calibrate) and retake the photos")
+# ... and the same once a photo darker than the calibration is brought to its exposure (balance):
+# the coin saturates in the copy training reads; the fix is a calibration at the photos' exposure
+CLIPPED_BALANCED = ("the coin is at the camera's limit over {:.0%} of its face once the photo is brought to "
+                    "the calibration's exposure (the photo is darker than the empty ring's photo): recalibrate "
+                    "with the ring empty at this exposure (ring vision calibrate) and retake the photos")
 # The training coin found by its known size (`_coin_of_size`): one coin, of the calibrated size,
 # in an otherwise empty ring. Its outline is looked for as a circle of that radius (a fixed-radius
 # Hough vote of the edges in the ring plane, SIZE_WORK_R px per coin radius) near where the frame
@@ -561,7 +566,7 @@ def clipped_share(img, ring, b):
     cx, cy = inv[:, :2] @ np.asarray(b.plane_center, float) + inv[:, 2]
     r = R_OUT * b.axes[0] * math.sqrt(abs(np.linalg.det(inv[:, :2])))
     x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
-    crop = img[y0:int(cy + r) + 2, x0:int(cx + r) + 2]
+    crop = img[y0:max(y0, int(cy + r) + 2), x0:max(x0, int(cx + r) + 2)]
     yy, xx = np.mgrid[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
     face = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
     if not face.any():
@@ -996,7 +1001,8 @@ def _coin_by_outline(img, ring, name, blobs):
 # print hides its rim does not send the technician back to retake all 24; the model's report
 # names each photo left out and why ("left_out"), and the others' turns must still spread round
 # the coin (the relit templates). More refused than that: the photos, the ring's calibration or
-# the spot the coin lies on are wrong, and training is refused naming the first photo.
+# the spot the coin lies on are wrong, and training is refused naming a photo whose coin is at the
+# camera's limit (CLIPPED: the exposure is the fix for all) or else the first refused.
 LEAVE_OUT_MAX = 0.25
 
 
@@ -1029,15 +1035,16 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
         try:
             ring.check_frame(img)
             raw = img
-            img, cast = balance.balanced(img, ring)   # the calibration's colour balance, as in play
+            img, cast = balance.balanced(img, ring)   # the calibration's colour balance and exposure, as in play
             photos[i] = (img, lab)
             if cast:
                 why = cast.split(": ", 1)[1]
                 raise TrainingPhotoError(names[i], why, img, _found(ring, [], [], why))
             b = training_coin(img, ring, names[i], empty)
-            share = clipped_share(raw, ring, b)   # the camera's own values: balancing moves the limit
-            if share > CLIP_MAX:
-                why = CLIPPED.format(share)
+            # the camera's own values (balancing moves the limit), then the copy training reads
+            share, fitted = clipped_share(raw, ring, b), clipped_share(img, ring, b)
+            if max(share, fitted) > CLIP_MAX:
+                why = CLIPPED.format(share) if share > CLIP_MAX else CLIPPED_BALANCED.format(fitted)
                 raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b)], [], why))
             found.append(b)
         except TrainingPhotoError as exc:
@@ -1046,8 +1053,8 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     clips = CLIPPED.split("{")[0]
     for lab, n in (("heads", len(heads_imgs)), ("tails", len(tails_imgs))):
         if out[lab] and (len(out[lab]) > LEAVE_OUT_MAX * n or n - len(out[lab]) < 4):
-            # a coin at the camera's limit first: the exposure is the fix for every photo
-            raise next((e for e in out[lab] if clips in e.why), out[lab][0])
+            # a coin at the camera's limit first, of either face: the exposure is every photo's fix
+            raise next((e for e in out["heads"] + out["tails"] if clips in e.why), out[lab][0])
     if refused is not None:
         refused.extend(out["heads"] + out["tails"])
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []

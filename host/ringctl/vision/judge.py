@@ -133,12 +133,12 @@ def _tol(r, ring=None):
 def classify(img, ring, model, whole=True):
     """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}.
     `whole`: `img` is the camera's whole frame as it came, not a crop of it (a crop is too little
-    to tell whether the camera has moved, `drift`, or what its colour balance is, `balance`) nor
+    to tell whether the camera has moved, `drift`, or what its colour balance and exposure are, `balance`) nor
     a frame already put right."""
     t0 = time.perf_counter()
     ring.check_frame(img)
     cast = ""
-    if whole:   # judged with the empty ring photo's colour balance (a drifted camera's put right)
+    if whole:   # judged with the empty ring photo's colour balance and exposure (a drifted camera's put right)
         img, cast = balance.balanced(img, ring)
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
     out, short, doubts = _judged(img, ring, model, blobs)
@@ -157,12 +157,12 @@ def classify(img, ring, model, whole=True):
             # an object in doubt that such a coin holds was part of it
             held = [d for d in doubts if any(_holds(ring, m, d) for m in more)]
             out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more)
-    if cast:   # colours too far from the calibration's to judge by: the boxer calls it
+    if cast:   # colours or exposure too far from the calibration's to judge by: the boxer calls it
         out["result"], out["reasons"] = "unsure", [cast] + out["reasons"]
     elif whole and out["result"] in ("unsure", "no-spin"):
-        shift = drift.off_by(ring, ring.small(img))
-        if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
-            out = drift.realigned(classify(drift.moved_back(img, shift), ring, model, whole=False), shift, out)
+        move = drift.off_by(ring, ring.small(img))
+        if move is not None:   # the camera moved, turned or shook: judged again moved back onto the empty ring
+            out = drift.realigned(classify(drift.moved_back(img, move), ring, model, whole=False), move, out)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
 

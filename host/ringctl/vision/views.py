@@ -212,12 +212,12 @@ def _paint(img, small, rect, cuts, ring):
 def judge_view(img, view, model, realign=True):
     """One camera's frame -> classify's verdict shape (coins in that frame's px), plus
     "cut_objects" and "crops" (how many regions the judge ran on; 0: nothing in view).
-    `realign`: an unsure frame lying off the empty ring's photo is judged again moved back
+    `realign`: an unsure or void frame lying off the empty ring's photo is judged again moved back
     (`drift`; False for that second judging)."""
     t0 = time.perf_counter()
     ring = view.ring
     ring.check_frame(img)
-    img, cast = balance.balanced(img, ring)   # the crops are judged in the empty ring's colour balance
+    img, cast = balance.balanced(img, ring)   # the crops are judged in the empty ring's colour balance and exposure
     gate = _gate(view)
     small = ring.small(img)
     found = gate.objects(small)
@@ -261,12 +261,12 @@ def judge_view(img, view, model, realign=True):
         return whole()
     light = _light(img, ring, model, coins)
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
-    if cast:   # colours too far from the calibration's to judge by (balance): the boxer calls it
+    if cast:   # colours or exposure too far from the calibration's to judge by (balance): the boxer calls it
         result, reasons = "unsure", [cast] + reasons
     elif result in ("unsure", "no-spin") and realign:
-        shift = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
-        if shift is not None:   # the camera moved or shook: judged again moved back onto the empty ring
-            out = drift.realigned(judge_view(drift.moved_back(img, shift), view, model, realign=False), shift,
+        move = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
+        if move is not None:   # the camera moved, turned or shook: judged again moved back onto the empty ring
+            out = drift.realigned(judge_view(drift.moved_back(img, move), view, model, realign=False), move,
                                   {"result": result, "reasons": reasons})
             out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
             return out
