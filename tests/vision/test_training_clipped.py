@@ -31,7 +31,7 @@ def test_a_coin_washed_out_is_refused_saying_to_lower_the_exposure():
     assert _share(photos["heads"][0], rm) > faceid.CLIP_MAX
     with pytest.raises(faceid.TrainingPhotoError, match=re.escape(CLIPS)) as err:
         faceid.train(photos["heads"], photos["tails"], rm)
-    assert err.value.name == "heads#0" and "lower the camera's exposure" in str(err.value)
+    assert err.value.name == "heads#0" and err.value.clipped and "lower the camera's exposure" in str(err.value)
     assert err.value.image is photos["heads"][0] and len(err.value.found["coins"]) == 1
 
 

@@ -15,7 +15,6 @@ void verdicts only). docs/VISION.md, "The camera moved or turned", "The camera's
 """
 import collections
 import json
-import os
 import sys
 import time
 
@@ -25,7 +24,7 @@ import numpy as np
 from ..cliutil import OneLineParser
 from ..errors import UserError
 from ..vision import balance, drift, judge, ring as ringmod
-from . import heldout
+from . import benchrun, heldout
 from .vision_bench import heldout_model
 
 CALLS = ("heads", "tails", "odds")
@@ -133,9 +132,7 @@ def main(argv=None):
     p.add_argument("--progress", action="store_true", help="say each scene on stderr")
     a = p.parse_args(argv)
     sets = heldout.parse_sets(a.sets, 30)
-    cv2.setNumThreads(1)
-    log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
-    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}, "wrong": []}
+    log, out = benchrun.start(a.progress, sets={}, wrong=[])
     t0 = time.process_time()
     move_ms = collections.defaultdict(list)
     for name, n in sets:

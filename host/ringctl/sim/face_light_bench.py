@@ -11,17 +11,15 @@ is a paid wrong call: the sweep must show 0 wrong (exit status 1 otherwise).
     ring bench face-light [--faces relief,drawn,photo] [--scenes 24] [--train-elevs 35,45,60,75,88] [--json]
 """
 import json
-import os
 import sys
 import time
 
-import cv2
 import numpy as np
 
 from ..cliutil import OneLineParser
 from ..errors import UserError
 from ..vision import judge, ring as ringmod
-from . import heldout, vision_bench
+from . import benchrun, heldout, vision_bench
 
 TRAIN_ELEVS = (35, 45, 60, 75, 88)
 PLAY_BINS = ((35, 45), (45, 58), (58, 72), (72, 89))   # play lamp elevation, deg: [lo, hi)
@@ -167,9 +165,7 @@ def main(argv=None):
         elevs = tuple(int(x) for x in a.train_elevs.split(",") if x)
     except ValueError:
         raise UserError(f"--train-elevs {a.train_elevs!r}: give whole degrees, e.g. 35,60,88")
-    cv2.setNumThreads(1)
-    log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
-    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "train_elevs": list(elevs), "faces": {}}
+    log, out = benchrun.start(a.progress, train_elevs=list(elevs), faces={})
     t0 = time.process_time()
     for k in kinds:
         out["faces"][k] = sweep(k, a.scenes, elevs, log)

@@ -4,8 +4,6 @@ measured (a patch off the coin would train a wrong model)."""
 import argparse
 import collections
 import json
-import os
-import sys
 import time
 
 import cv2
@@ -13,7 +11,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..vision import faceid, ring as ringmod
-from . import heldout
+from . import benchrun, heldout
 
 OFF_MAX = 0.1   # coin radii: an accepted photo measured further than this from its coin is counted "off"
 
@@ -82,9 +80,7 @@ def main(argv=None):
     p.add_argument("--progress", action="store_true", help="say each ring on stderr")
     a = p.parse_args(argv)
     sets = heldout.parse_sets(a.sets, 8)
-    cv2.setNumThreads(1)
-    log = (lambda s: print(s, file=sys.stderr, flush=True)) if a.progress else None
-    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}}
+    log, out = benchrun.start(a.progress, sets={})
     t0 = time.process_time()
     for name, n in sets:
         tally, misses = sweep(name, n, a.all_rings, log)

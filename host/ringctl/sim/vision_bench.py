@@ -153,7 +153,6 @@ def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
 # the camera's exposure the technician tries in turn while training refuses a photo whose coin is
 # at the camera's limit (faceid.CLIPPED; hardware/INSTALL.md): each about a sixth lower
 EXPOSURES = (1.0, 0.85, 0.72, 0.61)
-_CLIPS = faceid.CLIPPED.split("{")[0]
 
 
 def exposed_training(train_at):
@@ -165,10 +164,10 @@ def exposed_training(train_at):
         try:
             model = train_at(k, refused)
         except faceid.TrainingPhotoError as exc:
-            if _CLIPS not in exc.why or k == EXPOSURES[-1]:
+            if not exc.clipped or k == EXPOSURES[-1]:
                 raise
             continue
-        if k == EXPOSURES[-1] or not any(_CLIPS in e.why for e in refused):
+        if k == EXPOSURES[-1] or not any(e.clipped for e in refused):
             return model, k
 
 

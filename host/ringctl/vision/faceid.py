@@ -520,12 +520,13 @@ class TrainingPhotoError(UserError):
     """A refused training photo; `image` and `found` (a classify-shaped dict of what was
     found) let the caller write an annotated picture (vision.annotate)."""
 
-    def __init__(self, name, why, image, found):
+    def __init__(self, name, why, image, found, clipped=False):
         super().__init__(f"training photo {name}: {why}")
         self.name = name
         self.why = why
         self.image = image
         self.found = found
+        self.clipped = clipped   # the coin at the camera's limit (CLIPPED): the exposure is the fix
 
 
 def _found(ring, coins, others, why):
@@ -1042,19 +1043,19 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
                 raise TrainingPhotoError(names[i], why, img, _found(ring, [], [], why))
             b = training_coin(img, ring, names[i], empty)
             # the camera's own values (balancing moves the limit), then the copy training reads
-            share, fitted = clipped_share(raw, ring, b), clipped_share(img, ring, b)
+            share = clipped_share(raw, ring, b)
+            fitted = share if img is raw else clipped_share(img, ring, b)
             if max(share, fitted) > CLIP_MAX:
                 why = CLIPPED.format(share) if share > CLIP_MAX else CLIPPED_BALANCED.format(fitted)
-                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b)], [], why))
+                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b)], [], why), clipped=True)
             found.append(b)
         except TrainingPhotoError as exc:
             found.append(None)
             out[lab].append(exc)
-    clips = CLIPPED.split("{")[0]
     for lab, n in (("heads", len(heads_imgs)), ("tails", len(tails_imgs))):
         if out[lab] and (len(out[lab]) > LEAVE_OUT_MAX * n or n - len(out[lab]) < 4):
             # a coin at the camera's limit first, of either face: the exposure is every photo's fix
-            raise next((e for e in out["heads"] + out["tails"] if clips in e.why), out[lab][0])
+            raise next((e for e in out["heads"] + out["tails"] if e.clipped), out[lab][0])
     if refused is not None:
         refused.extend(out["heads"] + out["tails"])
     feats, labels, chroma, radii, big, leans = [], [], [], [], [], []
