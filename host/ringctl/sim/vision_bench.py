@@ -219,11 +219,12 @@ def exposed_ring(spec, seed, rm, img):
     return got["spec"], got["rm"], img if k == 1.0 else heldout.render_frame(got["spec"], seed), model
 
 
-def heldout_scenes(cfg, n, tally=None, specs=False):
-    """(seed, kind, expected, RingModel or None, frame[, spec]) for `n` scenes of a heldout set;
-    each calibration's error against the generator's ring goes to `tally`."""
+def heldout_scenes(cfg, n, tally=None, specs=False, kind=None):
+    """(seed, kind, expected, RingModel or None, frame[, spec]) for `n` scenes of a heldout set
+    (all of `kind` if given, else each of its own); each calibration's error against the
+    generator's ring goes to `tally`."""
     for seed in heldout.set_seeds(cfg, n):
-        spec, expect = heldout.make(seed, None, cfg)
+        spec, expect = heldout.make(seed, kind, cfg)
         try:
             rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
         except UserError:
@@ -234,11 +235,12 @@ def heldout_scenes(cfg, n, tally=None, specs=False):
         yield (seed, spec["kind"], expect, rm, img) + ((spec,) if specs else ())
 
 
-def evaluate_set(name, n, train="site"):
+def evaluate_set(name, n, train="site", kind=None):
     """Tally of `n` scenes of a named set (DEFAULT_SETS). `train`: "site" = one face model for the
     whole set, trained at the set's own training site (every scene is another ring under other
     lights: a harder test than a casino's); "ring" = each scene's ring trains its own model under
-    its own lights (hardware/INSTALL.md's procedure; not for tuning-960)."""
+    its own lights (hardware/INSTALL.md's procedure; not for tuning-960). `kind`: every scene of
+    that kind (heldout.KINDS), each seed's scene made so."""
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
     if name not in heldout.SETS:
@@ -251,25 +253,25 @@ def evaluate_set(name, n, train="site"):
             _, model, k = site_model(cfg)
         except UserError as exc:   # the site's technician is told at training: no frame is judged
             for seed in heldout.set_seeds(cfg, n):
-                t.training_failure(seed, heldout.make(seed, None, cfg)[0]["kind"], str(exc))
+                t.training_failure(seed, heldout.make(seed, kind, cfg)[0]["kind"], str(exc))
             return t
         t.exposure_lowered = int(k != 1.0)
-    for seed, kind, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True):
+    for seed, got, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True, kind=kind):
         if rm is None:
-            t.calibration_failure(seed, kind)
+            t.calibration_failure(seed, got)
             continue
         if train == "ring":
             try:
                 spec, rm2, img, model = exposed_ring(spec, seed, rm, img)
             except UserError as exc:   # the technician is told at training: no frame is judged
-                t.training_failure(seed, kind, str(exc))
+                t.training_failure(seed, got, str(exc))
                 continue
             t.exposure_lowered += rm2 is not rm
             rm = rm2
         c0 = time.thread_time()
         v = judge.classify(img, rm, model)
         v["ms"] = round((time.thread_time() - c0) * 1000, 2)   # one core's CPU time
-        t.add(seed, kind, expect, v)
+        t.add(seed, got, expect, v)
     return t
 
 
@@ -347,9 +349,14 @@ def main(argv=None):
                         "each scene's ring trains its own model under its own lights (the technician's "
                         "procedure, hardware/INSTALL.md)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
+    p.add_argument("--kind", choices=heldout.KINDS,
+                   help="every scene of this kind (e.g. tilted: the invalid spins a rescued outline can "
+                        "call flat), not each seed's own")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "timing": {}, "sets": {}}
+    if args.kind:
+        out["kind"] = args.kind   # every scene of this kind
     for name in ("tune-1080p", "tune-4k"):
         cfg = heldout.SETS[name]
         out["timing"]["x".join(map(str, cfg["size"]))] = _timing(cfg, args.repeat)
@@ -357,7 +364,9 @@ def main(argv=None):
     ok = True
     for name, n in heldout.parse_sets(args.sets, args.scenes, check=False):   # tuning-960 is no heldout set
         t0 = time.perf_counter()
-        tally = evaluate_set(name, n, "site" if name == "tuning-960" else args.train)
+        if args.kind and name == "tuning-960":
+            raise UserError("--kind needs held-out sets (tuning-960's scenes are fixed); drop tuning-960 from --sets")
+        tally = evaluate_set(name, n, "site" if name == "tuning-960" else args.train, args.kind)
         res = tally.summary()
         res["seconds"] = round(time.perf_counter() - t0, 1)
         if args.misses:

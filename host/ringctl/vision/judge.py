@@ -12,7 +12,7 @@ import time
 import cv2
 import numpy as np
 
-from . import balance, chipcheck, detect, drift, faceid
+from . import balance, chipcheck, detect, drift, faceid, shadow
 
 # L1 distance of normalised (b, g, r) from the trained coin colour. Coins measure <= 0.13 (even
 # with clipped highlights); white, grey and black chips ~0.26, coloured ones more (TRAIN seeds).
@@ -325,9 +325,13 @@ def _judged(img, ring, model, blobs):
             entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
         elif ratio < FLAT_RATIO or b.fit_err > 1.0:
             unsure.append("unsure: cannot tell whether a coin lies flat")
-        elif ratio < RESCUED_FLAT and any(k in b.extra for k in ("remeasured", "recentred", "textured")):
+        elif ratio < RESCUED_FLAT and _rescued(b):
             unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
                           "hid part of it comes out nearly round, not round) (7.3.4)")
+        elif _rescued(b) and shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
+            unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
+                          "hid part of it takes in the layout in shadow just inside its rim, as a tilted coin's "
+                          "shadow fills the round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
             if entry["inside"]:
@@ -396,6 +400,11 @@ def _judged(img, ring, model, blobs):
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)}}, short, print_doubts
+
+
+def _rescued(b):
+    """An outline detect measured again where print hid part of the coin (searched near a circle)."""
+    return any(k in b.extra for k in ("remeasured", "recentred", "textured"))
 
 
 def _chip_rim(img, ring, b):
