@@ -1,0 +1,49 @@
+"""A coin's outline measured again where print hid part of it (a rescued outline) that takes in the
+layout in shadow just inside its rim is not called flat (vision/shadow.py): a coin tilted 26-30 deg
+with its shadow beside it came out round so and was paid (sealed-12, forced tilted scenes); a flat
+coin's rescued outline, whose shadow lies outside it, is still called."""
+import pytest
+
+from ringctl.sim import heldout
+from ringctl.vision import detect, judge, shadow
+from vcache import heldout_model, scene   # trained / rendered once per session
+
+CFG = heldout.SETS["sealed-12"]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return heldout_model(CFG)
+
+
+def _rescued_coins(img, rm, model, spec):
+    """(truth coin, blob) of each coin whose outline detect measured again."""
+    out = []
+    img, _ = judge.balance.balanced(img, rm)
+    for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
+        if b.axes is None or not judge._rescued(b):
+            continue
+        near = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
+        out.append((near, b, shadow.arc_deg(img, rm, b, model.chroma)))
+    return out
+
+
+@pytest.mark.parametrize("seed", [2488924052, 2557509314])
+def test_a_tilted_coin_whose_shadow_rounds_its_outline_is_not_called(model, seed):
+    spec, expect, rm, img = scene(seed, "tilted", CFG)
+    assert expect == "no-spin"
+    got = _rescued_coins(img, rm, model, spec)
+    # the precondition: the tilted coin's rescued outline is round enough to be called flat
+    tilted = [(b, arc) for t, b, arc in got if t.get("tilt_deg", 0) >= 25]
+    assert tilted and all(b.axes[1] / b.axes[0] >= judge.RESCUED_FLAT for b, _ in tilted)
+    assert all(arc >= shadow.ARC_DEG for _, arc in tilted)
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure"
+    assert any("in shadow just inside its rim" in r for r in v["reasons"])
+
+
+def test_a_flat_coins_rescued_outline_is_still_called(model):
+    spec, expect, rm, img = scene(1886355176, "valid", CFG)
+    got = _rescued_coins(img, rm, model, spec)
+    assert got and all(arc < shadow.ARC_DEG for _, _, arc in got)
+    assert judge.classify(img, rm, model)["result"] == expect == "odds"
