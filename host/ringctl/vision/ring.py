@@ -31,6 +31,8 @@ EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the
 EDGE_L_MIN = 1.5          # L*: the least median brightness step that is the layout's edge
 INNER_L_MIN = 1.0         # L*: a median step this big inside the boundary is an edge concentric with it
 LIKE_WALL_DIR_MIN = 0.75  # L*: one direction's step that may be on that edge (half EDGE_L_MIN: one direction is noisier)
+ALIKE_CHROMA_TOL = 0.12   # a refusal's "about the same colour": sealed-16's brown cloths lie 0.01-0.10
+                          # from its walls' chromaticity, its green, blue, maroon and black 0.15 or more
 SHARP_REL = 0.08          # its median step 4.5-6 px inside / at it: <= 0.06 on 26 fits within
                           # 1.5 px of the truth, 0.11-0.23 on 3 fits 3.7-8 px out (on a ramp)
 INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blur up to 1.6 px) has ended
@@ -576,7 +578,7 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
                             "it?); photograph the empty ring again with any print that meets the wall " + COVER)
     if not _stands(full):
         start = (c0, (2 * a0, 2 * b0), an0)
-        if _layout_like_wall(img, start)[0]:
+        if _layout_like_wall(img, start)[1] <= ALIKE_CHROMA_TOL:
             raise _not_visible(img, start, "")
         if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
             raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
