@@ -567,9 +567,10 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
             raise UserError(f"ring edge uncertain: edges concentric with the one found run {-s_in / r_full * 100:.0f}% "
                             "and more inside it; photograph the empty ring again from above with nothing on it")
         full = _edge_full_res(img, inner, f)
-        if not (_stands(full) and full[4]):
+        alike = _layout_like_wall(img, inner)[1] <= ALIKE_CHROMA_TOL
+        if not (_stands(full) and alike):
             where = f"an edge {-s_in / r_full * 100:.0f}% inside the one found runs all round (the layout's?), but "
-            if not _stands(full) and _layout_like_wall(img, inner)[0]:
+            if alike:
                 raise _not_visible(img, inner, where)
             # a layout of another colour inside a band of the wall's: the band may be print along
             # the wall (on the layout, where a coin is in play) as well as the wall's inner part
@@ -618,10 +619,7 @@ def _scaled(ell, k):
 
 def _layout_like_wall(img, ell):
     """_like_wall round `ell` (full-res px)."""
-    r = sum(ell[1]) / 4
-    s = np.arange(-(0.03 * r + 4.0), 0.03 * r + 4.01, 0.5)
-    bgr, _ = _across(img, ell, s, 120, 3)
-    return _like_wall(bgr, s, r)
+    return _like_wall(*_across_bands(img, ell))
 
 
 def _not_visible(img, ell, what):
@@ -705,6 +703,25 @@ def _inner_edge(img, ell, n=360):
 
 
 def _edge_full_res(img, ell, f, layout=None, n=360):
+    """_edge_by(colour), and where that does not stand on a layout of the wall's chromaticity,
+    _edge_by(brightness) -> the answer that stands (the last item: measured by brightness), the
+    colour's if neither does, or None."""
+    full = _edge_by(img, ell, f, layout, n, bright=False)
+    if _stands(full) or not _like_wall(*_across_bands(img, ell))[0]:
+        return full
+    by_l = _edge_by(img, ell, f, layout, n, bright=True)
+    # else the colour's fit, not standing, may still be a start for measuring again round it
+    return by_l if _stands(by_l) or full is None else full
+
+
+def _across_bands(img, ell):
+    """(profiles, offsets, radius) for _like_wall round `ell` (full-res px), 120 directions."""
+    r = sum(ell[1]) / 4
+    s = np.arange(-(0.03 * r + 4.0), 0.03 * r + 4.01, 0.5)
+    return _across(img, ell, s, 120, 3)[0], s, r
+
+
+def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     """The layout's edge measured again at full resolution round ellipse `ell` (full-res px)
     -> (ellipse, share of directions on it, widest gap in degrees, median |residual| px, measured
     by brightness alone: the layout of the wall's chromaticity) or None.
@@ -718,7 +735,8 @@ def _edge_full_res(img, ell, f, layout=None, n=360):
     ellipse: RANSAC over single directions' edges finds the ellipse most directions agree on
     within EDGE_TOL px, and it is refitted on those. `layout` (BGR rows), given when `ell` is only
     a coarse start (which may be the wall's outer edge: the floor's chromaticity all round outside
-    it): just inside the edge must be one of those colours in most directions on the fit."""
+    it): just inside the edge must be one of those colours in most directions on the fit.
+    `bright`: the layout is of the wall's chromaticity, its edge a step of brightness (_sharp)."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     span = max(3.0 * f, 0.015 * r) + 8.0         # px either side: the refinement's search and more
@@ -737,9 +755,9 @@ def _edge_full_res(img, ell, f, layout=None, n=360):
     wall = np.median(chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
     out = np.linalg.norm(chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
     inn = np.linalg.norm(chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
-    like = _like_wall(bgr, s, r)[0]
+    like = bright
     if like:
-        # a layout of the wall's chromaticity: inside the edge is not told by its colour, only by
+        # (a layout of the wall's chromaticity) inside the edge is not told by its colour, only by
         # its brightness. The edge is the step of L* whose sign the ring's innermost concentric
         # step has (the cloth lighter or darker than the wall's foot; the wall's shading further
         # out may step the other way)
