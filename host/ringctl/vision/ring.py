@@ -22,6 +22,20 @@ EDGE_REL = 0.35           # full-res edge: a step at least this share of the rin
 EDGE_TOL = 1.0            # full-res edge: px from the fit that a direction's edge may lie
 EDGE_SHARE = 0.5          # full-res edge: directions that must lie on the fit
 EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the fit
+# A layout of the wall's chromaticity (a brown cloth by a wooden wall) differs from it only in
+# brightness: its edge is then a step of L* (CIE, 0-100), measured as the median over the
+# ring's directions of the step across the ellipse (2 px either side). Inside a layout that
+# median stays within 0.2 (noise, felt and print are not concentric: 6 rings of sealed-16, green,
+# maroon, blue, black and brown); the wall's own structure (the layout's edge, the wall foot's
+# shading) seen from the wall's outer edge measured 1.5-17.
+EDGE_L_MIN = 1.5          # L*: the least median brightness step that is the layout's edge
+INNER_L_MIN = 1.0         # L*: a median step this big inside the boundary is an edge concentric with it
+LIKE_WALL_DIR_MIN = 0.75  # L*: one direction's step that may be on that edge (half EDGE_L_MIN: one direction is noisier)
+ALIKE_CHROMA_TOL = 0.12   # a refusal's "about the same colour": sealed-16's brown cloths lie 0.01-0.10
+                          # from its walls' chromaticity, its green, blue, maroon and black 0.15 or more
+SHARP_REL = 0.08          # its median step 4.5-6 px inside / at it: <= 0.06 on 26 fits within
+                          # 1.5 px of the truth, 0.11-0.23 on 3 fits 3.7-8 px out (on a ramp)
+INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blur up to 1.6 px) has ended
 
 
 class RingModel:
@@ -355,7 +369,7 @@ def _wall_edge(lab, ell, min_support=0.6):
     return None
 
 
-def _check_edge(lab, bgr, ell, n=360):
+def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
     """Refuse a boundary that is not the layout's edge all round (UserError saying why).
 
     Whatever found it, a colour step must cross the ellipse in most directions, the colour just
@@ -364,7 +378,8 @@ def _check_edge(lab, bgr, ell, n=360):
     floor or layout outside it somewhere), and no edge concentric with it a wall's width or so
     inside may show in most directions (that would be the layout's edge, and this one the wall's
     outer edge). Printed ink is flat and interrupted: where ink of the wall's colour meets the
-    wall the step may be missing, but the wall is still there."""
+    wall the step may be missing, but the wall is still there. `seen_min`: the share of
+    directions that must show the colour step."""
     sc = _Scan(lab, ell, 0.8, 1.06, n)
     j1 = sc.j_of(1.0)
     bw = max(6, int(round(0.06 * sc.r)))    # samples: 3% of a radius, inside the narrowest wall
@@ -379,7 +394,7 @@ def _check_edge(lab, bgr, ell, n=360):
     wall = float(np.mean(np.linalg.norm(chrom - np.median(chrom, axis=0), axis=1) <= WALL_CHROMA_TOL))
     what = ("photograph the empty ring again from above with nothing on it, the whole ring in view, "
             "and any print that meets the wall " + COVER)
-    if seen < 0.7 or wall < 0.9:
+    if seen < seen_min or wall < 0.9:
         raise UserError(f"ring edge uncertain: round the edge found a colour step shows in only "
                         f"{int(round(seen * n))} of {n} directions and the wall's colour just outside in "
                         f"{int(round(wall * n))} (printed artwork reaching the wall?); {what}")
@@ -537,7 +552,35 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
             break
         c0, (a0, b0), an0 = full[0][0], (full[0][1][0] / 2, full[0][1][1] / 2), full[0][2]
         full = _edge_full_res(img, full[0], f, layout)
-    if full is None or full[1] < EDGE_SHARE or full[2] > EDGE_GAP_DEG:
+    # the wall's OUTER edge measured (a layout of about the wall's colour looks like more layout
+    # on the wall): an edge concentric with it further in is the wall's inner part or the
+    # layout's edge. Measured again from the innermost, which must have none inside it either
+    for tries in range(3):
+        if not _stands(full):
+            break
+        s_in = _inner_edge(img, full[0])
+        if s_in is None:
+            break
+        r_full = sum(full[0][1]) / 4
+        inner = _scaled(full[0], 1 + s_in / r_full)
+        if tries == 2:
+            raise UserError(f"ring edge uncertain: edges concentric with the one found run {-s_in / r_full * 100:.0f}% "
+                            "and more inside it; photograph the empty ring again from above with nothing on it")
+        full = _edge_full_res(img, inner, f)
+        alike = _layout_like_wall(img, inner)[1] <= ALIKE_CHROMA_TOL
+        if not (_stands(full) and alike):
+            where = f"an edge {-s_in / r_full * 100:.0f}% inside the one found runs all round (the layout's?), but "
+            if alike:
+                raise _not_visible(img, inner, where)
+            # a layout of another colour inside a band of the wall's: the band may be print along
+            # the wall (on the layout, where a coin is in play) as well as the wall's inner part
+            raise UserError(f"ring edge uncertain: another edge {-s_in / r_full * 100:.0f}% inside the one found "
+                            "also runs all round (the wall's inner edge, or print of the wall's colour along "
+                            "it?); photograph the empty ring again with any print that meets the wall " + COVER)
+    if not _stands(full):
+        start = (c0, (2 * a0, 2 * b0), an0)
+        if _layout_like_wall(img, start)[1] <= ALIKE_CHROMA_TOL:
+            raise _not_visible(img, start, "")
         if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
             raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
                             "wall's colour meets the wall); photograph the empty ring again with the print "
@@ -555,10 +598,37 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     a, b = d1 / 2, d2 / 2
     # the judge's margin at the wall grows with edge_px: never smaller than the refinement's
     edge_px = full[3] if refined is None else max(full[3], refined[3])
-    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an))
+    # a layout of the wall's colour steps only in brightness, by as little as EDGE_L_MIN: too
+    # little for the detection-scale picture's colour step, but measured sharp all round at full
+    # resolution (_sharp)
+    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7)
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
+
+
+def _stands(full):
+    """An _edge_full_res answer on which the boundary may stand (enough directions, no wide gap)."""
+    return full is not None and full[1] >= EDGE_SHARE and full[2] <= EDGE_GAP_DEG
+
+
+def _scaled(ell, k):
+    (cx, cy), (d1, d2), an = ell
+    return (cx, cy), (d1 * k, d2 * k), an
+
+
+def _layout_like_wall(img, ell):
+    """_like_wall round `ell` (full-res px)."""
+    return _like_wall(*_across_bands(img, ell))
+
+
+def _not_visible(img, ell, what):
+    """The refusal when the layout's edge is not seen: the layout and the wall alike."""
+    _, _, dl = _layout_like_wall(img, ell)
+    return UserError(f"ring edge not visible all round: {what}the layout and the wall are about the same colour "
+                     f"where they meet, and their brightness differs by only {abs(dl):.1f} L* or too gradually "
+                     "to measure; light the wall differently from the layout, or mark the layout's edge (a strip "
+                     "of contrasting tape along the wall's foot), and photograph the empty ring again")
 
 
 def _ell_gap(e1, e2, n=72):
@@ -567,9 +637,94 @@ def _ell_gap(e1, e2, n=72):
     return float(np.abs(_ell_residual(np.stack([x, y], 1), e1)).max())
 
 
+def _across(img, ell, s, n, sub):
+    """Profiles across ellipse `ell` at offsets `s` (px along the radius), each the mean of `sub`
+    neighbouring rays -> (n, len(s), 3) BGR float32 and the same in LAB (L* 0-100)."""
+    (cx, cy), (d1, d2), an = ell
+    r = (d1 + d2) / 4
+    t = np.linspace(0, 2 * np.pi, n * sub, endpoint=False) - np.pi / n + np.pi / (n * sub)
+    mx, my = _ellipse_grid(ell, t, 1 + s / r)
+    bgr = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    bgr = bgr.astype(np.float32).reshape(n, sub, len(s), 3).mean(axis=1)
+    lab = cv2.cvtColor((bgr / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, len(s), 3)
+    return bgr, lab
+
+
+def _chroma(v):
+    """b, g, r shares: the light changes a colour's brightness, not these."""
+    return (v + 1.0) / (v.sum(axis=-1, keepdims=True) + 3.0)
+
+
+def _like_wall(bgr, s, r):
+    """(layout of the wall's chromaticity?, their chromaticity distance, L* step) from profiles
+    `bgr` (n, len(s), 3) across an ellipse of radius r: the bands 3 px to 3% of r + 3 px inside
+    (the layout) and outside (the wall) it, each direction's median, then the ring's."""
+    def band(a, b):
+        j0, j1 = np.searchsorted(s, [a, b])
+        return np.median(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1), axis=0)
+    inside, outside = band(-(0.03 * r + 3.0), -3.0), band(3.0, 0.03 * r + 3.0)
+    d = float(np.linalg.norm(_chroma(inside) - _chroma(outside)))
+    lab = cv2.cvtColor((np.stack([inside, outside]) / 255.0).astype(np.float32)[None], cv2.COLOR_BGR2LAB)[0]
+    return d <= EDGE_CHROMA_TOL, d, float(lab[1, 0] - lab[0, 0])
+
+
+def _l_steps(L, k):
+    """Signed outward step of L* along each row: mean of the next k samples minus the previous k."""
+    c = np.cumsum(np.pad(L, ((0, 0), (1, 0))), axis=1)
+    j = np.arange(k, L.shape[1] - k)
+    out = np.zeros(L.shape, np.float32)
+    out[:, j] = ((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k])) / k
+    return out
+
+
+def _inner_edge(img, ell, n=360):
+    """The offset (px, < 0) of the innermost edge concentric with `ell` inside it, 1-20% of its
+    radius in, at full resolution, or None.
+
+    The median over all directions of the brightness step keeps only what runs round the ring
+    (print, felt and noise are not concentric: they cancel). Inside the layout's edge there is
+    none; inside the wall's OUTER edge there is the wall's own inner part and the layout's edge,
+    which a layout of the wall's colour may show only as a step of brightness a few L* high."""
+    (cx, cy), (d1, d2), an = ell
+    r = (d1 + d2) / 4
+    # from 20% in to where the edge's own step (2 px windows, blur) no longer reaches, and the
+    # windows' 2 px beyond
+    s = np.arange(-0.2 * r, -INNER_FROM_PX + 2.01, 0.5)
+    _, lab = _across(img, ell, s, n, 3)
+    med = np.abs(np.median(_l_steps(lab[..., 0], 4), axis=0))
+    med[s > -INNER_FROM_PX] = 0.0
+    j = np.flatnonzero(med >= INNER_L_MIN)
+    if not j.size:
+        return None
+    j = j[0]
+    while j + 1 < len(s) and med[j + 1] > med[j]:   # the innermost such step's own peak
+        j += 1
+    return float(s[j])
+
+
 def _edge_full_res(img, ell, f, layout=None, n=360):
+    """_edge_by(colour), and where that does not stand on a layout of the wall's chromaticity,
+    _edge_by(brightness) -> the answer that stands (the last item: measured by brightness), the
+    colour's if neither does, or None."""
+    full = _edge_by(img, ell, f, layout, n, bright=False)
+    if _stands(full) or not _like_wall(*_across_bands(img, ell))[0]:
+        return full
+    by_l = _edge_by(img, ell, f, layout, n, bright=True)
+    # else the colour's fit, not standing, may still be a start for measuring again round it
+    return by_l if _stands(by_l) or full is None else full
+
+
+def _across_bands(img, ell):
+    """(profiles, offsets, radius) for _like_wall round `ell` (full-res px), 120 directions."""
+    r = sum(ell[1]) / 4
+    s = np.arange(-(0.03 * r + 4.0), 0.03 * r + 4.01, 0.5)
+    return _across(img, ell, s, 120, 3)[0], s, r
+
+
+def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     """The layout's edge measured again at full resolution round ellipse `ell` (full-res px)
-    -> (ellipse, share of directions on it, widest gap in degrees, median |residual| px) or None.
+    -> (ellipse, share of directions on it, widest gap in degrees, median |residual| px, measured
+    by brightness alone: the layout of the wall's chromaticity) or None.
 
     The refinement's points and the check's picture are a detection-scale pixel (~6 px at 4K) or
     more apart, so a fit a few px off passes both (issue 12). Here each of `n` directions is a
@@ -580,17 +735,14 @@ def _edge_full_res(img, ell, f, layout=None, n=360):
     ellipse: RANSAC over single directions' edges finds the ellipse most directions agree on
     within EDGE_TOL px, and it is refitted on those. `layout` (BGR rows), given when `ell` is only
     a coarse start (which may be the wall's outer edge: the floor's chromaticity all round outside
-    it): just inside the edge must be one of those colours in most directions on the fit."""
+    it): just inside the edge must be one of those colours in most directions on the fit.
+    `bright`: the layout is of the wall's chromaticity, its edge a step of brightness (_sharp)."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     span = max(3.0 * f, 0.015 * r) + 8.0         # px either side: the refinement's search and more
     s = np.arange(-span, span + 0.01, 0.5)
     sub, k = 5, 4                                # rays averaged per direction; step window (samples)
-    t = np.linspace(0, 2 * np.pi, n * sub, endpoint=False) - np.pi / n + np.pi / (n * sub)
-    mx, my = _ellipse_grid(ell, t, 1 + s / r)
-    bgr = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    bgr = bgr.astype(np.float32).reshape(n, sub, len(s), 3).mean(axis=1)
-    lab = cv2.cvtColor((bgr / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, len(s), 3)
+    bgr, lab = _across(img, ell, s, n, sub)
     J, m = len(s), 2 * k
     c = np.cumsum(np.pad(lab, ((0, 0), (1, 0), (0, 0))), axis=1)
     cb = np.cumsum(np.pad(bgr, ((0, 0), (1, 0), (0, 0))), axis=1)
@@ -603,8 +755,24 @@ def _edge_full_res(img, ell, f, layout=None, n=360):
     wall = np.median(chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
     out = np.linalg.norm(chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
     inn = np.linalg.norm(chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
+    like = bright
+    if like:
+        # (a layout of the wall's chromaticity) inside the edge is not told by its colour, only by
+        # its brightness. The edge is the step of L* whose sign the ring's innermost concentric
+        # step has (the cloth lighter or darker than the wall's foot; the wall's shading further
+        # out may step the other way)
+        sl = _l_steps(lab[..., 0], k)
+        med = np.median(sl, axis=0)
+        big = np.flatnonzero(np.abs(med) >= EDGE_L_MIN)
+        if not big.size:
+            return None
+        step = np.where(sl * np.sign(med[big[0]]) > 0, np.abs(sl), 0.0).astype(np.float32)
+        inn = np.zeros_like(inn)
+        least = LIKE_WALL_DIR_MIN
+    else:
+        least = 3.0
     e = step[:, j]
-    cand = (e >= step[:, j - 1]) & (e >= step[:, j + 1]) & (e >= 3.0) & out & ~inn
+    cand = (e >= step[:, j - 1]) & (e >= step[:, j + 1]) & (e >= least) & out & ~inn
     top = np.where(cand, e, 0).max(axis=1)
     if not (top > 0).any():
         return None
@@ -651,7 +819,24 @@ def _edge_full_res(img, ell, f, layout=None, n=360):
         pal = chroma(np.asarray(layout, np.float32).reshape(-1, 3))
         if (np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL).mean() < 0.5:
             return None
-    return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best))))
+    if like and not _sharp(img, best):
+        return None
+    return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best)))), like
+
+
+def _sharp(img, ell, n=360):
+    """True when the brightness steps at ellipse `ell` itself, not along a ramp through it: the
+    ring's median L* step across it peaks within 1 px of it, at least EDGE_L_MIN, and 4.5-6 px
+    inside it is under SHARP_REL of that (the layout is flat up to its edge; a wall's shading
+    ramping up from a layout of its own colour and brightness has no edge to measure, yet its
+    directions' steps fit some ellipse on the ramp)."""
+    s = np.arange(-INNER_FROM_PX - 3.0, 3.01, 0.5)
+    _, lab = _across(img, ell, s, n, 3)
+    med = np.median(_l_steps(lab[..., 0], 4), axis=0)
+    at = np.abs(s) <= 1.0
+    peak = med[at][np.argmax(np.abs(med[at]))]
+    inside = np.abs(med[(s <= -INNER_FROM_PX + 0.5) & (s >= -INNER_FROM_PX - 1.0)])
+    return abs(peak) >= EDGE_L_MIN and inside.max() <= SHARP_REL * abs(peak)
 
 
 def _refine(img, ell, layout_bgr, f, n=360, local=False):
