@@ -68,3 +68,35 @@ def test_an_edge_inside_the_walls_outer_edge_is_found():
     s = ringmod._inner_edge(img, (c, (2 * (r + w), 2 * (r + w)), 0.0))
     assert s is not None and abs(-s - w) < 2.0, (s, w)
     assert ringmod._inner_edge(img, (c, (2 * r, 2 * r), 0.0)) is None
+
+
+def _with_print(spec, img, k, inner, outer):
+    """The empty photo with a tone-on-tone ring printed on the layout: its own colour times `k`
+    from `inner` to `outer` of the ring's radius (a hem or printed line; a border to the edge)."""
+    c, r = spec["ring"]["center"], spec["ring"]["radius"]
+    yy, xx = np.mgrid[:img.shape[0], :img.shape[1]]
+    d = np.hypot(xx - c[0], yy - c[1]) / r
+    a = (np.clip((d - inner) * r + 0.5, 0, 1) * np.clip((outer - d) * r + 0.5, 0, 1))[..., None]
+    return (img * (1 - a) + img * k * a).clip(0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("k, inner, outer", [(0.85, 0.915, 0.921), (1.15, 0.895, 0.901), (0.85, 0.955, 0.963)])
+def test_a_line_printed_round_a_green_layout_is_not_its_edge(k, inner, outer):
+    """A line of the layout's own colour, a little darker or lighter, a few px wide inside the
+    edge: the ring is still calibrated on the edge (it was taken for the edge, 20-50 px in)."""
+    spec, img = _brown_ring(1.0)
+    spec["layout"]["color"] = [40, 105, 35]
+    img = heldout.empty_frame(spec, heldout.set_seeds(CFG, 1)[0])
+    rm = ringmod.calibrate(_with_print(spec, img, k, inner, outer), ring_mm=heldout.ring_mm(spec))
+    assert _off(rm, spec) < 1.0, (rm.axes, spec["ring"]["radius"])
+
+
+def test_a_border_printed_to_a_green_layouts_edge_is_refused_not_taken_for_it():
+    """A band of the layout's colour, darker, from 0.9 of the radius to the wall, looks from above
+    like a wall's inner part beside a layout of its colour: refused, naming both and the fix."""
+    spec, img = _brown_ring(1.0)
+    spec["layout"]["color"] = [40, 105, 35]
+    img = heldout.empty_frame(spec, heldout.set_seeds(CFG, 1)[0])
+    with pytest.raises(UserError) as exc:
+        ringmod.calibrate(_with_print(spec, img, 0.85, 0.9, 1.01), ring_mm=heldout.ring_mm(spec))
+    assert "border printed" in str(exc.value) and "tape" in str(exc.value), exc.value

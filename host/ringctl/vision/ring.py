@@ -36,6 +36,9 @@ ALIKE_CHROMA_TOL = 0.12   # a refusal's "about the same colour": sealed-16's bro
 SHARP_REL = 0.08          # its median step 4.5-6 px inside / at it: <= 0.06 on 26 fits within
                           # 1.5 px of the truth, 0.11-0.23 on 3 fits 3.7-8 px out (on a ramp)
 INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blur up to 1.6 px) has ended
+# a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
+# 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
+LINE_PX, LINE_REL = 8.0, 0.02
 
 
 class RingModel:
@@ -553,34 +556,22 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
         c0, (a0, b0), an0 = full[0][0], (full[0][1][0] / 2, full[0][1][1] / 2), full[0][2]
         full = _edge_full_res(img, full[0], f, layout)
     # the wall's OUTER edge measured (a layout of about the wall's colour looks like more layout
-    # on the wall): an edge concentric with it further in is the wall's inner part or the
-    # layout's edge. Measured again from the innermost, which must have none inside it either
-    for tries in range(3):
-        if not _stands(full):
-            break
-        s_in = _inner_edge(img, full[0])
-        if s_in is None:
-            break
+    # on the wall)? A band that runs all round just inside the edge found, of the layout's colour
+    # but lighter or darker, is the wall's inner part or a border printed on the layout: from above
+    # they look alike, and taking the wrong one misjudges every coin near the wall. Refused
+    # (a printed line, a step and one back, is neither: _inner_edge passes over it)
+    s_in = _inner_edge(img, full[0]) if _stands(full) else None
+    if s_in is not None:
         r_full = sum(full[0][1]) / 4
-        inner = _scaled(full[0], 1 + s_in / r_full)
-        if tries == 2:
-            raise UserError(f"ring edge uncertain: edges concentric with the one found run {-s_in / r_full * 100:.0f}% "
-                            "and more inside it; photograph the empty ring again from above with nothing on it")
-        full = _edge_full_res(img, inner, f)
-        alike = _layout_like_wall(img, inner)[1] <= ALIKE_CHROMA_TOL
-        if not (_stands(full) and alike):
-            where = f"an edge {-s_in / r_full * 100:.0f}% inside the one found runs all round (the layout's?), but "
-            if alike:
-                raise _not_visible(img, inner, where)
-            # a layout of another colour inside a band of the wall's: the band may be print along
-            # the wall (on the layout, where a coin is in play) as well as the wall's inner part
-            raise UserError(f"ring edge uncertain: another edge {-s_in / r_full * 100:.0f}% inside the one found "
-                            "also runs all round (the wall's inner edge, or print of the wall's colour along "
-                            "it?); photograph the empty ring again with any print that meets the wall " + COVER)
+        raise UserError(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
+                        "just inside the edge found, of the layout's colour but lighter or darker (the wall's inner "
+                        "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
+                        "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
+                        "border with plain cloth of the layout's colour, and photograph the empty ring again")
     if not _stands(full):
         start = (c0, (2 * a0, 2 * b0), an0)
         if _layout_like_wall(img, start)[1] <= ALIKE_CHROMA_TOL:
-            raise _not_visible(img, start, "")
+            raise _not_visible(img, start)
         if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
             raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
                             "wall's colour meets the wall); photograph the empty ring again with the print "
@@ -612,21 +603,17 @@ def _stands(full):
     return full is not None and full[1] >= EDGE_SHARE and full[2] <= EDGE_GAP_DEG
 
 
-def _scaled(ell, k):
-    (cx, cy), (d1, d2), an = ell
-    return (cx, cy), (d1 * k, d2 * k), an
-
-
 def _layout_like_wall(img, ell):
     """_like_wall round `ell` (full-res px)."""
     return _like_wall(*_across_bands(img, ell))
 
 
-def _not_visible(img, ell, what):
+def _not_visible(img, ell):
     """The refusal when the layout's edge is not seen: the layout and the wall alike."""
     _, _, dl = _layout_like_wall(img, ell)
-    return UserError(f"ring edge not visible all round: {what}the layout and the wall are about the same colour "
-                     f"where they meet, and their brightness differs by only {abs(dl):.1f} L* or too gradually "
+    return UserError(f"ring edge not visible all round: the layout and the wall are about the same colour "
+                     f"where they meet (or a line printed round the layout was taken for its edge), and their "
+                     f"brightness differs by only {abs(dl):.1f} L* or too gradually "
                      "to measure; light the wall differently from the layout, or mark the layout's edge (a strip "
                      "of contrasting tape along the wall's foot), and photograph the empty ring again")
 
@@ -678,28 +665,37 @@ def _l_steps(L, k):
 
 
 def _inner_edge(img, ell, n=360):
-    """The offset (px, < 0) of the innermost edge concentric with `ell` inside it, 1-20% of its
-    radius in, at full resolution, or None.
+    """The offset (px, < 0) of the innermost lasting edge concentric with `ell` inside it, from
+    INNER_FROM_PX to 20% of its radius in, at full resolution, or None.
 
     The median over all directions of the brightness step keeps only what runs round the ring
     (print, felt and noise are not concentric: they cancel). Inside the layout's edge there is
-    none; inside the wall's OUTER edge there is the wall's own inner part and the layout's edge,
-    which a layout of the wall's colour may show only as a step of brightness a few L* high."""
+    none but a printed line round the ring, a step and one back within LINE_REL of the radius
+    (or LINE_PX: _line_end), which is passed over; inside the wall's OUTER edge there is the wall's own
+    inner part and the layout's edge, which a layout of the wall's colour may show only as a
+    step of brightness a few L* high."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     # from 20% in to where the edge's own step (2 px windows, blur) no longer reaches, and the
     # windows' 2 px beyond
     s = np.arange(-0.2 * r, -INNER_FROM_PX + 2.01, 0.5)
     _, lab = _across(img, ell, s, n, 3)
-    med = np.abs(np.median(_l_steps(lab[..., 0], 4), axis=0))
+    med = np.median(_l_steps(lab[..., 0], 4), axis=0)
     med[s > -INNER_FROM_PX] = 0.0
-    j = np.flatnonzero(med >= INNER_L_MIN)
-    if not j.size:
-        return None
-    j = j[0]
-    while j + 1 < len(s) and med[j + 1] > med[j]:   # the innermost such step's own peak
-        j += 1
-    return float(s[j])
+    line = max(LINE_PX, LINE_REL * r)
+    j = 0
+    while True:
+        big = np.flatnonzero(np.abs(med[j:]) >= INNER_L_MIN)
+        if not big.size:
+            return None
+        j += int(big[0])
+        sign = np.sign(med[j])
+        while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:   # the step's own peak
+            j += 1
+        end = _line_end(lab[..., 0], med, s, j, line)
+        if end is None:
+            return float(s[j])
+        j = end   # a printed line: on past it
 
 
 def _edge_full_res(img, ell, f, layout=None, n=360):
@@ -830,13 +826,34 @@ def _sharp(img, ell, n=360):
     inside it is under SHARP_REL of that (the layout is flat up to its edge; a wall's shading
     ramping up from a layout of its own colour and brightness has no edge to measure, yet its
     directions' steps fit some ellipse on the ramp)."""
-    s = np.arange(-INNER_FROM_PX - 3.0, 3.01, 0.5)
+    line = max(LINE_PX, LINE_REL * sum(ell[1]) / 4)
+    s = np.arange(-INNER_FROM_PX - 3.0, line + 3.01, 0.5)
     _, lab = _across(img, ell, s, n, 3)
     med = np.median(_l_steps(lab[..., 0], 4), axis=0)
-    at = np.abs(s) <= 1.0
-    peak = med[at][np.argmax(np.abs(med[at]))]
+    at = np.flatnonzero(np.abs(s) <= 1.0)
+    j = int(at[np.argmax(np.abs(med[at]))])
     inside = np.abs(med[(s <= -INNER_FROM_PX + 0.5) & (s >= -INNER_FROM_PX - 1.0)])
-    return abs(peak) >= EDGE_L_MIN and inside.max() <= SHARP_REL * abs(peak)
+    # and it lasts: not one side of a printed line round the ring
+    return abs(med[j]) >= EDGE_L_MIN and inside.max() <= SHARP_REL * abs(med[j]) and \
+        _line_end(lab[..., 0], med, s, j, line) is None
+
+
+def _line_end(L, med, s, j, line):
+    """Where a printed line round the ring ends, if the step med[j] (median L* step over the
+    directions of profiles `L`, at offsets `s`) is one side of one, else None: within `line` px
+    it steps back at least half as far, to the brightness it had (within INNER_L_MIN, median over
+    the directions 3 px before and after). A wall's foot also steps and steps back (its own
+    shadow, then the wood), but onto the wood's brightness, not the cloth's."""
+    sign = np.sign(med[j])
+    back = np.flatnonzero((s > s[j]) & (s <= s[j] + line) & (med * sign <= -0.5 * abs(med[j])))
+    if not back.size:
+        return None
+    k = int(back[-1])
+    while k < len(s) and med[k] * sign < 0:   # to the far side's whole step
+        k += 1
+    before, after = np.searchsorted(s, s[j] - 3.0), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
+    level = np.median(L, axis=0)
+    return k if abs(level[after] - level[before]) < INNER_L_MIN else None
 
 
 def _refine(img, ell, layout_bgr, f, n=360, local=False):
