@@ -353,6 +353,9 @@ def main(argv=None):
                    help="every scene of this kind (e.g. tilted: the invalid spins a rescued outline can "
                         "call flat), not each seed's own")
     args = p.parse_args(argv)
+    sets = heldout.parse_sets(args.sets, args.scenes, check=False)   # tuning-960 is no heldout set
+    if args.kind and any(name == "tuning-960" for name, _ in sets):
+        raise UserError("--kind needs held-out sets (tuning-960's scenes are fixed); drop tuning-960 from --sets")
     cv2.setNumThreads(1)
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "timing": {}, "sets": {}}
     if args.kind:
@@ -362,10 +365,8 @@ def main(argv=None):
         out["timing"]["x".join(map(str, cfg["size"]))] = _timing(cfg, args.repeat)
     out["two_4k_views"] = __import__("ringctl.sim.multiview_bench", fromlist=["timing"]).timing()  # issue 13
     ok = True
-    for name, n in heldout.parse_sets(args.sets, args.scenes, check=False):   # tuning-960 is no heldout set
+    for name, n in sets:
         t0 = time.perf_counter()
-        if args.kind and name == "tuning-960":
-            raise UserError("--kind needs held-out sets (tuning-960's scenes are fixed); drop tuning-960 from --sets")
         tally = evaluate_set(name, n, "site" if name == "tuning-960" else args.train, args.kind)
         res = tally.summary()
         res["seconds"] = round(time.perf_counter() - t0, 1)

@@ -215,8 +215,9 @@ def _size_warnings(model):
             f"or move the camera {need:.1f}x closer"]
 
 
-def _steps(d, w, w_in=None):
-    """Outward step strength along each row: mean of the next w samples minus the previous w_in.
+def _steps(d, w, w_in=None, fill=-np.inf):
+    """Outward step strength along each row: mean of the next w samples minus the previous w_in
+    (`fill` where the windows do not fit).
 
     A long inside window (w_in) averages printed lines and lettering into the layout's level,
     and a line running along the ray raises both sides alike, so only the wall makes a step.
@@ -225,7 +226,7 @@ def _steps(d, w, w_in=None):
     c = np.cumsum(np.pad(d, ((0, 0), (1, 0))), axis=1)
     n = d.shape[1]
     r = np.arange(w_in, n - w)
-    out = np.full(d.shape, -np.inf, np.float32)
+    out = np.full(d.shape, fill, np.float32)
     out[:, r] = (c[:, r + w] - c[:, r]) / w - (c[:, r] - c[:, r - w_in]) / w_in
     return out
 
@@ -655,15 +656,6 @@ def _like_wall(bgr, s, r):
     return d <= EDGE_CHROMA_TOL, d, float(lab[1, 0] - lab[0, 0])
 
 
-def _l_steps(L, k):
-    """Signed outward step of L* along each row: mean of the next k samples minus the previous k."""
-    c = np.cumsum(np.pad(L, ((0, 0), (1, 0))), axis=1)
-    j = np.arange(k, L.shape[1] - k)
-    out = np.zeros(L.shape, np.float32)
-    out[:, j] = ((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k])) / k
-    return out
-
-
 def _inner_edge(img, ell, n=360):
     """The offset (px, < 0) of the innermost lasting edge concentric with `ell` inside it, from
     INNER_FROM_PX to 20% of its radius in, at full resolution, or None.
@@ -680,7 +672,7 @@ def _inner_edge(img, ell, n=360):
     # windows' 2 px beyond
     s = np.arange(-0.2 * r, -INNER_FROM_PX + 2.01, 0.5)
     _, lab = _across(img, ell, s, n, 3)
-    med = np.median(_l_steps(lab[..., 0], 4), axis=0)
+    med = np.median(_steps(lab[..., 0], 4, fill=0.0), axis=0)
     med[s > -INNER_FROM_PX] = 0.0
     line = max(LINE_PX, LINE_REL * r)
     j = 0
@@ -745,19 +737,17 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     j = np.arange(m + k, J - m - k)
     step = np.zeros((n, J), np.float32)
     step[:, j] = np.linalg.norm((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k]), axis=2) / k
-    def chroma(v):   # b, g, r shares: the light changes a colour's brightness, not these
-        return (v + 1.0) / (v.sum(axis=-1, keepdims=True) + 3.0)
     j0, j1 = np.searchsorted(s, [3.0, 0.03 * r + 3.0])
-    wall = np.median(chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
-    out = np.linalg.norm(chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
-    inn = np.linalg.norm(chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
+    wall = np.median(_chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
+    out = np.linalg.norm(_chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
+    inn = np.linalg.norm(_chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
     like = bright
     if like:
         # (a layout of the wall's chromaticity) inside the edge is not told by its colour, only by
         # its brightness. The edge is the step of L* whose sign the ring's innermost concentric
         # step has (the cloth lighter or darker than the wall's foot; the wall's shading further
         # out may step the other way)
-        sl = _l_steps(lab[..., 0], k)
+        sl = _steps(lab[..., 0], k, fill=0.0)
         med = np.median(sl, axis=0)
         big = np.flatnonzero(np.abs(med) >= EDGE_L_MIN)
         if not big.size:
@@ -811,8 +801,8 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     on = np.unique(kk[sel])
     gap = np.diff(np.concatenate([on, [on[0] + n]])).max() * 360.0 / n
     if layout is not None:
-        inside = chroma((cb[kk[sel], jj[sel] - k] - cb[kk[sel], jj[sel] - k - m]) / m)
-        pal = chroma(np.asarray(layout, np.float32).reshape(-1, 3))
+        inside = _chroma((cb[kk[sel], jj[sel] - k] - cb[kk[sel], jj[sel] - k - m]) / m)
+        pal = _chroma(np.asarray(layout, np.float32).reshape(-1, 3))
         if (np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL).mean() < 0.5:
             return None
     if like and not _sharp(img, best):
@@ -829,7 +819,7 @@ def _sharp(img, ell, n=360):
     line = max(LINE_PX, LINE_REL * sum(ell[1]) / 4)
     s = np.arange(-INNER_FROM_PX - 3.0, line + 3.01, 0.5)
     _, lab = _across(img, ell, s, n, 3)
-    med = np.median(_l_steps(lab[..., 0], 4), axis=0)
+    med = np.median(_steps(lab[..., 0], 4, fill=0.0), axis=0)
     at = np.flatnonzero(np.abs(s) <= 1.0)
     j = int(at[np.argmax(np.abs(med[at]))])
     inside = np.abs(med[(s <= -INNER_FROM_PX + 0.5) & (s >= -INNER_FROM_PX - 1.0)])

@@ -21,7 +21,10 @@ N_RAYS = 72                         # directions round the outline (5 deg)
 # NOT_COIN at least from the coin's. Swept over 252 such outlines of five sets (edge-tune,
 # sealed-12, -13, -14, -16, edge-4k; forced valid and tilted scenes): the three tilted coins that
 # came out round >= judge.RESCUED_FLAT measure 75-135 deg; flat coins at most 20 (a coin a little
-# darker than print of its own colour: NOT_COIN keeps those out). The judge doubts from ARC_DEG.
+# darker than print of its own colour: NOT_COIN keeps those out). The three: sealed-12 2488924052
+# and 2557509314 above, sealed-13 2629921078 (0.975). The judge doubts from ARC_DEG. Brightness
+# is compared as (b + g + r + 30) of the frame to the empty ring's: on a dark cloth a shadow
+# must be a little deeper to count.
 RADII = (0.8, 0.85, 0.9, 0.95)
 CHROMA_SAME, DARKER, NOT_COIN, RAY_SHARE = 0.167, 0.95, 0.14, 0.5
 ARC_DEG = 45.0
