@@ -591,8 +591,9 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     # the judge's margin at the wall grows with edge_px: never smaller than the refinement's
     edge_px = full[3] if refined is None else max(full[3], refined[3])
     # a layout of the wall's colour steps only in brightness, by as little as EDGE_L_MIN: too
-    # little for the detection-scale picture's colour step, but measured sharp all round at full
-    # resolution (_sharp)
+    # little for the detection-scale picture's colour step, which is not asked; in its place the
+    # full-resolution fit stood on a step of LIKE_WALL_DIR_MIN or more in EDGE_SHARE of the
+    # directions (no gap over EDGE_GAP_DEG), sharp at the fit (_sharp), no band inside it
     _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7)
     if a < b:
         a, b, an = b, a, an + 90
