@@ -15,8 +15,6 @@ N_ANG = 120                         # samples round the rim (3 deg)
 # ring inside the spots stops the outline search on some layouts and floors)
 BANDS = {"own": (0.66, 0.74, 0.82, 0.9), "beyond": (1.3, 1.42, 1.54, 1.66)}
 HARMONICS = np.arange(3, 13)        # chips carry 3-12 spots
-_T = np.arange(N_ANG) * (2 * math.pi / N_ANG)
-_COS, _SIN = np.cos(_T), np.sin(_T)
 _ONES = np.ones((1, 3), np.float32)
 
 
@@ -25,6 +23,13 @@ def rim_samples(img, plane_to_image, center, axes, angle_deg, radii):
 
     `plane_to_image` is the 2x3 affine from ring-plane px to image px; `center`, `axes` (a, b)
     and `angle_deg` describe the fitted outline in the plane."""
+    ix, iy = rim_points(plane_to_image, center, axes, angle_deg, radii)
+    return cv2.remap(img, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+def rim_points(plane_to_image, center, axes, angle_deg, radii, n=N_ANG):
+    """(x, y) image px, float32 (len(radii), n): `n` points round each ellipse scaled by `radii`
+    from the outline (`rim_samples`' arguments), from its long axis on, anticlockwise in the plane."""
     ph = math.radians(angle_deg)
     a, b = axes
     m = np.asarray(plane_to_image, np.float64)
@@ -33,10 +38,11 @@ def rim_samples(img, plane_to_image, center, axes, angle_deg, radii):
     lin = m[:, :2] @ rot
     off = m[:, :2] @ np.asarray(center, np.float64) + m[:, 2]
     r = np.asarray(radii, np.float64)[:, None]
-    u, v = r * _COS, r * _SIN
+    t = np.arange(n) * (2 * math.pi / n)
+    u, v = r * np.cos(t), r * np.sin(t)
     ix = (lin[0, 0] * u + lin[0, 1] * v + off[0]).astype(np.float32)
     iy = (lin[1, 0] * u + lin[1, 1] * v + off[1]).astype(np.float32)
-    return cv2.remap(img, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    return ix, iy
 
 
 def rim_features(samples, bands=1):

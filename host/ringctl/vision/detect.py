@@ -128,6 +128,14 @@ def _blurred_background(ring):
     return bg
 
 
+def background_at(ring, x, y):
+    """The empty ring's photo (detection scale, blurred) sampled at frame px `x`, `y` (float32
+    maps): the small image's pixel i is centred on full-res (i + 0.5) * factor - 0.5."""
+    h, q = np.float32(0.5), np.float32(ring.factor)
+    return cv2.remap(_blurred_background(ring), (x + h) / q - h, (y + h) / q - h, cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
 def detection_roi(ring):
     """Detection-scale (x0, y0, x1, y1) searched for objects: the ring with a margin of
     ROI_MARGIN_COINS coin radii (at least ROI_MARGIN_RING of its radius) all round, within the
@@ -464,10 +472,7 @@ def measure_all(img, ring, blobs, thr_small):
     mx = (u[None] + cx).reshape(-1, len(rr))
     my = (v[None] + cy).reshape(-1, len(rr))
     polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # the small image's pixel i is centred on full-res (i + 0.5) * f - 0.5
-    h, q = np.float32(0.5), np.float32(f)
-    polar_bg = cv2.remap(_blurred_background(ring), (mx + h) / q - h, (my + h) / q - h,
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    polar_bg = background_at(ring, mx, my)
     ns = [len(np.arange(0, r, step, dtype=np.float32)) for r in reach]
     smooth = polar.copy()
     for i, n in enumerate(ns):   # light smoothing along the radius, each object's rays alone
@@ -703,9 +708,7 @@ def _polar_at(img, ring, center, reach):
     cos, sin = _ray_dirs(N_RAYS)
     mx, my = cos * rr[None, :] + np.float32(center[0]), sin * rr[None, :] + np.float32(center[1])
     polar = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    h, q = np.float32(0.5), np.float32(f)
-    polar_bg = cv2.remap(_blurred_background(ring), (mx + h) / q - h, (my + h) / q - h,
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    polar_bg = background_at(ring, mx, my)
     return polar, diff_image(cv2.blur(polar, (3, 1)), polar_bg), rr, step
 
 
@@ -770,9 +773,7 @@ def _own_texture(img, ring, x0, y0, x1, y1):
     f = ring.factor
     crop = img[y0:y1, x0:x1]
     ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    h, q = np.float32(0.5), np.float32(f)
-    bg = cv2.remap(_blurred_background(ring), (xs + h) / q - h, (ys + h) / q - h, cv2.INTER_LINEAR,
-                   borderMode=cv2.BORDER_REPLICATE)
+    bg = background_at(ring, xs, ys)
     win = int(max(2 * f, TEXTURE_WIN * ring.coin_radius_px)) | 1
     tex = _spread_beyond(crop, bg, win)
     # a window that holds any of the coin shows its texture: half a window beyond its rim. The

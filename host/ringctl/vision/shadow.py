@@ -7,12 +7,10 @@ it can come out round so: the shadow fills the crescent between the tilted coin'
 circle (sealed-12 2488924052 and 2557509314, forced tilted: round 0.974 and 0.976, called and
 paid). A flat coin's outline holds the coin all round; its own shadow lies outside it.
 """
-import math
-
 import cv2
 import numpy as np
 
-from . import detect
+from . import chipcheck, detect
 
 N_RAYS = 72                         # directions round the outline (5 deg)
 # Where a direction is in shadow: of the samples at RADII of the outline's radius (the crescent
@@ -33,23 +31,15 @@ ARC_DEG = 45.0
 def arc_deg(img, ring, blob, coin_chroma):
     """The widest arc (deg) of `blob`'s outline along which the band just inside its rim is the
     layout in shadow (see the module's doc). `img`: the frame as judged (balanced)."""
-    inv = cv2.invertAffineTransform(np.asarray(ring.to_plane, np.float64))
-    pc = np.asarray(blob.plane_center, np.float64)
-    rho = float(np.mean(blob.axes)) * np.asarray(RADII)
-    th = np.arange(N_RAYS) * (2 * math.pi / N_RAYS)
-    px = pc[0] + np.cos(th)[:, None] * rho[None]
-    py = pc[1] + np.sin(th)[:, None] * rho[None]
-    ix = (inv[0, 0] * px + inv[0, 1] * py + inv[0, 2]).astype(np.float32)
-    iy = (inv[1, 0] * px + inv[1, 1] * py + inv[1, 2]).astype(np.float32)
+    r = float(np.mean(blob.axes))   # a circle: the outline is round (>= judge.RESCUED_FLAT)
+    ix, iy = chipcheck.rim_points(cv2.invertAffineTransform(ring.to_plane), blob.plane_center, (r, r), 0.0,
+                                  RADII, N_RAYS)
     f = cv2.remap(img, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    # the stored empty ring is at detection scale: its pixel centres are `factor` frame px apart
-    h, q = np.float32(0.5), np.float32(ring.factor)
-    g = cv2.remap(detect._blurred_background(ring), (ix + h) / q - h, (iy + h) / q - h, cv2.INTER_LINEAR,
-                  borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    g = detect.background_at(ring, ix, iy).astype(np.float32)
     sf, sg = f.sum(2) + 30, g.sum(2) + 30   # + 30: dark pixels' chroma is mostly noise
     same = np.abs(f / sf[..., None] - g / sg[..., None]).sum(2) < CHROMA_SAME
     not_coin = np.abs(f / np.maximum(f.sum(2, keepdims=True), 1) - np.asarray(coin_chroma)).sum(2) > NOT_COIN
-    on = (same & (sf / sg < DARKER) & not_coin).mean(1) >= RAY_SHARE
+    on = (same & (sf / sg < DARKER) & not_coin).mean(0) >= RAY_SHARE   # per direction
     if on.all():
         return 360.0
     run = best = 0
