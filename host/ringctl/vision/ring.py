@@ -570,9 +570,9 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
                         "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
                         "border with plain cloth of the layout's colour, and photograph the empty ring again")
     if not _stands(full):
-        start = (c0, (2 * a0, 2 * b0), an0)
-        if _layout_like_wall(img, start)[1] <= ALIKE_CHROMA_TOL:
-            raise _not_visible(img, start)
+        _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
+        if d_wall <= ALIKE_CHROMA_TOL:
+            raise _not_visible(dl)
         if refined is None and local:   # print of about the wall's colour was found (_wall_edge)
             raise UserError("ring edge not sharp enough to measure all round (printed artwork of about the "
                             "wall's colour meets the wall); photograph the empty ring again with the print "
@@ -610,9 +610,9 @@ def _layout_like_wall(img, ell):
     return _like_wall(*_across_bands(img, ell))
 
 
-def _not_visible(img, ell):
-    """The refusal when the layout's edge is not seen: the layout and the wall alike."""
-    _, _, dl = _layout_like_wall(img, ell)
+def _not_visible(dl):
+    """The refusal when the layout's edge is not seen: the layout and the wall alike (`dl`: the
+    step of L* between them, _like_wall)."""
     return UserError(f"ring edge not visible all round: the layout and the wall are about the same colour "
                      f"where they meet (or a line printed round the layout was taken for its edge), and their "
                      f"brightness differs by only {abs(dl):.1f} L* or too gradually "
@@ -644,14 +644,19 @@ def _chroma(v):
     return (v + 1.0) / (v.sum(axis=-1, keepdims=True) + 3.0)
 
 
+def _band(bgr, s, a, b):
+    """Each direction's median colour of profiles `bgr` (n, len(s), 3) from offset a to b (px;
+    4 samples at least)."""
+    j0, j1 = np.searchsorted(s, [a, b])
+    return np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)
+
+
 def _like_wall(bgr, s, r):
     """(layout of the wall's chromaticity?, their chromaticity distance, L* step) from profiles
     `bgr` (n, len(s), 3) across an ellipse of radius r: the bands 3 px to 3% of r + 3 px inside
     (the layout) and outside (the wall) it, each direction's median, then the ring's."""
-    def band(a, b):
-        j0, j1 = np.searchsorted(s, [a, b])
-        return np.median(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1), axis=0)
-    inside, outside = band(-(0.03 * r + 3.0), -3.0), band(3.0, 0.03 * r + 3.0)
+    inside = np.median(_band(bgr, s, -(0.03 * r + 3.0), -3.0), axis=0)
+    outside = np.median(_band(bgr, s, 3.0, 0.03 * r + 3.0), axis=0)
     d = float(np.linalg.norm(_chroma(inside) - _chroma(outside)))
     lab = cv2.cvtColor((np.stack([inside, outside]) / 255.0).astype(np.float32)[None], cv2.COLOR_BGR2LAB)[0]
     return d <= EDGE_CHROMA_TOL, d, float(lab[1, 0] - lab[0, 0])
@@ -738,12 +743,10 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     j = np.arange(m + k, J - m - k)
     step = np.zeros((n, J), np.float32)
     step[:, j] = np.linalg.norm((c[:, j + k] - c[:, j]) - (c[:, j] - c[:, j - k]), axis=2) / k
-    j0, j1 = np.searchsorted(s, [3.0, 0.03 * r + 3.0])
-    wall = np.median(_chroma(np.median(bgr[:, j0:max(j1, j0 + 4)], axis=1)), axis=0)
+    wall = np.median(_chroma(_band(bgr, s, 3.0, 0.03 * r + 3.0)), axis=0)
     out = np.linalg.norm(_chroma((cb[:, j + k + m] - cb[:, j + k]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
     inn = np.linalg.norm(_chroma((cb[:, j - k] - cb[:, j - k - m]) / m) - wall, axis=2) <= EDGE_CHROMA_TOL
-    like = bright
-    if like:
+    if bright:
         # (a layout of the wall's chromaticity) inside the edge is not told by its colour, only by
         # its brightness. The edge is the step of L* whose sign the ring's innermost concentric
         # step has (the cloth lighter or darker than the wall's foot; the wall's shading further
@@ -806,9 +809,9 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
         pal = _chroma(np.asarray(layout, np.float32).reshape(-1, 3))
         if (np.linalg.norm(inside[:, None] - pal[None], axis=2).min(axis=1) <= EDGE_CHROMA_TOL).mean() < 0.5:
             return None
-    if like and not _sharp(img, best):
+    if bright and not _sharp(img, best):
         return None
-    return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best)))), like
+    return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best)))), bright
 
 
 def _sharp(img, ell, n=360):
