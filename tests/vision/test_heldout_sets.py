@@ -1,7 +1,10 @@
 """Held-out scenes from the independent generator (issue 12; thresholds were not set on these):
 no wrong call and no void without evidence, every valid spin called. The full sets and their
 per-kind confusion are printed by `ring bench vision --json`."""
-from ringctl.sim import heldout
+import pytest
+
+from ringctl.errors import UserError
+from ringctl.sim import heldout, vision_bench
 from ringctl.sim.vision_bench import Tally, heldout_scenes, score
 from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
 from ringctl.vision import judge
@@ -59,3 +62,14 @@ def test_tuning_variety_sets_widen_light_and_blur_and_leave_the_other_sets_alone
             a = heldout.make(seed, None, heldout.SETS[name])
             b = heldout.make(seed, None, dict(heldout.SETS[name], **explicit))
             assert json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def test_a_forced_kind_makes_every_scene_of_that_kind():
+    """`ring bench vision --kind tilted`: each seed's scene made tilted (most seeds' own are not),
+    judged like any other; tuning-960's fixed scenes cannot be forced."""
+    cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 2))
+    own = [kind for _, kind, *_ in heldout_scenes(cfg, 4)]
+    got = [(kind, expect) for _, kind, expect, *_ in heldout_scenes(cfg, 4, kind="tilted")]
+    assert own != ["tilted"] * 4 and got == [("tilted", "no-spin")] * 4, (own, got)
+    with pytest.raises(UserError, match="--kind needs held-out sets"):
+        vision_bench.main(["--kind", "tilted", "--sets", "tuning-960:1"])

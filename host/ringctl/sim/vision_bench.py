@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..vision import faceid, judge, rest, ring as ringmod
-from . import heldout, render, scenes
+from . import benchrun, heldout, render, scenes
 from ..cliutil import OneLineParser
 
 RING_PHOTOS = faceid.RECOMMENDED_PHOTOS   # photos per face when each scene's ring trains its own model (--train ring)
@@ -356,10 +356,7 @@ def main(argv=None):
     sets = heldout.parse_sets(args.sets, args.scenes, check=False)   # tuning-960 is no heldout set
     if args.kind and any(name == "tuning-960" for name, _ in sets):
         raise UserError("--kind needs held-out sets (tuning-960's scenes are fixed); drop tuning-960 from --sets")
-    cv2.setNumThreads(1)
-    out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "timing": {}, "sets": {}}
-    if args.kind:
-        out["kind"] = args.kind   # every scene of this kind
+    _, out = benchrun.start(False, timing={}, sets={}, **({"kind": args.kind} if args.kind else {}))
     for name in ("tune-1080p", "tune-4k"):
         cfg = heldout.SETS[name]
         out["timing"]["x".join(map(str, cfg["size"]))] = _timing(cfg, args.repeat)
