@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16`, `-17`, `-18` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -80,6 +80,9 @@ SEALED16_ENTROPY = 0xFBA034844FD5AB34
 # "sealed-17": entropy drawn at the start of the thirteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED17_ENTROPY = 0x0774B68D184E6360
+# "sealed-18": entropy drawn at the start of the fourteenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED18_ENTROPY = 0x2B26E1ECA7C63C46
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -89,7 +92,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "slate": (84, 76, 62),   # slate: sealed-14 only
            "plum": (70, 30, 96),    # plum: sealed-15 only
            "brown": (32, 52, 84),   # brown: sealed-16 only
-           "grey": (74, 74, 72)}    # grey: sealed-17 only
+           "grey": (74, 74, 72),    # grey: sealed-17 only
+           "navy": (78, 34, 20)}    # navy: sealed-18 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -109,7 +113,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "amber": (40, 128, 184),        # a deep amber-gold, little blue (sealed-15 only)
                 "nickel": (150, 156, 160),      # a silver cupronickel, barely coloured (sealed-16 only)
                 "steel": (168, 162, 154),       # a cool silver steel (tune-silver)
-                "pale-brass": (96, 168, 206)}   # a pale, bright brass (sealed-17 only)
+                "pale-brass": (96, 168, 206),   # a pale, bright brass (sealed-17 only)
+                "gunmetal": (92, 96, 112)}      # a dark, warm grey bronze (sealed-18 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -212,6 +217,12 @@ SETS = {
                       stream=SEALED17_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("pale-brass",),
                       layouts=("green", "blue", "maroon", "black", "grey")),
+    # sealed (fourteenth session, entropy drawn at its start): relief struck from a deep-sky
+    # photograph and a line of text (faces.RELIEF_PICTURE 113), a gunmetal coin, a navy layout
+    "sealed-18": dict(size=None, coin_px=(40, 120), coin="gunmetal", faces="render:113",
+                      stream=SEALED18_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("gunmetal",),
+                      layouts=("green", "blue", "maroon", "black", "navy")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
