@@ -12,6 +12,10 @@ import pytest
 from ringctl.sim.simboard import SimBoard
 
 RING = os.path.join(os.path.dirname(sys.executable), "ring")
+# `ring run`'s wait for the simulated board's handshake, and the tests' wait for "link up": the
+# default 8 s was once too short for the firmware's start under two test workers and a benchmark
+LINK_WAIT = ["--link-wait", "30"]
+LINK_UP_S = 40
 
 
 class Proc:

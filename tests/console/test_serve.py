@@ -10,7 +10,7 @@ import time
 
 import httpx
 from ringctl.record.log import AuditLog
-from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
+from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 
 
 def web_login(url, name, password):
@@ -50,10 +50,10 @@ def test_ring_run_console_boxer_calls_the_spin_from_the_web(board, tmp_path):
                          capture_output=True, text=True, env=env, timeout=30)
     assert add.returncode == 0, add.stderr
     proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db,
-                 "--console", "127.0.0.1:0"], env)
+                 "--console", "127.0.0.1:0"] + LINK_WAIT, env)
     try:
         url = proc.expect_re(r"console: (http://127\.0\.0\.1:\d+)", 20).group(1)
-        proc.expect("link up", 15)
+        proc.expect("link up", LINK_UP_S)
         assert "<button" not in httpx.get(url + "/board").text
         assert httpx.post(url + "/api/commands", json={"cmd": "arm"}).status_code == 401
         web = web_login(url, "bea", "bea-password-1")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
+from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 from ringctl.record.log import AuditLog
 
 
@@ -17,9 +17,9 @@ def test_ring_run_arms_follows_the_spin_and_records_the_boxers_call(board, tmp_p
     b, keyfile = board
     db = str(tmp_path / "audit.db")
     env = dict(os.environ, RING_HOME=str(tmp_path / "home"))
-    proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db], env)
+    proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db] + LINK_WAIT, env)
     try:
-        proc.expect("link up", 15)
+        proc.expect("link up", LINK_UP_S)
         for op in ('{"op": "spinner", "calls": "heads", "name": "Ada"}', '{"op": "bets-open"}',
                    '{"op": "bet", "id": "b1", "on": "spinner", "amount": 10}',
                    '{"op": "bet", "id": "b2", "on": "tails", "amount": 5}',
@@ -98,10 +98,10 @@ def test_host_killed_mid_spin_loses_nothing_and_rebuilds_the_game(board, tmp_pat
     b, keyfile = board
     db = str(tmp_path / "audit.db")
     env = dict(os.environ, RING_HOME=str(tmp_path / "home"))
-    args = [RING, "run", "--port", b.tty, "--key", keyfile, "--log", db]
+    args = [RING, "run", "--port", b.tty, "--key", keyfile, "--log", db] + LINK_WAIT
     proc = Proc(args, env)
     try:
-        proc.expect("link up", 15)
+        proc.expect("link up", LINK_UP_S)
         for op in ('{"op": "spinner", "calls": "tails", "name": "Bo"}', '{"op": "bets-open"}',
                    '{"op": "bet", "id": "b1", "on": "spinner", "amount": 10}', '{"op": "bets-closed"}'):
             proc.send(op)
@@ -119,7 +119,7 @@ def test_host_killed_mid_spin_loses_nothing_and_rebuilds_the_game(board, tmp_pat
     time.sleep(1.5)
     proc = Proc(args, env)
     try:
-        proc.expect("link up", 15)
+        proc.expect("link up", LINK_UP_S)
         time.sleep(1.5)                               # backlog resent by the board, recorded
         proc.send("s")
         state = proc.expect("table ", 5)

@@ -4,16 +4,16 @@ import os
 import re
 import time
 
-from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
+from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 
 
 def test_beam_fault_is_shown_refused_and_cleared_without_a_restart(board, tmp_path):
     b, keyfile = board
     env = dict(os.environ, RING_HOME=str(tmp_path / "home"))
     proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log",
-                 str(tmp_path / "audit.db")], env)
+                 str(tmp_path / "audit.db")] + LINK_WAIT, env)
     try:
-        proc.expect("link up", 15)
+        proc.expect("link up", LINK_UP_S)
         for op in ('{"op": "spinner", "calls": "heads"}', '{"op": "bets-open"}',
                    '{"op": "bet", "id": "b1", "on": "spinner", "amount": 10}', '{"op": "bets-closed"}'):
             proc.send(op)

@@ -5,7 +5,7 @@ import signal
 
 import pytest
 
-from ringproc import RING, Proc, board  # noqa: F401  (board is a fixture)
+from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 from ringctl.record.log import AuditLog
 
 
@@ -18,10 +18,10 @@ def test_ring_run_stops_cleanly_on_a_signal(board, tmp_path, sig):
     b, keyfile = board
     db = str(tmp_path / "audit.db")
     env = dict(os.environ, RING_HOME=str(tmp_path / "home"))
-    proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db], env,
+    proc = Proc([RING, "run", "--port", b.tty, "--key", keyfile, "--log", db] + LINK_WAIT, env,
                 preexec_fn=_ignore_sigint)
     try:
-        proc.expect("link up", 30)
+        proc.expect("link up", LINK_UP_S)
         proc.send('{"op": "spinner", "calls": "heads", "name": "Ada"}')
         proc.expect('"spinner"')
         proc.p.send_signal(sig)
