@@ -1,7 +1,8 @@
 """A coin's outline measured again where print hid part of it (a rescued outline) that takes in the
 layout in shadow just inside its rim is not called flat (vision/shadow.py): a coin tilted 26-30 deg
 with its shadow beside it came out round so and was paid (sealed-12, forced tilted scenes); a flat
-coin's rescued outline, whose shadow lies outside it, is still called."""
+coin's rescued outline, whose shadow lies outside it, is still called. On print of about the
+coin's colour the shadow is that colour too, only darker than the coin's face (edge-1080p)."""
 import pytest
 
 from ringctl.sim import heldout
@@ -9,6 +10,7 @@ from ringctl.vision import detect, judge, shadow
 from vcache import heldout_model, scene   # trained / rendered once per session
 
 CFG = heldout.SETS["sealed-12"]
+EDGE = heldout.SETS["edge-1080p"]
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +42,20 @@ def test_a_tilted_coin_whose_shadow_rounds_its_outline_is_not_called(model, seed
     v = judge.classify(img, rm, model)
     assert v["result"] == "unsure"
     assert any("in shadow just inside its rim" in r for r in v["reasons"])
+
+
+def test_a_shadow_on_print_of_the_coins_colour_counts_where_darker_than_the_face():
+    # a coin tilted 26 deg across a beige box and blue cloth: its outline recentred round 0.988
+    # takes in its shadow on both; by chroma alone (the shadow on beige is the coin's colour) the
+    # arc was 15 deg and the spin was called "odds"
+    edge_model = heldout_model(EDGE)
+    spec, expect, rm, img = scene(420366459, "tilted", EDGE)
+    assert expect == "no-spin"
+    tilted = [(b, arc) for t, b, arc in _rescued_coins(img, rm, edge_model, spec) if t.get("tilt_deg", 0) >= 25]
+    assert tilted and all(b.axes[1] / b.axes[0] >= judge.RESCUED_FLAT for b, _ in tilted)
+    assert all(arc >= shadow.ARC_DEG for _, arc in tilted)
+    v = judge.classify(img, rm, edge_model)
+    assert v["result"] == "unsure" and any("in shadow just inside its rim" in r for r in v["reasons"])
 
 
 def test_a_flat_coins_rescued_outline_is_still_called(model):

@@ -1,0 +1,39 @@
+"""A small coin tilted 25 deg, blurred and smeared by motion across its short axis, measures
+nearly round on plain cloth (edge-1080p 2247935845, forced tilted: 0.946, called "odds" and paid
+while flat counted from 0.945): flat now starts at judge.FLAT_RATIO 0.95, and a flat coin's
+clean outline is still called."""
+from ringctl.sim import heldout
+from ringctl.vision import detect, judge
+from vcache import heldout_model, scene   # trained / rendered once per session
+
+CFG = heldout.SETS["edge-1080p"]
+
+
+def _outlines(img, rm, model, spec):
+    """(truth coin, plain outline's roundness) of each coin's outline not measured again."""
+    img, _ = judge.balance.balanced(img, rm)
+    out = []
+    for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
+        if b.axes is None or judge._rescued(b):
+            continue
+        t = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
+        out.append((t, b.axes[1] / b.axes[0]))
+    return out
+
+
+def test_a_blurred_tilted_coin_measured_nearly_round_is_not_called():
+    model = heldout_model(CFG)
+    spec, expect, rm, img = scene(2247935845, "tilted", CFG)
+    assert expect == "no-spin" and spec["_post"]["motion"]
+    tilted = [ratio for t, ratio in _outlines(img, rm, model, spec) if t.get("tilt_deg", 0) >= 25]
+    # the precondition: its outline is clean and rounder than TILT_RATIO, short of FLAT_RATIO
+    assert tilted and all(judge.TILT_RATIO < r < judge.FLAT_RATIO for r in tilted)
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure" and "unsure: cannot tell whether a coin lies flat" in v["reasons"]
+
+
+def test_the_flat_coin_beside_it_measures_flat():
+    model = heldout_model(CFG)
+    spec, _, rm, img = scene(2247935845, "tilted", CFG)
+    flat = [ratio for t, ratio in _outlines(img, rm, model, spec) if not t.get("tilt_deg")]
+    assert flat and all(r >= judge.FLAT_RATIO for r in flat)
