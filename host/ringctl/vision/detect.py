@@ -42,6 +42,13 @@ ROUND_OUT = (0.15, 0.35)   # the layout just outside the circle, coin radii beyo
 RECENTRE_SIZE = (0.75, 1.33)   # coin radii of that circle and of the outline found, within
 RECENTRE_MIN_ON = 0.25         # of the rays with a first-pass edge on that circle, at least
 RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this round (never a tilt)
+# ... and never tried on an object that already fits a clean ellipse (ROUND_FIT) over this many
+# coin areas: that is the coin's whole outline, not a sliver of it. Four coins tilted 26-30 deg
+# so (first fits 0.3-0.82 px, 1.04-1.14 coin areas) were recentred round 0.959-0.983 through
+# their side and shadow (sealed-10 484943726: called "odds"); of ten flat coins recentred in
+# edge-tune, edge-1080p, edge-4k forced valid and tilted scenes none fitted so (0.74 px at
+# 0.79 coin areas, else > 1.2 px)
+RECENTRE_WHOLE = 0.9
 # ... or, where even that finds no rim, the coin's own rim and face texture in the frame (`_textured`)
 TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search; one
                            # found by it must be this close
@@ -723,6 +730,8 @@ def _recentred(img, ring, blob, k, r, need):
     outline is kept only if it is clean (fit <= ROUND_FIT), round (>= RECENTRE_FLAT: a tilted
     coin is never made from part of one), of the coin's size and holds the object. Else the
     object keeps its first measurement (unsure in play, refused in training)."""
+    if blob.fit_err <= ROUND_FIT and blob.area_coins >= RECENTRE_WHOLE:
+        return False   # no sliver: a coin's area in a clean ellipse is that coin's outline
     r_img, tol, pp, ctr, rad = _edge_circles(ring, blob, k, r)
     fit = (rad > RECENTRE_SIZE[0] * r_img) & (rad < RECENTRE_SIZE[1] * r_img)
     if not fit.any():
