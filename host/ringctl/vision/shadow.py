@@ -32,7 +32,6 @@ N_RAYS = 72                         # directions round the outline (5 deg)
 RADII = (0.8, 0.85, 0.9, 0.95)
 FACE_RADII = (0.5, 0.55, 0.6, 0.65, 0.7)
 CHROMA_SAME, DARKER, NOT_COIN, BELOW_FACE, RAY_SHARE = 0.167, 0.95, 0.14, 0.8, 0.5
-DARK_FACE = 0.6
 ARC_DEG = 35.0
 
 
@@ -50,7 +49,7 @@ def arc_deg(img, ring, blob, coin_chroma):
     same = np.abs(f / sf[..., None] - g / sg[..., None]).sum(2) < CHROMA_SAME
     not_coin = np.abs(f / np.maximum(f.sum(2, keepdims=True), 1) - np.asarray(coin_chroma)).sum(2) > NOT_COIN
     not_coin |= sf < BELOW_FACE * face
-    on = ((same & (sf / sg < DARKER) & not_coin) | (sf < DARK_FACE * face)).mean(0) >= RAY_SHARE   # per direction
+    on = (same & (sf / sg < DARKER) & not_coin).mean(0) >= RAY_SHARE   # per direction
     if on.all():
         return 360.0
     run = best = 0

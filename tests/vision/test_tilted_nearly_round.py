@@ -1,10 +1,16 @@
-"""A small coin tilted 25 deg, blurred and smeared by motion across its short axis, measures
-nearly round on plain cloth (edge-1080p 2247935845, forced tilted: 0.946, called "odds" and paid
-while flat counted from 0.945): flat now starts at judge.FLAT_RATIO 0.95, and a flat coin's
-clean outline is still called."""
+"""Tilted coins measured nearly round, found by forcing every scene of a set to be tilted, and
+called before (fourteenth session):
+- a small coin tilted 25 deg, blurred and smeared by motion across its short axis, measures 0.946
+  on plain cloth (edge-1080p 2247935845; flat counted from 0.945): flat now starts at
+  judge.FLAT_RATIO 0.95, and the flat coin beside it still measures flat;
+- a coin tilted 28 deg beside a print strip, whose first outline was a clean ellipse of a coin's
+  area, was recentred (detect._recentred) round 0.983 through its side and shadow (sealed-10
+  484943726): such an ellipse is the coin's outline and is not recentred (RECENTRE_WHOLE)."""
 from ringctl.sim import heldout
 from ringctl.vision import detect, judge
 from vcache import heldout_model, scene   # trained / rendered once per session
+
+SEALED10 = heldout.SETS["sealed-10"]
 
 CFG = heldout.SETS["edge-1080p"]
 
@@ -37,3 +43,16 @@ def test_the_flat_coin_beside_it_measures_flat():
     spec, _, rm, img = scene(2247935845, "tilted", CFG)
     flat = [ratio for t, ratio in _outlines(img, rm, model, spec) if not t.get("tilt_deg")]
     assert flat and all(r >= judge.FLAT_RATIO for r in flat)
+
+
+def test_a_tilted_coins_clean_ellipse_is_not_recentred_round():
+    model = heldout_model(SEALED10)
+    spec, expect, rm, frame = scene(484943726, "tilted", SEALED10)
+    assert expect == "no-spin"
+    t = next(c for c in spec["coins"] if c.get("tilt_deg", 0) >= 25)
+    img, _ = judge.balance.balanced(frame, rm)
+    b = min((b for b in detect.find_blobs(img, rm, skip_chroma=model.chroma) if b.axes is not None),
+            key=lambda b: (b.center[0] - t["center_px"][0]) ** 2 + (b.center[1] - t["center_px"][1]) ** 2)
+    assert "recentred" not in b.extra and b.axes[1] / b.axes[0] < judge.TILT_RATIO
+    v = judge.classify(frame, rm, model)
+    assert v["result"] == "unsure" and any("looks tilted" in r for r in v["reasons"])
