@@ -93,7 +93,8 @@ TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token 
 # tilted 25 deg, small (26 px), blurred 1.3 px and smeared 2.4 px across its short axis measured
 # 0.946 and was paid (edge-1080p 2247935845, forced tilted; fourteenth session): flat from 0.95.
 # Of about 1500 plain flat outlines in seven sets' forced valid and tilted scenes, one called
-# coin measured 0.945-0.95 (edge-tune 3139415968, 0.947: now unsure)
+# coin measured 0.945-0.95 (edge-tune 3139415968, 0.947: now unsure); measured after, it cost
+# one valid spin each of edge-1080p:100 (forced valid) and sealed-18:150 (site)
 FLAT_RATIO = 0.95
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 # An outline measured again where print hid part of it (detect's remeasured, recentred, textured
