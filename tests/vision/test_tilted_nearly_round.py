@@ -1,8 +1,9 @@
 """Tilted coins measured nearly round, found by forcing every scene of a set to be tilted, and
 called before (fourteenth session):
 - a small coin tilted 25 deg, blurred and smeared by motion across its short axis, measures 0.946
-  on plain cloth (edge-1080p 2247935845; flat counted from 0.945): flat now starts at
-  judge.FLAT_RATIO 0.95, and the flat coin beside it still measures flat;
+  on plain cloth (edge-1080p 2247935845; flat counted from 0.945): under judge.FLAT_FULL 0.95 a
+  coin is flat only if its short axis is judge.SHORT_MIN of the coin's radius (a tilt shortens
+  it), and the flat coin beside it still measures flat;
 - a coin tilted 28 deg beside a print strip, whose first outline was a clean ellipse of a coin's
   area, was recentred (detect._recentred) round 0.983 through its side and shadow (sealed-10
   484943726): such an ellipse is the coin's outline and is not recentred (RECENTRE_WHOLE)."""
@@ -16,14 +17,16 @@ CFG = heldout.SETS["edge-1080p"]
 
 
 def _outlines(img, rm, model, spec):
-    """(truth coin, plain outline's roundness) of each coin's outline not measured again."""
+    """(truth coin, plain outline's roundness, its short half-axis over the coin's radius) of each
+    coin's outline not measured again."""
     img, _ = judge.balance.balanced(img, rm)
+    r_exp = rm.coin_radius_px * model.radius_ratio
     out = []
     for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
         if b.axes is None or judge._rescued(b):
             continue
         t = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
-        out.append((t, b.axes[1] / b.axes[0]))
+        out.append((t, b.axes[1] / b.axes[0], b.axes[1] / r_exp))
     return out
 
 
@@ -31,9 +34,9 @@ def test_a_blurred_tilted_coin_measured_nearly_round_is_not_called():
     model = heldout_model(CFG)
     spec, expect, rm, img = scene(2247935845, "tilted", CFG)
     assert expect == "no-spin" and spec["_post"]["motion"]
-    tilted = [ratio for t, ratio in _outlines(img, rm, model, spec) if t.get("tilt_deg", 0) >= 25]
-    # the precondition: its outline is clean and rounder than TILT_RATIO, short of FLAT_RATIO
-    assert tilted and all(judge.TILT_RATIO < r < judge.FLAT_RATIO for r in tilted)
+    tilted = [(ratio, short) for t, ratio, short in _outlines(img, rm, model, spec) if t.get("tilt_deg", 0) >= 25]
+    # the precondition: its outline is clean and as round as a flat coin's can be, its short axis short
+    assert tilted and all(judge.FLAT_RATIO <= r < judge.FLAT_FULL and s < judge.SHORT_MIN for r, s in tilted)
     v = judge.classify(img, rm, model)
     assert v["result"] == "unsure" and "unsure: cannot tell whether a coin lies flat" in v["reasons"]
 
@@ -41,8 +44,8 @@ def test_a_blurred_tilted_coin_measured_nearly_round_is_not_called():
 def test_the_flat_coin_beside_it_measures_flat():
     model = heldout_model(CFG)
     spec, _, rm, img = scene(2247935845, "tilted", CFG)
-    flat = [ratio for t, ratio in _outlines(img, rm, model, spec) if not t.get("tilt_deg")]
-    assert flat and all(r >= judge.FLAT_RATIO for r in flat)
+    flat = [(ratio, short) for t, ratio, short in _outlines(img, rm, model, spec) if not t.get("tilt_deg")]
+    assert flat and all(r >= judge.FLAT_FULL or (r >= judge.FLAT_RATIO and s >= judge.SHORT_MIN) for r, s in flat)
 
 
 def test_a_tilted_coins_clean_ellipse_is_not_recentred_round():
