@@ -6,8 +6,9 @@ coin's colour the shadow is that colour too, only darker than the coin's face (e
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import detect, judge, shadow
+from ringctl.vision import judge, shadow
 from vcache import heldout_model, scene   # trained / rendered once per session
+from visionkit import measured_outlines
 
 CFG = heldout.SETS["sealed-12"]
 EDGE = heldout.SETS["edge-1080p"]
@@ -19,15 +20,10 @@ def model():
 
 
 def _rescued_coins(img, rm, model, spec):
-    """(truth coin, blob) of each coin whose outline detect measured again."""
-    out = []
-    img, _ = judge.balance.balanced(img, rm)
-    for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
-        if b.axes is None or not judge._rescued(b):
-            continue
-        near = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
-        out.append((near, b, shadow.arc_deg(img, rm, b, model.chroma)))
-    return out
+    """(truth coin, blob, shadow arc) of each coin whose outline detect measured again."""
+    bal, _ = judge.balance.balanced(img, rm)
+    return [(t, b, shadow.arc_deg(bal, rm, b, model.chroma))
+            for t, b in measured_outlines(img, rm, model, spec) if judge._rescued(b)]
 
 
 @pytest.mark.parametrize("seed", [2488924052, 2557509314])

@@ -8,26 +8,20 @@ called before (fourteenth session):
   area, was recentred (detect._recentred) round 0.983 through its side and shadow (sealed-10
   484943726): such an ellipse is the coin's outline and is not recentred (RECENTRE_WHOLE)."""
 from ringctl.sim import heldout
-from ringctl.vision import detect, judge
+from ringctl.vision import judge
 from vcache import heldout_model, scene   # trained / rendered once per session
-
-SEALED10 = heldout.SETS["sealed-10"]
+from visionkit import measured_outlines
 
 CFG = heldout.SETS["edge-1080p"]
+SEALED10 = heldout.SETS["sealed-10"]
 
 
 def _outlines(img, rm, model, spec):
     """(truth coin, plain outline's roundness, its short half-axis over the coin's radius) of each
     coin's outline not measured again."""
-    img, _ = judge.balance.balanced(img, rm)
     r_exp = rm.coin_radius_px * model.radius_ratio
-    out = []
-    for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
-        if b.axes is None or judge._rescued(b):
-            continue
-        t = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
-        out.append((t, b.axes[1] / b.axes[0], b.axes[1] / r_exp))
-    return out
+    return [(t, b.axes[1] / b.axes[0], b.axes[1] / r_exp)
+            for t, b in measured_outlines(img, rm, model, spec) if not judge._rescued(b)]
 
 
 def test_a_blurred_tilted_coin_measured_nearly_round_is_not_called():
@@ -52,10 +46,7 @@ def test_a_tilted_coins_clean_ellipse_is_not_recentred_round():
     model = heldout_model(SEALED10)
     spec, expect, rm, frame = scene(484943726, "tilted", SEALED10)
     assert expect == "no-spin"
-    t = next(c for c in spec["coins"] if c.get("tilt_deg", 0) >= 25)
-    img, _ = judge.balance.balanced(frame, rm)
-    b = min((b for b in detect.find_blobs(img, rm, skip_chroma=model.chroma) if b.axes is not None),
-            key=lambda b: (b.center[0] - t["center_px"][0]) ** 2 + (b.center[1] - t["center_px"][1]) ** 2)
-    assert "recentred" not in b.extra and b.axes[1] / b.axes[0] < judge.TILT_RATIO
+    tilted = [b for t, b in measured_outlines(frame, rm, model, spec) if t.get("tilt_deg", 0) >= 25]
+    assert tilted and all("recentred" not in b.extra and b.axes[1] / b.axes[0] < judge.TILT_RATIO for b in tilted)
     v = judge.classify(frame, rm, model)
     assert v["result"] == "unsure" and any("looks tilted" in r for r in v["reasons"])

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ringctl.sim import render, scenes, vision_bench as bench
-from ringctl.vision import judge
+from ringctl.vision import detect, judge
 
 CALLS = ("heads", "tails", "odds")
 
@@ -17,6 +17,18 @@ def run(model, seed, kind, **changes):
     rm = bench.site(spec, seed)
     img, truth = render.render_scene(spec, np.random.default_rng(seed))
     return judge.classify(img, rm, model), truth
+
+
+def measured_outlines(img, rm, model, spec):
+    """(truth coin nearest it, blob) for each object detect measures an outline of in the frame as
+    the judge sees it (balanced): a held-out scene's coins beside what was measured of them."""
+    img, _ = judge.balance.balanced(img, rm)
+    out = []
+    for b in detect.find_blobs(img, rm, skip_chroma=model.chroma):
+        if b.axes is not None:
+            t = min(spec["coins"], key=lambda t: (t["center_px"][0] - b.center[0]) ** 2 + (t["center_px"][1] - b.center[1]) ** 2)
+            out.append((t, b))
+    return out
 
 
 def calibrated_scenes(main, out, n, seed):

@@ -45,9 +45,9 @@ RECENTRE_FLAT = 0.93           # the outline found is kept only if at least this
 # ... and never tried on an object that already fits a clean ellipse (ROUND_FIT) over this many
 # coin areas: that is the coin's whole outline, not a sliver of it. Four coins tilted 26-30 deg
 # so (first fits 0.3-0.82 px, 1.04-1.14 coin areas) were recentred round 0.959-0.983 through
-# their side and shadow (sealed-10 484943726: called "odds"); of ten flat coins recentred in
-# edge-tune, edge-1080p, edge-4k forced valid and tilted scenes none fitted so (0.74 px at
-# 0.79 coin areas, else > 1.2 px)
+# their side and shadow (sealed-10 484943726: called "odds"; three in edge-tune and edge-4k's
+# forced tilted scenes); of ten flat coins recentred in edge-tune, edge-1080p, edge-4k forced
+# valid and tilted scenes none fitted so (0.74 px at 0.79 coin areas, else > 1.2 px)
 RECENTRE_WHOLE = 0.9
 # ... or, where even that finds no rim, the coin's own rim and face texture in the frame (`_textured`)
 TEXTURE_SIZE_OK = 0.15     # an outline this close to the coin's radius (clean, round) needs no such search; one
