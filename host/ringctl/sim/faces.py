@@ -101,7 +101,7 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # portrait for heads and an animal or object for tails, as on many real coins. 106: sealed-11
 # only; 107: sealed-12 only; ... 111: sealed-16 only (stained cells; a page of printed lettering);
 # 112: sealed-17 only (a micrograph of a cell; a brick wall); 113: sealed-18 only (a deep-sky
-# photograph; a line of printed text)
+# photograph; a line of printed text); 114: sealed-19 only (a snake emblem; a bed of gravel)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -109,7 +109,8 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   110: (("shepp_logan_phantom", 200, 200, 190), ("horse", 200, 164, 160)),
                   111: (("immunohistochemistry", 256, 256, 200), ("page", 192, 95, 90)),
                   112: (("cell", 275, 330, 260), ("brick", 256, 256, 240)),
-                  113: (("hubble_deep_field", 500, 436, 400), ("text", 224, 86, 84))}
+                  113: (("hubble_deep_field", 500, 436, 400), ("text", 224, 86, 84)),
+                  114: (("logo", 250, 250, 220), ("gravel", 256, 256, 240))}
 
 
 def _plate_relief(face, design):
@@ -117,7 +118,8 @@ def _plate_relief(face, design):
     if design in RELIEF_PICTURE:
         name, x, y, r = RELIEF_PICTURE[design][face == "tails"]
         picture = getattr(data, name)()
-        grey = cv2.cvtColor(picture, cv2.COLOR_RGB2GRAY) if picture.ndim == 3 else picture
+        # some pictures carry an alpha plane (RGBA): only the colour planes make relief
+        grey = cv2.cvtColor(picture[..., :3], cv2.COLOR_RGB2GRAY) if picture.ndim == 3 else picture
     else:
         x, y, r = RELIEF_PLATE[design][face == "tails"]
         grey = data.coins()

@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17`, `-18` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -83,6 +83,9 @@ SEALED17_ENTROPY = 0x0774B68D184E6360
 # "sealed-18": entropy drawn at the start of the fourteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED18_ENTROPY = 0x2B26E1ECA7C63C46
+# "sealed-19": entropy drawn at the start of the fifteenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED19_ENTROPY = 0xD57EDB0088E2D7DA
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -93,7 +96,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "plum": (70, 30, 96),    # plum: sealed-15 only
            "brown": (32, 52, 84),   # brown: sealed-16 only
            "grey": (74, 74, 72),    # grey: sealed-17 only
-           "navy": (78, 34, 20)}    # navy: sealed-18 only
+           "navy": (78, 34, 20),    # navy: sealed-18 only
+           "khaki": (72, 112, 118)} # khaki: sealed-19 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -114,7 +118,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "nickel": (150, 156, 160),      # a silver cupronickel, barely coloured (sealed-16 only)
                 "steel": (168, 162, 154),       # a cool silver steel (tune-silver)
                 "pale-brass": (96, 168, 206),   # a pale, bright brass (sealed-17 only)
-                "gunmetal": (92, 96, 112)}      # a dark, warm grey bronze (sealed-18 only)
+                "gunmetal": (92, 96, 112),      # a dark, warm grey bronze (sealed-18 only)
+                "orange-copper": (38, 108, 210)}  # a bright, strongly orange copper (sealed-19 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -223,6 +228,12 @@ SETS = {
                       stream=SEALED18_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("gunmetal",),
                       layouts=("green", "blue", "maroon", "black", "navy")),
+    # sealed (fifteenth session, entropy drawn at its start): relief struck from a snake emblem
+    # and a bed of gravel (faces.RELIEF_PICTURE 114), an orange copper coin, a khaki layout
+    "sealed-19": dict(size=None, coin_px=(40, 120), coin="orange-copper", faces="render:114",
+                      stream=SEALED19_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("orange-copper",),
+                      layouts=("green", "blue", "maroon", "black", "khaki")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
