@@ -5,16 +5,9 @@ import cv2
 import numpy as np
 import pytest
 
-from ringctl.sim import faces, heldout, render, vision_bench
+from ringctl.sim import heldout, vision_bench
 from ringctl.vision import faceid
-
-
-def _patch(face, az, el, rot, n=2 * faceid.PATCH_R + 1, design=100):
-    """A square-on grey patch (as coin_patch makes, 2r+1 px) of a relief coin of RELIEF_PLATE
-    `design` turned `rot` deg, lit from azimuth `az`, `el` deg high."""
-    tex = render._shaded_coin(faces.height_map(face, design).astype(np.float32), rot, az, el, (90, 150, 190))
-    grey = cv2.cvtColor((np.clip(tex, 0, 1) * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
-    return cv2.resize(cv2.GaussianBlur(grey, (0, 0), faces.TEX / n / 2), (n, n), interpolation=cv2.INTER_AREA)
+from visionkit import relief_patch
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +28,7 @@ def test_relief_lit_low_is_read_by_a_model_trained_under_a_high_lamp(site_model)
     for el in (36, 42, 50):
         for az in range(0, 360, 30):
             for face in ("heads", "tails"):
-                read = site_model.read(faceid.features(_patch(face, az, el, rng.uniform(0, 360))))[0]
+                read = site_model.read(faceid.features(relief_patch(face, az, el, rng.uniform(0, 360))))[0]
                 right += read == face
                 wrong += read not in (None, face)
     assert wrong == 0
@@ -50,7 +43,7 @@ def test_a_high_lamp_still_reads_and_the_thresholds_are_the_photos(site_model):
     for el in (65, 85):
         for az in range(0, 360, 45):
             for face in ("heads", "tails"):
-                assert site_model.read(faceid.features(_patch(face, az, el, rng.uniform(0, 360))))[0] == face
+                assert site_model.read(faceid.features(relief_patch(face, az, el, rng.uniform(0, 360))))[0] == face
     assert site_model.min_score >= faceid.MIN_SCORE_FLOOR
     lo, hi = faceid.MARGIN_BOUNDS
     assert lo <= site_model.min_margin <= hi
@@ -65,8 +58,8 @@ def test_registration_finds_each_photos_turn(el):
     rng = np.random.default_rng(el)
     rots = (np.arange(12) * 30 + rng.uniform(-10, 10, 12)) % 360
     rng.shuffle(rots)
-    big = [_patch("tails", 135, el, r, n=2 * faceid.RELIGHT_R + 1) for r in rots]
-    feats = np.array([faceid.features(_patch("tails", 135, el, r)) for r in rots])
+    big = [relief_patch("tails", 135, el, r, n=2 * faceid.RELIGHT_R + 1) for r in rots]
+    feats = np.array([faceid.features(relief_patch("tails", 135, el, r)) for r in rots])
     turns = faceid._register(feats, big)
     # getRotationMatrix2D's sense is the opposite of the renderer's rotation_deg
     err = (turns + (rots - rots[0]) + 180) % 360 - 180
@@ -79,8 +72,8 @@ def test_a_face_drawn_under_an_unseen_azimuth_matches_a_photo_taken_there():
     neighbours a clock-hour away, and within 0.05 of those. (Before the coin-wide lean of the edges
     was taken out of the features it beat those too: the lean follows the lamp's azimuth.)"""
     el, rots = 42, np.arange(12) * 30.0
-    big = [_patch("heads", 200, el, r, n=2 * faceid.RELIGHT_R + 1) for r in rots]
-    feats = np.array([faceid.features(_patch("heads", 200, el, r)) for r in rots])
+    big = [relief_patch("heads", 200, el, r, n=2 * faceid.RELIGHT_R + 1) for r in rots]
+    feats = np.array([faceid.features(relief_patch("heads", 200, el, r)) for r in rots])
     out = 5
     keep = [i for i in range(12) if i != out]
     basis = faceid.shading_basis([big[i] for i in keep], -(rots[keep] - rots[0]))
@@ -99,7 +92,7 @@ def test_a_face_drawn_under_an_unseen_azimuth_matches_a_photo_taken_there():
 def test_photos_all_at_one_turn_give_no_relit_templates():
     """Photos that do not sample the lamp's azimuth round the coin cannot tell shading from
     design: no shading is fitted, and the model is the photos alone."""
-    big = [_patch("heads", 135, 45, 10 + k, n=2 * faceid.RELIGHT_R + 1) for k in range(8)]
+    big = [relief_patch("heads", 135, 45, 10 + k, n=2 * faceid.RELIGHT_R + 1) for k in range(8)]
     assert faceid.shading_basis(big, -np.arange(8.0)) is None
     assert faceid.shading_basis(big, -np.arange(8) * 45.0) is not None
 
@@ -110,5 +103,5 @@ def test_the_model_file_keeps_which_templates_are_photos(site_model, tmp_path):
     back = faceid.FaceModel.load(path)
     assert back.n_photos == site_model.n_photos == 20
     assert len(back.labels) == 20 + site_model.report["relit_templates"]
-    f = faceid.features(_patch("tails", 300, 40, 77))
+    f = faceid.features(relief_patch("tails", 300, 40, 77))
     assert back.read(f)[0] == site_model.read(f)[0] == "tails"

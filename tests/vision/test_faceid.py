@@ -64,8 +64,8 @@ def test_face_model_save_load_and_bad_files(model, tmp_path):
 
 
 def test_one_pass_gives_the_features_and_the_lean_of_two(model):
-    """features_lean (one blur, one pair of gradients) gives exactly what features() and lean()
-    give apart, and a read made from it is the same read, on coins of every scene kind. (One
+    """features_lean (one blur, one pair of gradients) gives exactly what features() and
+    lean_vector() give apart (and lean() its size), and a read made from it is the same read, on coins of every scene kind. (One
     OpenCV thread: with two, its blurs differ in the last float bit from call to call.)"""
     from ringctl.vision import detect
     threads = cv2.getNumThreads()
@@ -81,8 +81,9 @@ def test_one_pass_gives_the_features_and_the_lean_of_two(model):
                     continue
                 patch = faceid.coin_patch(img, rm, b)
                 f, x = faceid.features_lean(patch)
-                assert np.array_equal(f, faceid.features(patch)) and x == faceid.lean(patch)
-                assert model.read(f, x) == model.read(faceid.features(patch), faceid.lean(patch))
+                assert np.array_equal(f, faceid.features(patch)) and x == faceid.lean_vector(patch)
+                assert abs(x) == faceid.lean(patch)
+                assert model.read(f, x) == model.read(faceid.features(patch), faceid.lean_vector(patch))
                 n += 1
         assert n >= 10
     finally:

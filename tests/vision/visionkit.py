@@ -1,8 +1,9 @@
 """Helpers for the vision tests: judge one rendered scene (spec from sim.scenes, with changes)."""
+import cv2
 import numpy as np
 
-from ringctl.sim import render, scenes, vision_bench as bench
-from ringctl.vision import detect, judge
+from ringctl.sim import faces, render, scenes, vision_bench as bench
+from ringctl.vision import detect, faceid, judge
 
 CALLS = ("heads", "tails", "odds")
 
@@ -42,3 +43,11 @@ def calibrated_scenes(main, out, n, seed):
     assert main(["vision", "train", "--heads", str(out / "heads"), "--tails", str(out / "tails"),
                  "--ring", str(ring), "-o", str(model)]) == 0
     return ring, model, sorted(str(p) for p in out.glob("scene*.png"))
+
+
+def relief_patch(face, az, el, rot, n=2 * faceid.PATCH_R + 1, design=100):
+    """A square-on grey patch (as coin_patch makes, 2r+1 px) of a relief coin of RELIEF_PLATE
+    `design` turned `rot` deg, lit from azimuth `az`, `el` deg high."""
+    tex = render._shaded_coin(faces.height_map(face, design).astype(np.float32), rot, az, el, (90, 150, 190))
+    grey = cv2.cvtColor((np.clip(tex, 0, 1) * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+    return cv2.resize(cv2.GaussianBlur(grey, (0, 0), faces.TEX / n / 2), (n, n), interpolation=cv2.INTER_AREA)

@@ -32,6 +32,9 @@ FACES = {
     "relief-2": dict(coin="old-gold", faces="render:104", stream=(12, 71)),
     "drawn": dict(coin="copper", faces="render:0", stream=(12, 72)),
     "photo": dict(coin="brass", faces="plate:b", stream=(12, 73)),
+    # sealed-18's relief (opened): a field of specks, and a line of lettering whose edges lean one
+    # way by themselves (the light's lean at a coin is told from the design's: FaceModel.light_leans)
+    "lettered": dict(coin="gunmetal", faces="render:113", stream=(12, 74)),
 }
 PLAY = dict(size=None, coin_px=(40, 120), light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6), motion_p=0.4)
 

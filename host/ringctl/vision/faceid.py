@@ -56,6 +56,14 @@ LOO_MEDIAN_MIN = 0.25
 # growing to HIGHER_LAMP_MARGIN at LEAN_FAR x the photos' lean (docs/VISION.md, issue 12, v12j).
 LEAN_HIGHER, LEAN_FAR, LEAN_LOWER, LEAN_GAP = 0.7, 0.35, 2.0, 0.05
 HIGHER_LAMP_MARGIN = 0.18
+# A design can lean by itself (a line of lettering, brick courses): its lean and the lamp's add as
+# vectors (`lean_vector`) and can cancel, so a lettered face under a lamp far lower than the
+# photos' leaned less than they did and needed the higher lamp's margin (sealed-18, opened:
+# tails lit 36-39 deg high, photos 76-81 deg). The photos' vectors, each coin at its registered
+# turn, fit vector = design's lean turned with the coin + the lamp's: the light's lean at a coin
+# is its vector less the design's lean at its turn (`FaceModel.light_leans`), compared with the
+# photos' light lean; the fit is used only where it explains the photos to LIGHT_FIT_RMS.
+LIGHT_FIT_RMS = 0.1
 # A training photo whose coin is at the camera's limit (a channel at CLIP_LEVEL or more) over
 # more than CLIP_MAX of its face (inside the rim) has lost the coin's colour and relief there: the
 # photo is refused with the fix (a lower exposure). The held-out sets' training site (lamps 1.12x,
@@ -194,10 +202,10 @@ def features(patch):
 
 
 def features_lean(patch):
-    """(`features`, `lean`) of a reader's patch (PATCH_R) from one blur and one pair of gradients:
-    what a coin read needs (`FaceModel.read(*features_lean(patch))`)."""
+    """(`features`, `lean_vector`) of a reader's patch (PATCH_R) from one blur and one pair of
+    gradients: what a coin read needs (`FaceModel.read(*features_lean(patch))`)."""
     gx, gy = _gradients(patch)
-    return _features(gx, gy), _lean(gx[_FIELD], gy[_FIELD])
+    return _features(gx, gy), _lean_vector(gx[_FIELD], gy[_FIELD])
 
 
 def _features(gx, gy):
@@ -228,17 +236,36 @@ def lean(patch):
     coherence). A relief under a low lamp leans (the edges across the lamp shade, those along it
     vanish), under a high lamp hardly; camera shake leans too. Not a cue: a statement about the
     light, to tell play's from the training photos'."""
+    return abs(lean_vector(patch))
+
+
+def lean_vector(patch):
+    """`lean` with its direction: the field's summed structure tensor as a complex number, (Jxx -
+    Jyy + 2i Jxy) / (Jxx + Jyy) in image axes (its angle twice the edges' mean orientation)."""
     n = 2 * PATCH_R + 1
     if patch.shape[0] != n:
         patch = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
     gx, gy = _gradients(patch)
-    return _lean(gx[_FIELD], gy[_FIELD])
+    return _lean_vector(gx[_FIELD], gy[_FIELD])
 
 
-def _lean(gx, gy):
-    """`lean` from the field's gradients."""
+def _lean_vector(gx, gy):
+    """`lean_vector` from the field's gradients."""
     jxx, jyy, jxy = float(gx @ gx), float(gy @ gy), float(gx @ gy)
-    return float(math.hypot(jxx - jyy, 2 * jxy) / (jxx + jyy + 1e-9))
+    return complex(jxx - jyy, 2 * jxy) / (jxx + jyy + 1e-9)
+
+
+def light_fit(vectors, turns):
+    """(design's lean (complex, the first photo's frame), the light's lean (complex, image axes),
+    rms misfit) from photos of one face under one lamp: each photo's `lean_vector` = design x
+    e^(-2i turn) + light, `turns` (deg) from `_register`; None when the turns do not spread round
+    the coin enough to tell the two apart."""
+    a = np.stack([np.exp(-2j * np.deg2rad(np.asarray(turns, float))), np.ones(len(turns))], 1)
+    if np.linalg.svd(a, compute_uv=False).min() < RELIGHT_SPREAD_MIN * math.sqrt(len(turns)):
+        return None
+    v = np.asarray(vectors, complex)
+    x = np.linalg.lstsq(a, v, rcond=None)[0]
+    return complex(x[0]), complex(x[1]), float(np.sqrt(np.mean(np.abs(a @ x - v) ** 2)))
 
 
 def _spectrum(f):
@@ -408,29 +435,31 @@ class FaceModel:
         self._picks = [(np.flatnonzero((self._lab == 1) & fam), np.flatnonzero((self._lab == 0) & fam))
                        for fam in [np.ones(len(self.labels), bool)] + self._families]
 
-    def _pairs(self, feat):
-        """[(heads score, tails score, heads per-cue scores, tails per-cue scores)] of the best
-        template of each face: over all templates first, then within each family."""
-        total, cues = cue_match(_spectrum(feat), self._spec_conj_r)
+    def _pairs(self, feat, spec=None):
+        """[(heads score, tails score, heads per-cue scores, tails per-cue scores, heads template,
+        tails template)] of the best template of each face: over all templates first, then within
+        each family (`spec`: the feature stack's `_spectrum`, if already at hand)."""
+        total, cues = cue_match(_spectrum(feat) if spec is None else spec, self._spec_conj_r)
         out = []
         for heads, tails in self._picks:
             ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
             it = int(tails[np.argmax(total[tails])]) if len(tails) else 0
-            out.append((float(total[ih]), float(total[it]), cues[ih], cues[it]))
+            out.append((float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it))
         return out
 
     def _match(self, feat):
         """(heads score, tails score, heads per-cue scores, tails per-cue scores) of the best
         template of each face."""
-        return self._pairs(feat)[0]
+        return self._pairs(feat)[0][:4]
 
     def scores(self, feat):
         """(best heads score, best tails score) for a feature stack."""
         return self._match(feat)[:2]
 
     def read(self, feat, coin_lean=None):
-        """(face or None, confidence 0..1, heads score, tails score); `coin_lean`: the coin's `lean`,
-        which raises the margin needed when its lamp is higher than the training photos' (`lamp`).
+        """(face or None, confidence 0..1, heads score, tails score); `coin_lean`: the coin's
+        `lean_vector`, which raises the margin needed when its lamp is higher than the training
+        photos' (`lamp`, `light_leans`).
 
         A face is read when its best match scores at least `min_score` and beats the other face's
         by `min_margin`, over all templates, and within one family of templates (the photos, or
@@ -439,37 +468,74 @@ class FaceModel:
         its share of that margin: where a cue disagrees or says nothing the coin does not look
         like either face, whatever the total says (a relief whose fine design the light has
         washed out), and the boxer calls it."""
-        (h, t, _, _), *families = self._pairs(feat)
+        spec = _spectrum(feat)
+        (h, t, _, _, ih, it), *families = self._pairs(feat, spec)
         best, other = max(h, t), min(h, t)
         margin = best - other
-        need = self.min_margin if coin_lean is None else self.lamp(coin_lean, "heads" if h > t else "tails")[0]
+        need = self.min_margin
+        if coin_lean is not None:
+            # the coin's light as either face would have it: if it is the face that scores less,
+            # its light is the one measured right, and a higher lamp there is what misreads
+            light = self.light_leans(feat, coin_lean, (ih, it), spec)
+            need = max(self.lamp(light[f], f)[0] for f in ("heads", "tails"))
+            lead = "heads" if h > t else "tails"
+            if "lean" in self.report and self.lamp(light[lead], lead)[1] != "lower":
+                # and the coin's whole lean, as the face it would be read as leaned, unless its light
+                # is clearly lower than the photos': a shaken coin under a higher lamp can measure
+                # more light than it has where its turn is taken from the face it is not (a relief
+                # model trained 40 deg high: heads lit 87 deg, shaken, led by tails by 0.150)
+                need = max(need, self._lamp(abs(coin_lean), self.report["lean"][lead][1])[0])
         sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
         agree = any((fh - ft) * sign >= self.min_margin
                     and bool(np.all((ch - ct) * sign >= CUE_SHARE_MIN * _CUE_SHARE * (fh - ft) * sign))
-                    for fh, ft, ch, ct in families)
+                    for fh, ft, ch, ct, _, _ in families)
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= need and agree else None
         conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0, 1))
         return face, (conf if agree else min(conf, 0.25)), h, t
 
-    def lamp(self, coin_lean, face):
+    def light_leans(self, feat, coin_lean, picked=None, spec=None):
+        """{face: how far the light leans the coin's edges, as `lamp` compares it with the training
+        photos'}. With the photos' light fit (`light_fit`, report "light_lean"): the coin's
+        `lean_vector` less the face's design lean turned to where the face's best template fits
+        it (`picked`: the (heads, tails) templates, as `_pairs` gives them; `spec`: the feature
+        stack's `_spectrum`); without one, the coin's `lean`."""
+        fit = self.report.get("light_lean")
+        if not fit:
+            return {f: abs(coin_lean) for f in ("heads", "tails")}
+        spec = _spectrum(feat) if spec is None else spec
+        if picked is None:
+            picked = self._pairs(feat, spec)[0][4:]
+        out = {}
+        for f, i in zip(("heads", "tails"), picked):
+            corr = np.fft.irfft(np.add.reduce(spec * np.conj(self._spec[i]), axis=(0, 1)), n=N_ANG)
+            turn = self.report["template_turns"][i] - int(corr.argmax()) * 360 / N_ANG
+            design = complex(*fit[f]["design"])
+            out[f] = abs(coin_lean - design * complex(np.exp(-2j * np.deg2rad(turn))))
+        return out
+
+    def lamp(self, light, face):
         """How a coin's light compares with that of the training photos of `face` (the face it
-        would be read as), from how its edges lean (`lean`): (the margin that face must win by,
-        "higher" | "lower" | "" (alike))."""
+        would be read as), from how its edges lean (`light_leans`): (the margin that face must win
+        by, "higher" | "lower" | "" (alike))."""
         if "lean" not in self.report:   # a model made in code, not trained
             return self.min_margin, ""
-        med = self.report["lean"][face][1]
-        if coin_lean < min(LEAN_HIGHER * med, med - LEAN_GAP):
-            t = min(1.0, (LEAN_HIGHER * med - coin_lean) / ((LEAN_HIGHER - LEAN_FAR) * med))
+        fit = self.report.get("light_lean")
+        return self._lamp(light, fit[face]["light"] if fit else self.report["lean"][face][1])
+
+    def _lamp(self, light, med):
+        """`lamp` against the photos' lean `med`."""
+        if light < min(LEAN_HIGHER * med, med - LEAN_GAP):
+            t = min(1.0, (LEAN_HIGHER * med - light) / ((LEAN_HIGHER - LEAN_FAR) * med))
             return self.min_margin + t * max(0.0, HIGHER_LAMP_MARGIN - self.min_margin), "higher"
-        return self.min_margin, ("lower" if coin_lean > LEAN_LOWER * med + LEAN_GAP else "")
+        return self.min_margin, ("lower" if light > LEAN_LOWER * med + LEAN_GAP else "")
 
     def light_note(self, patch):
         """Why a coin was left unread, when its light is unlike the training photos' (`lamp`): the
         problem and the fix, to follow "cannot read a coin's face"; "" when its light is alike."""
-        x = lean(patch)
-        ways = {self.lamp(x, f)[1] for f in ("heads", "tails")}
+        light = self.light_leans(*features_lean(patch))
+        ways = {self.lamp(light[f], f)[1] for f in ("heads", "tails")}
         way = "higher" if ways == {"higher"} else "lower" if ways == {"lower"} else ""
         if not way:
             return ""
@@ -1113,20 +1179,29 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
     report.update({"min_score": round(min_score, 4), "min_margin": round(min_margin, 4)})
     # the light the photos were taken under, as far as a coin shows it (FaceModel.lamp): per face,
     # as a design may lean by itself (bars across a face)
-    report["lean"] = {f: [round(float(q), 4) for q in np.percentile(np.asarray(leans)[lab == f], (0, 50, 100))]
+    report["lean"] = {f: [round(float(q), 4) for q in np.percentile(np.abs(leans)[lab == f], (0, 50, 100))]
                       for f in ("heads", "tails")}
     # the thresholds above are the photos' own; relit templates only add pictures of each face
-    relit, relit_labels, why = _relight(feats, lab, big)
+    relit, relit_labels, why, turns = _relight(feats, lab, big)
     report.update({"relit_templates": len(relit), "relit_note": why})
     n_photos = len(feats)
     if relit:
         feats = np.concatenate([feats, np.array(relit, np.float32)])
         labels = labels + relit_labels
+    # the light's own lean, the design's taken out (FaceModel.light_leans); the drawings lie in
+    # the first photo's frame
+    fits = {f: light_fit(np.asarray(leans)[lab == f], turns[lab == f]) for f in ("heads", "tails")}
+    # only turns the relit templates were made from (the photos' registration checked) are trusted
+    if relit and all(v is not None and v[2] <= LIGHT_FIT_RMS for v in fits.values()):
+        report["light_lean"] = {f: {"design": [round(d.real, 5), round(d.imag, 5)], "light": round(abs(l), 4),
+                                    "rms": round(rms, 4)} for f, (d, l, rms) in fits.items()}
+        report["template_turns"] = [round(float(t), 3) for t in turns] + [0.0] * len(relit)
     return FaceModel(feats, labels, chroma, radius_ratio, min_score, min_margin, report, n_photos)
 
 
 def _relight(feats, lab, big):
-    """(relit feature stacks of both faces, their labels, a note for the report). Checked like the
+    """(relit feature stacks of both faces, their labels, a note for the report, each photo's turn
+    (deg, `_register`) from its face's first photo). Checked like the
     photos: each photo left out of its own face's relighting must still read as its face against
     everything else (the other face relit from all its photos); if one does not, no relit
     templates are kept and the model is the photos alone."""
@@ -1138,7 +1213,7 @@ def _relight(feats, lab, big):
     full = {f: relit_templates([big[i] for i in idx[f]], turns[idx[f]]) for f in faces}
     if not full["heads"] or not full["tails"]:
         return [], [], ("none: the photos of a face were not taken at turns spread round the coin "
-                        "(turn it a clock-hour between photos)")
+                        "(turn it a clock-hour between photos)"), turns
     norm = float(feats[0].size)
     worst = np.inf
     for f, g in (faces, faces[::-1]):
@@ -1149,6 +1224,6 @@ def _relight(feats, lab, big):
             s = best_match(_spectrum(feats[i]), _spectrum(np.array(own_t + other_t, np.float32)), norm)
             worst = min(worst, float(s[:len(own_t)].max() - s[len(own_t):].max()))
     if worst <= 0:
-        return [], [], f"none: a photo left out read nearer the other face's relit pictures (margin {worst:.3f})"
+        return [], [], f"none: a photo left out read nearer the other face's relit pictures (margin {worst:.3f})", turns
     return full["heads"] + full["tails"], ["heads"] * len(full["heads"]) + ["tails"] * len(full["tails"]), \
-        f"{RELIGHT_TURNS} lamp azimuths x gains {list(RELIGHT_GAINS)} per face; photo left out: worst margin {worst:.3f}"
+        f"{RELIGHT_TURNS} lamp azimuths x gains {list(RELIGHT_GAINS)} per face; photo left out: worst margin {worst:.3f}", turns
