@@ -68,6 +68,13 @@ ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it afte
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
+# A chip of the layout's colour in the ring shows only its edge spots (`_spot_rings`): specks of
+# SPOT_AREA_MIN detection px or more, each clear of every object by SPOT_CLEAR coin radii, within
+# SPOT_REACH of one another, at SPOT_RADIUS coin radii from their mean, no gap round it over
+# SPOT_GAP_DEG (sealed-19's black chip: six specks 0.64-1.04 coin radii out, gaps under 90 deg;
+# print's specks in valid scenes lie along its lines)
+SPOT_RING_MIN, SPOT_AREA_MIN, SPOT_CLEAR, SPOT_REACH = 4, 2, 0.5, 1.8
+SPOT_RADIUS, SPOT_GAP_DEG = (0.3, 1.5), 150.0
 ROUND_MIN_CONTRAST = 0.17  # a short ray's own inside-outside contrast, of the object's, at least
 ROUND_MIN_LEVEL = 0.5      # ... or of the detection level (a bright sliver beside a faint coin)
 
@@ -202,7 +209,54 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
         blobs.append(b)
     measure_all(img, ring, [b for b in blobs if b.area_coins < measure_max_coins and not b.extra.get("unmeasured")],
                 thr)
-    return _join_pieces(ring, blobs)
+    blobs = _join_pieces(ring, blobs)
+    return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs)
+
+
+def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs):
+    """Objects in the ring of which only a chip's edge spots stand out (a black chip on a black
+    layout, sealed-19 3289123918: its white spots and inner line were six specks, each under the
+    objects' least area, and the spin was called with the chip unseen): at least SPOT_RING_MIN
+    specks in the ring, away from every object, round one centre at a chip's spot radius and
+    spread all round it (print's specks lie along its lines). Each is a Blob with no outline,
+    extra["spots"] the number of specks."""
+    n = int(lab.max()) + 1 if lab.size else 0
+    if n < SPOT_RING_MIN + 1:
+        return []
+    area = np.bincount(lab, minlength=n)
+    cx, cy = (np.bincount(lab, weights=v, minlength=n) / np.maximum(area, 1) for v in (xs, ys))
+    f, r = ring.factor, ring.coin_radius_px
+    inside = ring_mask(ring)
+    h, w = inside.shape
+    specks = []
+    for k in np.nonzero((area >= SPOT_AREA_MIN) & (area < min_area))[0]:
+        x, y = cx[k] + ox, cy[k] + oy
+        if k == 0 or not inside[min(h - 1, int(y)), min(w - 1, int(x))]:
+            continue
+        p = ((x + 0.5) * f - 0.5, (y + 0.5) * f - 0.5)
+        if all(math.dist(p, b.center) > (b.axes[0] if b.axes else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
+               for b in blobs):
+            specks.append((p, area[k] / coin_area))
+    out = []
+    while len(specks) >= SPOT_RING_MIN:
+        p0 = specks[0][0]
+        group = [s for s in specks if math.dist(s[0], p0) <= SPOT_REACH * r]
+        c = np.mean([s[0] for s in group], axis=0)
+        d = np.array([math.dist(s[0], c) for s in group]) / r
+        ang = np.sort([math.atan2(s[0][1] - c[1], s[0][0] - c[0]) for s in group])
+        gap = float(np.max(np.diff(np.r_[ang, ang[0] + 2 * math.pi])))
+        if len(group) >= SPOT_RING_MIN and SPOT_RADIUS[0] <= d.min() and d.max() <= SPOT_RADIUS[1] \
+                and gap <= math.radians(SPOT_GAP_DEG):
+            pc = ring.plane_points([tuple(c)])[0]
+            side = int(math.ceil(2 * 1.2 * d.max() * r / f))   # the chip's extent, about (its spots lie inside its rim)
+            out.append(Blob(center=(float(c[0]), float(c[1])), area_coins=float(sum(s[1] for s in group)),
+                            plane_center=(float(pc[0]), float(pc[1])),
+                            bbox=(int((c[0] + 0.5) / f - 0.5 - side / 2), int((c[1] + 0.5) / f - 0.5 - side / 2), side, side),
+                            extra={"spots": len(group), "in_ring_coins": 0.0}))
+            specks = [s for s in specks if s not in group]
+        else:
+            specks = specks[1:]
+    return out
 
 
 def _join_pieces(ring, blobs):

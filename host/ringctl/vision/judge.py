@@ -223,6 +223,11 @@ def _judged(img, ring, model, blobs):
     away = []        # (reason, [coin entries], size or None): a coin (or two together) outside or on the rim
     doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
+        if "spots" in b.extra:
+            # only a chip's edge spots stand out (a chip of the layout's colour): 7.3.2, the boxer looks
+            unsure.append(CHIP_IN_RING.format("chip") + " (only its edge spots stand out from the layout)")
+            others.append(_other(b, "chip", True, ring))
+            continue
         if b.axes is None or b.plane_center is None:
             # too big or shapeless to measure: if it reaches into the ring it may hide a coin
             if b.extra.get("in_ring_coins", 0) > 0.2:
