@@ -224,38 +224,44 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs):
     if n < SPOT_RING_MIN + 1:
         return []
     area = np.bincount(lab, minlength=n)
-    cx, cy = (np.bincount(lab, weights=v, minlength=n) / np.maximum(area, 1) for v in (xs, ys))
+    k = np.nonzero((area >= SPOT_AREA_MIN) & (area < min_area))[0]
+    k = k[k > 0]
+    if len(k) < SPOT_RING_MIN:
+        return []
     f, r = ring.factor, ring.coin_radius_px
+    sx, sy = (np.bincount(lab, weights=v, minlength=n)[k] / area[k] + o for v, o in ((xs, ox), (ys, oy)))
     inside = ring_mask(ring)
     h, w = inside.shape
-    specks = []
-    for k in np.nonzero((area >= SPOT_AREA_MIN) & (area < min_area))[0]:
-        x, y = cx[k] + ox, cy[k] + oy
-        if k == 0 or not inside[min(h - 1, int(y)), min(w - 1, int(x))]:
-            continue
-        p = ((x + 0.5) * f - 0.5, (y + 0.5) * f - 0.5)
-        if all(math.dist(p, b.center) > (b.axes[0] if b.axes else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
-               for b in blobs):
-            specks.append((p, area[k] / coin_area))
+    keep = inside[np.minimum(h - 1, sy.astype(int)), np.minimum(w - 1, sx.astype(int))] > 0
+    p = np.stack([(sx + 0.5) * f - 0.5, (sy + 0.5) * f - 0.5], 1)
+    for b in blobs:   # clear of every object (a coin's own specks: its shadow, its edge)
+        reach = (b.axes[0] if b.axes else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
+        keep &= np.hypot(p[:, 0] - b.center[0], p[:, 1] - b.center[1]) > reach
+    p, a = p[keep], area[k][keep] / coin_area
+    if len(p) < SPOT_RING_MIN:
+        return []
+    near = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) <= SPOT_REACH * r
+    free = np.ones(len(p), bool)
+    tried = set()
     out = []
-    while len(specks) >= SPOT_RING_MIN:
-        p0 = specks[0][0]
-        group = [s for s in specks if math.dist(s[0], p0) <= SPOT_REACH * r]
-        c = np.mean([s[0] for s in group], axis=0)
-        d = np.array([math.dist(s[0], c) for s in group]) / r
-        ang = np.sort([math.atan2(s[0][1] - c[1], s[0][0] - c[0]) for s in group])
+    for i in np.flatnonzero(near.sum(1) >= SPOT_RING_MIN):
+        group = np.flatnonzero(near[i] & free)
+        key = group.tobytes()
+        if not free[i] or len(group) < SPOT_RING_MIN or key in tried:
+            continue
+        tried.add(key)
+        c = p[group].mean(axis=0)
+        d = np.hypot(*(p[group] - c).T) / r
+        ang = np.sort(np.arctan2(p[group, 1] - c[1], p[group, 0] - c[0]))
         gap = float(np.max(np.diff(np.r_[ang, ang[0] + 2 * math.pi])))
-        if len(group) >= SPOT_RING_MIN and SPOT_RADIUS[0] <= d.min() and d.max() <= SPOT_RADIUS[1] \
-                and gap <= math.radians(SPOT_GAP_DEG):
+        if SPOT_RADIUS[0] <= d.min() and d.max() <= SPOT_RADIUS[1] and gap <= math.radians(SPOT_GAP_DEG):
             pc = ring.plane_points([tuple(c)])[0]
             side = int(math.ceil(2 * 1.2 * d.max() * r / f))   # the chip's extent, about (its spots lie inside its rim)
-            out.append(Blob(center=(float(c[0]), float(c[1])), area_coins=float(sum(s[1] for s in group)),
+            out.append(Blob(center=(float(c[0]), float(c[1])), area_coins=float(a[group].sum()),
                             plane_center=(float(pc[0]), float(pc[1])),
                             bbox=(int((c[0] + 0.5) / f - 0.5 - side / 2), int((c[1] + 0.5) / f - 0.5 - side / 2), side, side),
                             extra={"spots": len(group), "in_ring_coins": 0.0}))
-            specks = [s for s in specks if s not in group]
-        else:
-            specks = specks[1:]
+            free[group] = False
     return out
 
 
