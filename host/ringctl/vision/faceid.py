@@ -273,7 +273,8 @@ def _spectrum(f):
 
 
 def cue_match(spec_a, templates_spec_conj_r):
-    """Per template, at its best rotation: (combined score, per-cue scores (T, len(CUES))).
+    """Per template, at its best rotation: (combined score, per-cue scores (T, len(CUES)), that
+    rotation (the angle bin k: the template turned by -k * 360 / N_ANG deg fits, as `_turn`)).
     `templates_spec_conj_r`: the templates' spectra conjugated, radius first (R, T, C, K).
 
     Scores are normalised correlations (1 = the same coin); a cue's score is its channels' share
@@ -287,7 +288,7 @@ def cue_match(spec_a, templates_spec_conj_r):
     total = corr.sum(axis=1)
     best = total.argmax(axis=1)
     at = corr[np.arange(len(corr)), :, best] / norm                        # (T, C)
-    return total[np.arange(len(total)), best] / norm, np.stack([at[:, list(c)].sum(axis=1) for c in CUES], 1)
+    return total[np.arange(len(total)), best] / norm, np.stack([at[:, list(c)].sum(axis=1) for c in CUES], 1), best
 
 
 def best_match(spec_a, templates_spec, norm, conj=None):
@@ -435,22 +436,22 @@ class FaceModel:
         self._picks = [(np.flatnonzero((self._lab == 1) & fam), np.flatnonzero((self._lab == 0) & fam))
                        for fam in [np.ones(len(self.labels), bool)] + self._families]
 
-    def _pairs(self, feat, spec=None):
+    def _pairs(self, feat):
         """[(heads score, tails score, heads per-cue scores, tails per-cue scores, heads template,
         tails template)] of the best template of each face: over all templates first, then within
-        each family (`spec`: the feature stack's `_spectrum`, if already at hand)."""
-        total, cues = cue_match(_spectrum(feat) if spec is None else spec, self._spec_conj_r)
+        each family; and each template's best rotation (`cue_match`)."""
+        total, cues, rot = cue_match(_spectrum(feat), self._spec_conj_r)
         out = []
         for heads, tails in self._picks:
             ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
             it = int(tails[np.argmax(total[tails])]) if len(tails) else 0
             out.append((float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it))
-        return out
+        return out, rot
 
     def _match(self, feat):
         """(heads score, tails score, heads per-cue scores, tails per-cue scores) of the best
         template of each face."""
-        return self._pairs(feat)[0][:4]
+        return self._pairs(feat)[0][0][:4]
 
     def scores(self, feat):
         """(best heads score, best tails score) for a feature stack."""
@@ -468,15 +469,14 @@ class FaceModel:
         its share of that margin: where a cue disagrees or says nothing the coin does not look
         like either face, whatever the total says (a relief whose fine design the light has
         washed out), and the boxer calls it."""
-        spec = _spectrum(feat)
-        (h, t, _, _, ih, it), *families = self._pairs(feat, spec)
+        ((h, t, _, _, ih, it), *families), rot = self._pairs(feat)
         best, other = max(h, t), min(h, t)
         margin = best - other
         need = self.min_margin
         if coin_lean is not None:
             # the coin's light as either face would have it: if it is the face that scores less,
             # its light is the one measured right, and a higher lamp there is what misreads
-            light = self.light_leans(feat, coin_lean, (ih, it), spec)
+            light = self.light_leans(coin_lean, (ih, it), rot)
             need = max(self.lamp(light[f], f)[0] for f in ("heads", "tails"))
             lead = "heads" if h > t else "tails"
             if "lean" in self.report and self.lamp(light[lead], lead)[1] != "lower":
@@ -495,25 +495,26 @@ class FaceModel:
         conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0, 1))
         return face, (conf if agree else min(conf, 0.25)), h, t
 
-    def light_leans(self, feat, coin_lean, picked=None, spec=None):
+    def light_leans(self, coin_lean, picked, rot):
         """{face: how far the light leans the coin's edges, as `lamp` compares it with the training
         photos'}. With the photos' light fit (`light_fit`, report "light_lean"): the coin's
         `lean_vector` less the face's design lean turned to where the face's best template fits
-        it (`picked`: the (heads, tails) templates, as `_pairs` gives them; `spec`: the feature
-        stack's `_spectrum`); without one, the coin's `lean`."""
+        it (`picked`: the (heads, tails) templates, `rot`: each template's best rotation, as
+        `_pairs` gives them); without one, the coin's `lean`."""
         fit = self.report.get("light_lean")
         if not fit:
             return {f: abs(coin_lean) for f in ("heads", "tails")}
-        spec = _spectrum(feat) if spec is None else spec
-        if picked is None:
-            picked = self._pairs(feat, spec)[0][4:]
         out = {}
         for f, i in zip(("heads", "tails"), picked):
-            corr = np.fft.irfft(np.add.reduce(spec * np.conj(self._spec[i]), axis=(0, 1)), n=N_ANG)
-            turn = self.report["template_turns"][i] - int(corr.argmax()) * 360 / N_ANG
+            turn = self.report["template_turns"][i] - int(rot[i]) * 360 / N_ANG
             design = complex(*fit[f]["design"])
             out[f] = abs(coin_lean - design * complex(np.exp(-2j * np.deg2rad(turn))))
         return out
+
+    def coin_light(self, feat, coin_lean):
+        """`light_leans` of a coin from its `features_lean`, its best templates matched afresh."""
+        pairs, rot = self._pairs(feat)
+        return self.light_leans(coin_lean, pairs[0][4:], rot)
 
     def lamp(self, light, face):
         """How a coin's light compares with that of the training photos of `face` (the face it
@@ -534,7 +535,7 @@ class FaceModel:
     def light_note(self, patch):
         """Why a coin was left unread, when its light is unlike the training photos' (`lamp`): the
         problem and the fix, to follow "cannot read a coin's face"; "" when its light is alike."""
-        light = self.light_leans(*features_lean(patch))
+        light = self.coin_light(*features_lean(patch))
         ways = {self.lamp(light[f], f)[1] for f in ("heads", "tails")}
         way = "higher" if ways == {"higher"} else "lower" if ways == {"lower"} else ""
         if not way:
