@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -86,6 +86,9 @@ SEALED18_ENTROPY = 0x2B26E1ECA7C63C46
 # "sealed-19": entropy drawn at the start of the fifteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED19_ENTROPY = 0xD57EDB0088E2D7DA
+# "sealed-20": entropy drawn at the start of the sixteenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED20_ENTROPY = 0x1944AB44184E6935
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -97,7 +100,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "brown": (32, 52, 84),   # brown: sealed-16 only
            "grey": (74, 74, 72),    # grey: sealed-17 only
            "navy": (78, 34, 20),    # navy: sealed-18 only
-           "khaki": (72, 112, 118)} # khaki: sealed-19 only
+           "khaki": (72, 112, 118), # khaki: sealed-19 only
+           "sand": (118, 150, 172)} # sand: sealed-20 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -119,7 +123,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "steel": (168, 162, 154),       # a cool silver steel (tune-silver)
                 "pale-brass": (96, 168, 206),   # a pale, bright brass (sealed-17 only)
                 "gunmetal": (92, 96, 112),      # a dark, warm grey bronze (sealed-18 only)
-                "orange-copper": (38, 108, 210)}  # a bright, strongly orange copper (sealed-19 only)
+                "orange-copper": (38, 108, 210),  # a bright, strongly orange copper (sealed-19 only)
+                "rose-gold": (110, 128, 198)}     # a pale, pinkish gold (sealed-20 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
@@ -234,6 +239,12 @@ SETS = {
                       stream=SEALED19_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("orange-copper",),
                       layouts=("green", "blue", "maroon", "black", "khaki")),
+    # sealed (sixteenth session, entropy drawn at its start): relief struck from a patch of grass
+    # and a retinal micrograph (faces.RELIEF_PICTURE 115), a rose-gold coin, a sand layout
+    "sealed-20": dict(size=None, coin_px=(40, 120), coin="rose-gold", faces="render:115",
+                      stream=SEALED20_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("rose-gold",),
+                      layouts=("green", "blue", "maroon", "black", "sand")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
