@@ -71,7 +71,7 @@ LIGHT_FIT_RMS = 0.1
 # edge-tune's, tune-light's; sealed-14's site model, trained at a lower exposure, read 157 of its
 # 161 collected play coins where clipped it read 150 (none wrong either way), and sealed-15's
 # measured the coin's colour 0.16 off its colour in play (docs/VISION.md, "A coin clipped in training").
-CLIP_LEVEL = 250
+CLIP_LEVEL = detect.CLIP_LEVEL
 CLIP_MAX = 0.5
 CLIPPED = ("the coin is at the camera's limit over {:.0%} of its face (its colour and relief are lost "
            "there): lower the camera's exposure (or dim the lamps), recalibrate with the ring empty "
@@ -790,12 +790,11 @@ def _coin_of_size(img, ring):
     # its colour well inside the rim (the face, not the rim or the layout)
     mask = np.zeros(img.shape[:2], np.uint8)
     cv2.ellipse(mask, ((float(ci[0]), float(ci[1])), (1.2 * radius, 1.2 * radius * ratio), ring.angle_deg), 1, -1)
-    col = np.array(cv2.mean(img, mask)[:3])
+    chroma, bright = detect.face_colour(img, mask)
     blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
-                       axes=(radius, radius), fit_err=float(np.median(np.abs(dist[on] - rad))) / s,
-                       chroma=tuple((col / (col.sum() + 1e-6)).tolist()),
+                       axes=(radius, radius), fit_err=float(np.median(np.abs(dist[on] - rad))) / s, chroma=chroma,
                        extra={"found_by": "known size", "support": round(support, 3), "gap_deg": gap})
-    blob.extra["brightness"] = float(col.mean())
+    blob.extra["brightness"] = bright
     return {"blob": blob, "support": support}
 
 
@@ -945,12 +944,12 @@ def _coin_against_empty(img, ring, empty):
     ratio = ring.axes[1] / ring.axes[0]
     mask = np.zeros(img.shape[:2], np.uint8)
     cv2.ellipse(mask, ((float(ci[0]), float(ci[1])), (1.2 * radius, 1.2 * radius * ratio), ring.angle_deg), 1, -1)
-    col = np.array(cv2.mean(img, mask)[:3])
+    chroma, bright = detect.face_colour(img, mask)
     blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
-                       axes=(radius, radius), fit_err=err / s, chroma=tuple((col / (col.sum() + 1e-6)).tolist()),
+                       axes=(radius, radius), fit_err=err / s, chroma=chroma,
                        extra={"found_by": "against the empty ring", "support": round(support, 3), "gap_deg": gap,
                               "around": round(busy, 3)})
-    blob.extra["brightness"] = float(col.mean())
+    blob.extra["brightness"] = bright
     return {"blob": blob, "support": support, "why": None}
 
 
