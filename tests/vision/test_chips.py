@@ -67,8 +67,7 @@ def test_a_chip_in_the_ring_is_named_and_the_coins_still_read(model, layout, chi
 @pytest.fixture(scope="module")
 def sealed19():
     """sealed-19's site model (opened: run once at the fifteenth session's end)."""
-    from ringctl.sim.vision_bench import site_model
-    return site_model(heldout.SETS["sealed-19"])[1]
+    return heldout_model(heldout.SETS["sealed-19"])
 
 
 def _sealed19(seed, kind):

@@ -125,6 +125,15 @@ class Blob:
     extra: dict = field(default_factory=dict)
 
 
+def seen_center(b, ring):
+    """(x, y) image px where an object is, for the record and the picture: its fitted outline's
+    centre once measured (its pixels' centroid strays where print of its colour joins it)."""
+    if b.plane_center is None:
+        return (float(b.center[0]), float(b.center[1]))
+    x, y = ring.image_points([b.plane_center])[0]
+    return (float(x), float(y))
+
+
 def ring_mask(ring):
     """Detection-scale mask of the ring's interior (cached on the ring model)."""
     m = getattr(ring, "_ring_mask", None)

@@ -623,7 +623,7 @@ def training_coin(img, ring, name, empty=None):
     if out > max(1.0, ring.edge_px):
         why = (f"the coin is not wholly inside the ring (its edge {out:.0f} px over the layout's edge): lay it well "
                "inside the ring and retake")
-        raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, inside=False)], [], why))
+        raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, ring, inside=False)], [], why))
     return b
 
 
@@ -684,7 +684,7 @@ def _training_coin(img, ring, name, empty):
             why = (f"two measurements of the coin's outline disagree by {off:.0f} px (the coin finder's and the "
                    f"circle of the calibrated size, {2 * ring.coin_radius_px:.0f} px): lay it on a plain part of "
                    "the layout and retake")
-            raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b), _entry(k)], [], why))
+            raise TrainingPhotoError(name, why, img, _found(ring, [_entry(b, ring), _entry(k, ring)], [], why))
         if abs(b.axes[0] / k.axes[0] - 1) > SIZE_AGREE_R:
             return k   # the finder's outline took in print (edge-tune: up to 11% too big; the circle's 1%)
     return b
@@ -710,8 +710,9 @@ def _circle_wlsq(x, y, w):
     return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
 
 
-def _entry(b, **kw):
-    return dict({"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(b.axes[0], 1),
+def _entry(b, ring, **kw):
+    x, y = detect.seen_center(b, ring)
+    return dict({"center": [round(x, 1), round(y, 1)], "radius": round(b.axes[0], 1),
                  "face": None, "flat": True, "inside": True, "confidence": 0.0}, **kw)
 
 
@@ -1014,7 +1015,8 @@ def _coin_by_outline(img, ring, name, blobs):
     R, c_ring = ring.radius, np.array(ring.center)
     cands, others, rough, parts = [], [], [], []
     for b in blobs:
-        entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)],
+        x, y = detect.seen_center(b, ring)
+        entry = {"center": [round(x, 1), round(y, 1)],
                  "radius": round(b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2, 1)}
         inside = b.plane_center is not None and float(np.hypot(*(np.array(b.plane_center) - c_ring))) < R
         # a clean outline of a coin's size is a coin however little of it stands out from the
@@ -1113,7 +1115,7 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
             fitted = share if img is raw else clipped_share(img, ring, b)
             if max(share, fitted) > CLIP_MAX:
                 why = CLIPPED.format(share) if share > CLIP_MAX else CLIPPED_BALANCED.format(fitted)
-                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b)], [], why), clipped=True)
+                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b, ring)], [], why), clipped=True)
             found.append(b)
         except TrainingPhotoError as exc:
             found.append(None)

@@ -241,7 +241,8 @@ def _judged(img, ring, model, blobs):
         size = a / r_exp
         in_ring = dist < R
         touches_ring = in_ring or dist - a < R
-        entry = {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(a, 1),
+        seen = detect.seen_center(b, ring)
+        entry = {"center": [round(seen[0], 1), round(seen[1], 1)], "radius": round(a, 1),
                  "face": None, "flat": False, "inside": False, "confidence": 0.0}
         # a clean disc of a chip's size (or a token's), not cut by the picture's edge
         disc = bb / a > 0.9 and b.fit_err < 1.0 and not b.touches_border
@@ -592,5 +593,6 @@ def _distinct(others):
 def _other(b, kind, inside, ring):
     """A found object that is not a coin (for the record and the annotated picture)."""
     r = b.axes[0] if b.axes else max(b.bbox[2:]) * ring.factor / 2
-    return {"center": [round(b.center[0], 1), round(b.center[1], 1)], "radius": round(float(r), 1),
+    x, y = detect.seen_center(b, ring)
+    return {"center": [round(x, 1), round(y, 1)], "radius": round(float(r), 1),
             "kind": kind, "inside": bool(inside)}

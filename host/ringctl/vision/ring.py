@@ -101,6 +101,11 @@ class RingModel:
         m = self.to_plane
         return np.asarray(pts, np.float64) @ m[:, :2].T + m[:, 2]
 
+    def image_points(self, pts):
+        """Ring-plane points (N,2) -> image points (N,2)."""
+        m = cv2.invertAffineTransform(self.to_plane)
+        return np.asarray(pts, np.float64) @ m[:, :2].T + m[:, 2]
+
     # --- persistence ----------------------------------------------------------------------
     def to_dict(self):
         ok, png = cv2.imencode(".png", self.background)
