@@ -70,12 +70,16 @@ ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
 # A chip of the layout's colour in the ring shows only its edge spots (`_spot_rings`): specks of
 # SPOT_AREA_MIN detection px or more, each clear of every object by SPOT_CLEAR coin radii, within
-# SPOT_REACH of one another, at SPOT_RADIUS coin radii from their mean, no gap round it over
-# SPOT_GAP_DEG (sealed-19's black chip: six specks 0.64-1.04 coin radii out, gaps under 90 deg;
-# print's specks in valid scenes lie along its lines)
-SPOT_RING_MIN, SPOT_AREA_MIN, SPOT_CLEAR, SPOT_REACH = 4, 2, 0.5, 1.8
+# SPOT_REACH coin radii of one another (the nearer tried first; a big chip's spots at 4K lie up to
+# 2.4 apart), at SPOT_RADIUS coin radii from their mean, no gap round it over SPOT_GAP_DEG
+# (sealed-19's black chip: six specks 0.64-1.04 coin radii out, gaps under 90 deg; print's specks
+# in valid scenes lie along its lines)
+SPOT_RING_MIN, SPOT_AREA_MIN, SPOT_CLEAR, SPOT_REACH = 4, 2, 0.5, (1.8, 2.5)
 SPOT_RADIUS, SPOT_GAP_DEG = (0.3, 1.5), 150.0
-SPOT_FAINT = 0.5   # ... and specks over this share of the difference level on the grid (`_faint_specks`)
+# ... and specks over SPOT_FAINT of the difference level on the grid (`_faint_specks`), weaker
+# evidence: a ring with any of them needs one speck more (four faint ones where print's lines
+# differ a little from the empty ring's photo made a ring in sealed-19 3517380603, valid)
+SPOT_FAINT = 0.5
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -248,6 +252,7 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
     sx, sy = (np.r_[np.bincount(lab, weights=v, minlength=n)[k] / area[k], faint[:, i]] + o
               for i, v, o in ((0, xs, ox), (1, ys, oy)))
     area = np.r_[area[k], faint[:, 2] * GRID * GRID]
+    weak = np.r_[np.zeros(len(k), bool), np.ones(len(faint), bool)]
     k = np.arange(len(area))
     inside = ring_mask(ring)
     h, w = inside.shape
@@ -256,17 +261,20 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
     for b in blobs:   # clear of every object (a coin's own specks: its shadow, its edge)
         reach = (b.axes[0] if b.axes else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
         keep &= np.hypot(p[:, 0] - b.center[0], p[:, 1] - b.center[1]) > reach
-    p, a = p[keep], area[k][keep] / coin_area
+    p, a, weak = p[keep], area[k][keep] / coin_area, weak[keep]
     if len(p) < SPOT_RING_MIN:
         return []
-    near = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) <= SPOT_REACH * r
+    dist = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
     free = np.ones(len(p), bool)
     tried = set()
     out = []
-    for i in np.flatnonzero(near.sum(1) >= SPOT_RING_MIN):
+    # the nearer reach first (specks of print nearby stay out of a small chip's ring), then the
+    # farther (a big chip's spots across it)
+    for i, near in ((i, near) for near in (dist <= q * r for q in SPOT_REACH)
+                    for i in np.flatnonzero(near.sum(1) >= SPOT_RING_MIN)):
         group = np.flatnonzero(near[i] & free)
         key = group.tobytes()
-        if not free[i] or len(group) < SPOT_RING_MIN or key in tried:
+        if not free[i] or len(group) < SPOT_RING_MIN + int(weak[group].any()) or key in tried:
             continue
         tried.add(key)
         c = p[group].mean(axis=0)
