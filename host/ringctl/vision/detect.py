@@ -79,7 +79,9 @@ SPOT_RADIUS, SPOT_GAP_DEG = (0.3, 1.5), 150.0
 # ... and specks over SPOT_FAINT of the difference level on the grid (`_faint_specks`), weaker
 # evidence: a ring with any of them needs one speck more (four faint ones where print's lines
 # differ a little from the empty ring's photo made a ring in sealed-19 3517380603, valid)
-SPOT_FAINT = 0.5
+# and lie on one circle, within SPOT_ON_CIRCLE coin radii of it (a row of faint specks along a
+# print line, sealed-19 2268603021 valid, is no circle)
+SPOT_FAINT, SPOT_ON_CIRCLE = 0.5, 0.25
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -269,16 +271,22 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
     tried = set()
     out = []
     # the nearer reach first (specks of print nearby stay out of a small chip's ring), then the
-    # farther (a big chip's spots across it)
-    for i, near in ((i, near) for near in (dist <= q * r for q in SPOT_REACH)
-                    for i in np.flatnonzero(near.sum(1) >= SPOT_RING_MIN)):
-        group = np.flatnonzero(near[i] & free)
+    # farther (a big chip's spots across it); the plain specks alone first, then with the faint
+    for i, near, plain in ((i, near, plain) for near in (dist <= q * r for q in SPOT_REACH)
+                           for i in np.flatnonzero(near.sum(1) >= SPOT_RING_MIN) for plain in (~weak, True)):
+        group = np.flatnonzero(near[i] & free & plain)
         key = group.tobytes()
         if not free[i] or len(group) < SPOT_RING_MIN + int(weak[group].any()) or key in tried:
             continue
         tried.add(key)
         c = p[group].mean(axis=0)
         d = np.hypot(*(p[group] - c).T) / r
+        if weak[group].any():
+            # faint specks are nearer the frame's noise: they must lie on one circle round the centre
+            c, rad = _circle_through(p[group])
+            d = np.hypot(*(p[group] - c).T) / r
+            if not (SPOT_RADIUS[0] <= rad / r <= SPOT_RADIUS[1]) or np.abs(d - rad / r).max() > SPOT_ON_CIRCLE:
+                continue
         ang = np.sort(np.arctan2(p[group, 1] - c[1], p[group, 0] - c[0]))
         gap = float(np.max(np.diff(np.r_[ang, ang[0] + 2 * math.pi])))
         if SPOT_RADIUS[0] <= d.min() and d.max() <= SPOT_RADIUS[1] and gap <= math.radians(SPOT_GAP_DEG):
@@ -290,6 +298,17 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
                             extra={"spots": len(group), "in_ring_coins": 0.0}))
             free[group] = False
     return out
+
+
+def _circle_through(pts):
+    """(centre, radius) of the least-squares circle through points (N, 2), N >= 3 (Kasa's fit);
+    radius inf where they lie on a line."""
+    o = pts.mean(axis=0)
+    u, v = (pts - o).T
+    (a, b, c), *_ = np.linalg.lstsq(np.stack([u, v, np.ones_like(u)], 1), u * u + v * v, rcond=None)
+    ctr = np.array([a / 2, b / 2])
+    rad2 = c + ctr @ ctr
+    return ctr + o, (math.sqrt(rad2) if rad2 > 0 and np.isfinite(rad2) else math.inf)
 
 
 def _join_pieces(ring, blobs):
