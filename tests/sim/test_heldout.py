@@ -76,3 +76,18 @@ def test_frames_render_with_real_coin_faces_and_camera_effects():
     r = int(spec["chips"][0]["radius_px"])
     ring = sharp[y - r:y + r, x - r:x + r].reshape(-1, 3)
     assert (ring.min(axis=1) > 150).sum() > 10          # white edge spots on the chip
+
+
+def test_a_layout_chip_scene_is_its_chip_in_ring_scene_with_the_chip_of_the_cloths_colour():
+    """`--kind layout-chip` (never drawn by itself): the chip-in-ring scene of the same seed, its
+    chip in the ring recoloured to the layout's own cloth, expected unsure."""
+    cfg = heldout.SETS["check-4k"]
+    for seed in heldout.set_seeds(cfg, 3):
+        a, ea = heldout.make(seed, "chip-in-ring", cfg)
+        b, eb = heldout.make(seed, "layout-chip", cfg)
+        assert (ea, eb, b["kind"]) == ("unsure", "unsure", "layout-chip")
+        assert b["chips"][0]["color"] == list(b["layout"]["color"]) and b["chips"][0]["name"] == "layout"
+        assert a["chips"][0]["color"] != b["chips"][0]["color"]
+        assert [c["center_px"] for c in a["chips"]] == [c["center_px"] for c in b["chips"]]
+        assert a["coins"] == b["coins"] and a["chips"][1:] == b["chips"][1:]
+    assert "layout-chip" not in heldout.KINDS and "layout-chip" in heldout.FORCED_KINDS

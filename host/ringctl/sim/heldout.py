@@ -127,6 +127,9 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "rose-gold": (110, 128, 198)}     # a pale, pinkish gold (sealed-20 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
+# kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
+# chip-in-ring scene whose chip in the ring is the layout's own cloth colour (only its spots show)
+FORCED_KINDS = KINDS + ("layout-chip",)
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
 
 # skimage.data.coins(): (x, y, r) of coins in the plate, pairs used as (heads, tails)
@@ -461,6 +464,9 @@ def make(seed, kind, cfg):
         spec["_artwork"] = True
     if kind is None:
         kind = KINDS[int(rng.choice(len(KINDS), p=np.array(WEIGHTS) / sum(WEIGHTS)))]
+    layout_chip = kind == "layout-chip"
+    if layout_chip:
+        kind = "chip-in-ring"
     r, R = spec["_coin_r"], spec["ring"]["radius"]
     c0 = np.array(spec["ring"]["center"])
     wall = spec["ring"]["wall_px"]
@@ -541,11 +547,14 @@ def make(seed, kind, cfg):
             continue
         taken.append((p, 1.45 * r))
         chips.append(_chip(rng, spec, p, r))
+    if layout_chip:
+        chips[0].update(color=list(spec["layout"]["color"]), name="layout")
+        kind = "layout-chip"
     spec["chips"] = chips
     spec["kind"] = kind
     truth = render._truth(render.full_spec(spec), render.plane_to_image(render.full_spec(spec)))
     expect = truth["result"]
-    if kind in ("one", "chip-in-ring"):
+    if kind in ("one", "chip-in-ring", "layout-chip"):
         expect = "unsure"
     return spec, expect
 

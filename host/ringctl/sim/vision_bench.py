@@ -240,7 +240,7 @@ def evaluate_set(name, n, train="site", kind=None):
     whole set, trained at the set's own training site (every scene is another ring under other
     lights: a harder test than a casino's); "ring" = each scene's ring trains its own model under
     its own lights (hardware/INSTALL.md's procedure; not for tuning-960). `kind`: every scene of
-    that kind (heldout.KINDS), each seed's scene made so."""
+    that kind (heldout.FORCED_KINDS), each seed's scene made so."""
     if name == "tuning-960":
         return evaluate(scenes.HELDOUT_SEEDS[:n], face_model())
     if name not in heldout.SETS:
@@ -349,9 +349,9 @@ def main(argv=None):
                         "each scene's ring trains its own model under its own lights (the technician's "
                         "procedure, hardware/INSTALL.md)")
     p.add_argument("--misses", action="store_true", help="list every scene not called right")
-    p.add_argument("--kind", choices=heldout.KINDS,
+    p.add_argument("--kind", choices=heldout.FORCED_KINDS,
                    help="every scene of this kind (e.g. tilted: the invalid spins a rescued outline can "
-                        "call flat), not each seed's own")
+                        "call flat; layout-chip: a chip in the ring of the layout's own colour), not each seed's own")
     args = p.parse_args(argv)
     sets = heldout.parse_sets(args.sets, args.scenes, check=False)   # tuning-960 is no heldout set
     if args.kind and any(name == "tuning-960" for name, _ in sets):
