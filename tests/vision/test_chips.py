@@ -108,6 +108,22 @@ def test_a_chip_of_the_layouts_own_colour_at_4k_is_named_by_its_faint_spots(seal
     assert len(named) == 1 and np.hypot(*np.subtract(named[0]["center"], chip["center_px"])) < 0.5 * chip["radius_px"]
 
 
+def test_a_chip_of_the_layouts_colour_against_a_coin_is_no_second_coin(sealed19):
+    """sealed-19 1332911634 made layout-chip, its chip moved a tenth of a coin radius from a coin:
+    the chip's shaded body and spots made one outline with the coin, measured as two coins one
+    on the other, and the spin was voided ("7.3.4 coin lying on the other coin"). One end of
+    that outline is the layout's colour, not the coin's: the boxer calls it."""
+    spec, expect, rm, img = _sealed19(1332911634, "layout-chip")
+    chip, coin = spec["chips"][0], spec["coins"][0]
+    a = 0.0   # to its right (at 90 deg, below it, the outline still passes for two coins: a known limit)
+    p = np.array(coin["center_px"]) + (1.1 * coin["radius_px"] + chip["radius_px"]) * np.array([np.cos(a), np.sin(a)])
+    assert np.hypot(*(p - spec["ring"]["center"])) < spec["ring"]["radius"] - 1.2 * chip["radius_px"]
+    chip["center_px"] = p.tolist()
+    v = judge.classify(heldout.render_frame(spec, 1332911634), rm, sealed19)
+    assert v["result"] == "unsure", v
+    assert not any(r.startswith("7.3.4") for r in v["reasons"]), v["reasons"]
+
+
 @pytest.mark.parametrize("seed", [3517380603, 2268603021])
 def test_specks_along_prints_lines_are_no_chip(sealed19, seed):
     """sealed-19 3517380603 made valid: over a hundred specks in the ring where the print's grid

@@ -116,6 +116,12 @@ TOUCH_SIZE = 1.9
 # outline measured 1.15-1.34 long at 7.2 and 10.4 px (sealed-16 1659922415: "7.3.1 coin outside
 # the ring", a void of a spin with one coin in view): over STACKED_FIT it is no pair of coins.
 STACKED_SIZE, STACKED_FIT = 1.45, 3.0
+# ... and both its ends must be of the coin's colour (`_both_coins`, over a square PAIR_END coin
+# radii across half a coin radius in from each tip): a chip of the layout's own colour lying against a coin
+# made one outline with it, its body and shadow taken in (sealed-19, the ring's chip recoloured
+# and moved a tenth of a coin radius from a coin: 3 of 28 voided as "7.3.4 coin lying on the
+# other coin")
+PAIR_END = 0.5
 TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both lie flat"
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
@@ -271,6 +277,14 @@ def _judged(img, ring, model, blobs):
         pair = colour <= COLOUR_TOL and b.area_coins > 1.05 and 1.13 < size < 2.2 and \
             (a / bb > 1.08 or b.fit_err > 0.8) and \
             (size >= STACKED_SIZE or b.fit_err <= STACKED_FIT)   # two overlapping discs: an elongated outline
+        if pair and not _both_coins(img, ring, b, model, r_exp):
+            # one end of it is not of the coin's colour: a coin joined to something else (a chip
+            # of the layout's colour beside it, its body and shadow taken in), not two coins
+            others.append(_other(b, "object", in_ring, ring))
+            if touches_ring:
+                unsure.append("unsure: a coin joined to an object not of its colour (7.3.2 a chip beside it?): "
+                              "boxer to call")
+            continue
         if pair:
             entry["radius"] = round(r_exp, 1)
             entry["inside"] = bool(dist + a < R - _tol(a, ring))
@@ -466,6 +480,23 @@ def _on_print(ring, model, b):
     r = np.hypot(xx - cx, yy - cy)
     band = (r >= 0.7 * a) & (r <= 1.35 * a) & inner[y0:y1, x0:x1]
     return float(ink[band].mean()) if band.any() else 0.0
+
+
+def _both_coins(img, ring, b, model, r_exp):
+    """Whether both ends of a two-coin outline `b` are of the coin's colour: along its long axis,
+    half a coin radius in from either tip (inside either coin it would hold), each within
+    COLOUR_TOL of the model's colour over a square PAIR_END coin radii across."""
+    a = b.axes[0]
+    t = np.deg2rad(b.angle_deg)
+    m = np.array([np.cos(t), np.sin(t)])
+    ends = ring.image_points([np.asarray(b.plane_center) + side * (a - 0.5 * r_exp) * m for side in (1, -1)])
+    h = max(1, int(PAIR_END * r_exp / 2))
+    for x, y in ends:
+        x, y = int(round(x)), int(round(y))
+        region = img[max(0, y - h):y + h + 1, max(0, x - h):x + h + 1]
+        if region.size == 0 or np.abs(np.subtract(detect.face_colour(region)[0], model.chroma)).sum() > COLOUR_TOL:
+            return False
+    return True
 
 
 def _hidden_part(img, ring, b):
