@@ -86,7 +86,8 @@ SPOT_FAINT, SPOT_ON_CIRCLE = 0.5, 0.25
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
 # copper coins under an 85 deg lamp, red at 255 over 67-70% of the face, measured 0.134 and 0.165
-# from the model's colour; their unclipped pixels 0.0x). A chip's white spots drop out the same way.
+# from the model's colour over all their pixels, the second 0.133 over its unclipped ones). A chip's
+# white spots drop out the same way.
 CLIP_LEVEL = 250
 UNCLIPPED_MIN = 0.15
 ROUND_MIN_CONTRAST = 0.17  # a short ray's own inside-outside contrast, of the object's, at least
@@ -236,7 +237,7 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs, faint)
 
 
-def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.zeros((0, 3))):
+def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint):
     """Objects in the ring of which only a chip's edge spots stand out (a black chip on a black
     layout, sealed-19 3289123918: its white spots and inner line were six specks, each under the
     objects' least area, and the spin was called with the chip unseen): at least SPOT_RING_MIN
@@ -283,7 +284,7 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
         d = np.hypot(*(p[group] - c).T) / r
         if weak[group].any():
             # faint specks are nearer the frame's noise: they must lie on one circle round the centre
-            c, rad = _circle_through(p[group])
+            c, rad = circle_fit(p[group, 0], p[group, 1], np.ones(len(group)))
             d = np.hypot(*(p[group] - c).T) / r
             if not (SPOT_RADIUS[0] <= rad / r <= SPOT_RADIUS[1]) or np.abs(d - rad / r).max() > SPOT_ON_CIRCLE:
                 continue
@@ -300,15 +301,18 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint=np.
     return out
 
 
-def _circle_through(pts):
-    """(centre, radius) of the least-squares circle through points (N, 2), N >= 3 (Kasa's fit);
-    radius inf where they lie on a line."""
-    o = pts.mean(axis=0)
-    u, v = (pts - o).T
-    (a, b, c), *_ = np.linalg.lstsq(np.stack([u, v, np.ones_like(u)], 1), u * u + v * v, rcond=None)
-    ctr = np.array([a / 2, b / 2])
-    rad2 = c + ctr @ ctr
-    return ctr + o, (math.sqrt(rad2) if rad2 > 0 and np.isfinite(rad2) else math.inf)
+def circle_fit(x, y, w):
+    """Weighted least-squares circle (algebraic) through points x, y -> (centre, radius): the
+    heaviest points weigh most (a coin's strongest edge pixels, so an edge's blurred flanks do
+    not pull it)."""
+    x, y, w = (np.asarray(v, float) for v in (x, y, w))
+    o = np.array([np.average(x, weights=w), np.average(y, weights=w)])
+    u, v = x - o[0], y - o[1]
+    sw = np.sqrt(w)
+    m = np.stack([u, v, np.ones_like(u)], 1) * sw[:, None]
+    (p, q, c), *_ = np.linalg.lstsq(m, (u * u + v * v) * sw, rcond=None)
+    ctr = np.array([p / 2, q / 2])
+    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
 
 
 def _join_pieces(ring, blobs):

@@ -697,19 +697,6 @@ def _seen_at(b, ring):
     return m[:, :2] @ np.array(b.center) + m[:, 2]
 
 
-def _circle_wlsq(x, y, w):
-    """Weighted least-squares circle (algebraic) through pixels x, y -> (centre, radius): the
-    strongest edge pixels weigh most, so an edge's blurred flanks do not pull it."""
-    x, y, w = (np.asarray(v, float) for v in (x, y, w))
-    o = np.array([np.average(x, weights=w), np.average(y, weights=w)])
-    u, v = x - o[0], y - o[1]
-    sw = np.sqrt(w)
-    m = np.stack([u, v, np.ones_like(u)], 1) * sw[:, None]
-    (p, q, c), *_ = np.linalg.lstsq(m, (u * u + v * v) * sw, rcond=None)
-    ctr = np.array([p / 2, q / 2])
-    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
-
-
 def _entry(b, ring, **kw):
     x, y = detect.seen_center(b, ring)
     return dict({"center": [round(x, 1), round(y, 1)], "radius": round(b.axes[0], 1),
@@ -810,7 +797,7 @@ def _refined_circle(peak, rw, xs, ys, ux, uy, mag):
         on = (np.abs(dist - rad) <= max(1.0, band * rw)) & (np.abs(dx * ux + dy * uy) / dist > across)
         if on.sum() < 8:
             return None
-        c, rad = _circle_wlsq(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
+        c, rad = detect.circle_fit(xs[on], ys[on], mag[ys[on], xs[on]] ** 2)
     return c, rad
 
 
