@@ -285,3 +285,24 @@ def test_a_log_in_another_schema_is_named_not_mixed(tmp_path):
         AuditLog(tmp_path / "old.db")
     report = AuditLog(tmp_path / "old.db", readonly=True).verify()
     assert not report["ok"] and report["problems"][0]["problem"] == "schema"
+
+
+def test_a_record_read_with_null_fields_is_named_and_the_walk_goes_on(tmp_path):
+    """Bit rot in a page can make SQLite read a record's NOT NULL fields as NULL (seen once in
+    test_damaged_file_names_records_and_keeps_going's random damage: verify stopped with a
+    TypeError). It is named as damaged, and the records after it are still walked."""
+    lg = filled(tmp_path / "a.db", 10, blob_every=0)
+    db = sqlite3.connect(lg.path)
+    db.execute("PRAGMA writable_schema=ON")   # what damage does: a row the schema forbids
+    db.execute("UPDATE sqlite_master SET sql=replace(sql, 'NOT NULL', '') WHERE name='records'")
+    db.commit()
+    db.close()
+    db = sqlite3.connect(lg.path)
+    db.execute("DROP TRIGGER records_no_update")
+    db.execute("UPDATE records SET data=NULL WHERE seq=4")
+    db.commit()
+    db.close()
+    report = AuditLog(lg.path, readonly=True).verify()
+    assert not report["ok"]
+    assert (4, "damaged") in problems(report), report["problems"]
+    assert report["records"] == 10 and report["head"]["seq"] == 10
