@@ -82,6 +82,10 @@ SPOT_RADIUS, SPOT_GAP_DEG = (0.3, 1.5), 150.0
 # and lie on one circle, within SPOT_ON_CIRCLE coin radii of it (a row of faint specks along a
 # print line, sealed-19 2268603021 valid, is no circle)
 SPOT_FAINT, SPOT_ON_CIRCLE = 0.5, 0.25
+# ... and only where they are few: more faint specks than SPOT_FAINT_SHARE of the ring's grid
+# pixels are the frame's noise (a frame with noise of sd 7: 131, 1.6%, and a false chip; the 4K
+# layout chip's frame: 7 and 30; a valid frame on print: 303, 2.3%)
+SPOT_FAINT_SHARE = 0.005
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -491,6 +495,8 @@ def _faint_specks(d, thr, seeds, in_ring_grid):
     if not cv2.countNonZero(faint):
         return np.zeros((0, 3))
     n, _, stats, cent = cv2.connectedComponentsWithStats(faint, 8, cv2.CV_32S)
+    if n - 1 > SPOT_FAINT_SHARE * cv2.countNonZero(in_ring_grid):
+        return np.zeros((0, 3))   # so many that they are the frame's noise, not a chip's spots
     return np.column_stack([cent[1:] * GRID, stats[1:, cv2.CC_STAT_AREA]])
 
 
