@@ -148,7 +148,6 @@ class _Walk:
             missing = str(expected) if seq == expected + 1 else "%d..%d" % (expected, seq - 1)
             add(seq, "deleted", "seq %s missing before seq %d" % (missing, seq))
         ok_hash = False
-        text = None
         if None in (ts_us, kind, data, prev, stored):
             # the schema forbids NULL there: a damaged page (or a file edited below SQLite) reads so
             add(seq, "damaged", "record fields are missing (NULL where the schema forbids it): damaged or edited")
