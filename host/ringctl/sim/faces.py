@@ -102,7 +102,8 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # only; 107: sealed-12 only; ... 111: sealed-16 only (stained cells; a page of printed lettering);
 # 112: sealed-17 only (a micrograph of a cell; a brick wall); 113: sealed-18 only (a deep-sky
 # photograph; a line of printed text); 114: sealed-19 only (a snake emblem; a bed of gravel);
-# 115: sealed-20 only (a patch of grass; a retinal micrograph)
+# 115: sealed-20 only (a patch of grass; a retinal micrograph); 116: sealed-21 only (a colour
+# wheel; a checkerboard)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -112,7 +113,8 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   112: (("cell", 275, 330, 260), ("brick", 256, 256, 240)),
                   113: (("hubble_deep_field", 500, 436, 400), ("text", 224, 86, 84)),
                   114: (("logo", 250, 250, 220), ("gravel", 256, 256, 240)),
-                  115: (("grass", 256, 256, 240), ("microaneurysms", 51, 51, 50))}
+                  115: (("grass", 256, 256, 240), ("microaneurysms", 51, 51, 50)),
+                  116: (("colorwheel", 185, 185, 175), ("checkerboard", 100, 100, 95))}
 
 
 def _plate_relief(face, design):

@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20`, `-21` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -89,6 +89,9 @@ SEALED19_ENTROPY = 0xD57EDB0088E2D7DA
 # "sealed-20": entropy drawn at the start of the sixteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED20_ENTROPY = 0x1944AB44184E6935
+# "sealed-21": entropy drawn at the start of the seventeenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED21_ENTROPY = 0xD0335CE00A10A45A
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -101,7 +104,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "grey": (74, 74, 72),    # grey: sealed-17 only
            "navy": (78, 34, 20),    # navy: sealed-18 only
            "khaki": (72, 112, 118), # khaki: sealed-19 only
-           "sand": (118, 150, 172)} # sand: sealed-20 only
+           "sand": (118, 150, 172), # sand: sealed-20 only
+           "rust": (30, 60, 140)}   # rust: sealed-21 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -124,7 +128,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "pale-brass": (96, 168, 206),   # a pale, bright brass (sealed-17 only)
                 "gunmetal": (92, 96, 112),      # a dark, warm grey bronze (sealed-18 only)
                 "orange-copper": (38, 108, 210),  # a bright, strongly orange copper (sealed-19 only)
-                "rose-gold": (110, 128, 198)}     # a pale, pinkish gold (sealed-20 only)
+                "rose-gold": (110, 128, 198),     # a pale, pinkish gold (sealed-20 only)
+                "champagne": (128, 168, 196)}     # a pale, greyish gold (sealed-21 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -248,6 +253,12 @@ SETS = {
                       stream=SEALED20_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("rose-gold",),
                       layouts=("green", "blue", "maroon", "black", "sand")),
+    # sealed (seventeenth session, entropy drawn at its start): relief struck from a colour wheel
+    # and a checkerboard (faces.RELIEF_PICTURE 116), a champagne coin, a rust layout
+    "sealed-21": dict(size=None, coin_px=(40, 120), coin="champagne", faces="render:116",
+                      stream=SEALED21_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("champagne",),
+                      layouts=("green", "blue", "maroon", "black", "rust")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
