@@ -61,6 +61,10 @@ TEXTURE_GAIN = 3.0         # grey levels of texture to units of difference from 
 # the rays, and off the outline by more than twice the on-circle tolerance along at most 1 +
 # TEXTURE_OFF of those (edge-1080p: flat coins 0-4 of 41-71; a coin tilted 30 deg 17 of 66)
 TEXTURE_SEEN, TEXTURE_OFF = 0.35, 0.1
+# ... or off a circle at most TEXTURE_SHADOW coin radii larger and shifted (`_rim_and_shadow`): on
+# a layout of the coin's own colour a flat coin's drop shadow is the difference's edge on the side
+# away from the lamp (sealed-20, opened: 2-4.6 px beyond the rim of 53 px coins under 56 deg lamps)
+TEXTURE_SHADOW = 0.12
 # ... or, where nothing stood out at all on print of the coin's colour (`find_on_print`): the
 # texture mapped at this many px per coin radius, and this many strongest rims measured
 PRINT_SEARCH_R, PRINT_SEARCH_TOP, PRINT_SEARCH_ARC = 14.0, 4, 32
@@ -1109,7 +1113,8 @@ def _textured(img, ring, blob, k, r, need, at=None):
                        float(np.mean(trial.axes)), r_img, need)
     seen = np.isfinite(e)
     off = int((np.abs(e[seen] - t[seen]) * np.hypot(*au[seen].T) > 2 * tol).sum())
-    if seen.sum() < TEXTURE_SEEN * N_RAYS or off > 1 + TEXTURE_OFF * seen.sum():
+    if seen.sum() < TEXTURE_SEEN * N_RAYS or (off > 1 + TEXTURE_OFF * seen.sum() and not _rim_and_shadow(
+            origin + e[seen, None] * au[seen], pc, float(np.mean(trial.axes)), r_img, tol)):
         return False
     # what stood out lies within the new outline (a coin's part, not something beside it)
     if len(k):
@@ -1127,6 +1132,20 @@ def _textured(img, ring, blob, k, r, need, at=None):
                       seen_area_coins=round(seen_area, 3), rim_seen=(int(seen.sum()), off))
     blob.area_coins = float(trial.axes[0] * trial.axes[1] / (r_img * r_img))
     return True
+
+
+def _rim_and_shadow(pts, center, rho, r_img, tol):
+    """The rim the difference alone shows (`pts`, ring plane) is a flat coin's outline (circle
+    `center`, `rho`) grown by its drop shadow: on a layout of the coin's colour the shadow, not the
+    rim, is the difference's edge on the side away from the lamp, so that edge lies on a circle
+    TEXTURE_SHADOW coin radii larger and shifted at most, and on it all round (off by more than
+    twice the on-circle tolerance along at most 1 + TEXTURE_OFF of the rays), never inside the
+    outline; a tilted coin's rim follows an ellipse whatever circle is put through it."""
+    c, rad = _circle_lsq(pts)
+    grow, shift = rad - rho, float(np.hypot(*(c - np.asarray(center))))
+    if not -tol <= grow <= TEXTURE_SHADOW * r_img or shift > TEXTURE_SHADOW * r_img:
+        return False
+    return int((np.abs(np.hypot(*(pts - c).T) - rad) > 2 * tol).sum()) <= 1 + TEXTURE_OFF * len(pts)
 
 
 def _edges_near(d, rr, rays, au, w, rho, r_img, need):
