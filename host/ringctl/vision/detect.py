@@ -326,11 +326,13 @@ def circle_fit(x, y, w):
 def _join_pieces(ring, blobs):
     """`blobs` less the pieces of one coin: a band of ink of about its colour across a coin cuts
     it into pieces. A piece is an object of at most ROUND_PIECE coin areas centred inside a
-    round outline `_round_outline` or `_recentred` found (a thin sliver, which alone would
-    measure as a coin seen edge-on), the two together no more than a coin; or a second object
+    round outline `_round_outline`, `_recentred` or `_textured` found (a thin sliver, which alone
+    would measure as a coin seen edge-on), what stood out of the two together no more than a coin
+    (sealed-20, opened: a coin found by its texture from a third of it, the rest a second object
+    left "not a coin"); or a second object
     measured to the same clean outline as another (each piece's rays run on to the coin's rim
     beyond the band), together no more than PIECES_MAX coin areas. Its area joins the coin's."""
-    round_ = [b for b in blobs if "remeasured" in b.extra or "recentred" in b.extra]
+    round_ = [b for b in blobs if any(k in b.extra for k in ("remeasured", "recentred", "textured"))]
     clean = [b for b in blobs if b.axes is not None and b.plane_center is not None and b.fit_err <= ROUND_FIT]
     if not round_ and len(clean) < 2:
         return blobs
@@ -346,7 +348,7 @@ def _join_pieces(ring, blobs):
         elif round_ and b.area_coins <= ROUND_PIECE:
             pc = ring.plane_points([b.center])[0]
             whole = next((c for c in round_ if np.hypot(*(pc - c.plane_center)) < c.axes[1]
-                          and c.area_coins + b.area_coins <= 1.3), None)
+                          and _seen(c) + b.area_coins <= 1.3), None)
         if whole is None and any(b is c for c in clean):
             # the same clean outline measured from two objects, each a piece (the rays from
             # either run on past the band to the coin's rim): a coin and anything else, or two
@@ -360,7 +362,9 @@ def _join_pieces(ring, blobs):
         if whole is None:
             out.append(b)
         else:
-            if "recentred" not in whole.extra:   # a recentred coin's area is already its outline's
+            if "seen_area_coins" in whole.extra:   # a recentred or textured coin's area is already its outline's
+                whole.extra["seen_area_coins"] = round(whole.extra["seen_area_coins"] + b.area_coins, 3)
+            else:
                 whole.area_coins += b.area_coins
             whole.extra["in_ring_coins"] = whole.extra.get("in_ring_coins", 0) + b.extra.get("in_ring_coins", 0)
             whole.extra["pieces"] = whole.extra.get("pieces", 0) + 1
