@@ -164,3 +164,15 @@ def test_the_rest_of_a_coin_found_by_its_texture_is_part_of_it(seed):
     assert len(blobs) == 2 and any("textured" in b.extra and b.extra.get("pieces") for b in blobs)
     v = judge.classify(img, rm, m)
     assert v["result"] == expect, v["reasons"]
+
+
+def test_a_sliver_of_a_coin_joined_to_ink_does_not_keep_the_search_away():
+    # sealed-18 (opened) 3058423945, forced valid: a coin on print of its colour stood out as two
+    # parts, one of them joined to a printed line ("object in the ring that is not a coin (it lies
+    # on print ...)"); that part was kept as an object found, so the search for the coin looked
+    # nowhere near it and the spin stayed unsure
+    cfg = heldout.SETS["sealed-18"]
+    spec, expect, rm, img = scene(3058423945, "valid", cfg)
+    v = judge.classify(img, rm, heldout_model(cfg))
+    assert v["result"] == expect, v["reasons"]
+    assert len(v["coins"]) == 2 and not [o for o in v.get("others", []) if o["inside"]]
