@@ -760,16 +760,6 @@ def _circle_hypotheses(pp):
     return ctr + o, np.hypot(*(a[good] - ctr).T)
 
 
-def _circle_lsq(pp):
-    """Least-squares circle (algebraic) through points -> (centre, radius)."""
-    o = pp.mean(axis=0)
-    x, y = (pp - o).T
-    m = np.stack([x, y, np.ones_like(x)], 1)
-    (p, q, c), *_ = np.linalg.lstsq(m, x * x + y * y, rcond=None)
-    ctr = np.array([p / 2, q / 2])
-    return ctr + o, float(math.sqrt(max(c + ctr @ ctr, 0.0)))
-
-
 def _edge_circles(ring, blob, k, r):
     """-> (coin radius px, on-circle tolerance, `blob`'s first-pass edge points in the ring plane,
     centres and radii of the circles through them): what both outline searches start from."""
@@ -801,7 +791,7 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
         on = np.abs(res) <= tol
         if on.sum() < 3:
             return False
-        c0, rho = _circle_lsq(pp[on])
+        c0, rho = circle_fit(*pp[on].T, np.ones(int(on.sum())))
     res = np.hypot(*(pp - c0).T) - rho
     on = np.abs(res) <= tol
     # the object reaching beyond the circle along more than a ray or two: not one coin
@@ -846,7 +836,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         pts = np.concatenate([on_pts, more])
         if len(pts) < 3:
             return None
-        c0, rho = _circle_lsq(pts)
+        c0, rho = circle_fit(*pts.T, np.ones(len(pts)))
     keep_k = list(k_on) + list(rest[near])
     keep_r = list(r_on) + list(rq[near])
     # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
@@ -1101,7 +1091,7 @@ def _textured(img, ring, blob, k, r, need, at=None):
     j = int(np.argmax(on.sum(1)))
     if on[j].sum() < RECENTRE_MIN_ON * N_RAYS:
         return False
-    c0, rho = _circle_lsq(pts[on[j]])
+    c0, rho = circle_fit(*pts[on[j]].T, np.ones(int(on[j].sum())))
     inv = cv2.invertAffineTransform(ring.to_plane)
     trial = _outline_near_circle(img, ring, (float(c_img[0]), float(c_img[1])), np.zeros(0, int), np.zeros(0),
                                  np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need)
@@ -1145,7 +1135,7 @@ def _rim_and_shadow(pts, center, rho, r_img, tol):
     TEXTURE_SHADOW coin radii larger and shifted at most, and on it all round (off by more than
     twice the on-circle tolerance along at most 1 + TEXTURE_OFF of the rays), never inside the
     outline; a tilted coin's rim follows an ellipse whatever circle is put through it."""
-    c, rad = _circle_lsq(pts)
+    c, rad = circle_fit(*pts.T, np.ones(len(pts)))
     grow, shift = rad - rho, float(np.hypot(*(c - np.asarray(center))))
     if not -tol <= grow <= TEXTURE_SHADOW * r_img or shift > TEXTURE_SHADOW * r_img:
         return False
