@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20`, `-21` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20`, `-21`, `-22` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -92,6 +92,9 @@ SEALED20_ENTROPY = 0x1944AB44184E6935
 # "sealed-21": entropy drawn at the start of the seventeenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED21_ENTROPY = 0xD0335CE00A10A45A
+# "sealed-22": entropy drawn at the start of the eighteenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED22_ENTROPY = 0xCF3D2C547642338F
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -105,7 +108,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "navy": (78, 34, 20),    # navy: sealed-18 only
            "khaki": (72, 112, 118), # khaki: sealed-19 only
            "sand": (118, 150, 172), # sand: sealed-20 only
-           "rust": (30, 60, 140)}   # rust: sealed-21 only
+           "rust": (30, 60, 140),   # rust: sealed-21 only
+           "cream": (176, 206, 220)}  # cream: sealed-22 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -129,7 +133,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "gunmetal": (92, 96, 112),      # a dark, warm grey bronze (sealed-18 only)
                 "orange-copper": (38, 108, 210),  # a bright, strongly orange copper (sealed-19 only)
                 "rose-gold": (110, 128, 198),     # a pale, pinkish gold (sealed-20 only)
-                "champagne": (128, 168, 196)}     # a pale, greyish gold (sealed-21 only)
+                "champagne": (128, 168, 196),     # a pale, greyish gold (sealed-21 only)
+                "patina": (96, 124, 108)}         # an aged bronze gone greenish brown (sealed-22 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -259,6 +264,12 @@ SETS = {
                       stream=SEALED21_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("champagne",),
                       layouts=("green", "blue", "maroon", "black", "rust")),
+    # sealed (eighteenth session, entropy drawn at its start): relief struck from a motorcycle and
+    # smooth random blobs (faces.RELIEF_PICTURE 117), a patina bronze coin, a cream layout
+    "sealed-22": dict(size=None, coin_px=(40, 120), coin="patina", faces="render:117",
+                      stream=SEALED22_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("patina",),
+                      layouts=("green", "blue", "maroon", "black", "cream")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
