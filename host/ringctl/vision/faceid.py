@@ -310,6 +310,7 @@ RELIGHT_GAINS = (0.0, 4.0)  # the azimuth-dependent shading x this: 0 = lit from
 RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
 REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
 REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
+SYMMETRY_TIE = 0.02         # fits this close (relative misfit) are one (`_register_by_shading`)
 
 
 def _turn(fa, fb):
@@ -336,10 +337,141 @@ def _register(feats, patches):
         i, j = max(((i, j) for i in range(n) if i not in done for j in done), key=lambda ij: sim[ij])
         turns[i] = turns[j] + pair[i][j][0]
         done.append(i)
+    if n >= 4:   # fewer photos than the shading basis's 3 terms + 1 leave it no misfit to judge by
+        fit = _ShadingFit(patches)
+        peaks = [[_turn_peaks(feats[i], feats[j], 3) if i != j else [] for j in range(n)] for i in range(n)]
+        turns = _register_by_shading(fit, peaks, [turns, fit.built(feats, peaks)])
     for _ in range(REGISTER_ROUNDS):
         turns = np.array([_turn_by_drawing(feats[i], [p for j, p in enumerate(patches) if j != i],
                                            np.delete(turns, i)) for i in range(n)])
+    if n >= 4:   # the drawings match edges, which a near-symmetric design leaves ambiguous: the shading checks them
+        turns = _register_by_shading(fit, peaks, [turns])
     return (turns - turns[0] + 180) % 360 - 180
+
+
+def _turn_peaks(fa, fb, k):
+    """The `k` best turns (deg, as `_turn`) that take coin b onto coin a: the correlation's highest
+    local peaks over rotation (a design with a near-symmetry has a peak at each of its turns)."""
+    corr = np.fft.irfft((_spectrum(fa) * np.conj(_spectrum(fb))).sum(axis=(0, 1)), n=N_ANG)
+    local = (corr >= np.roll(corr, 1)) & (corr >= np.roll(corr, -1))
+    return [-i * 360 / N_ANG for i in np.argsort(-corr) if local[i]][:k]
+
+
+class _ShadingFit:
+    """How well one shading basis (`shading_basis`) explains a face's photos at given turns: the
+    least squares misfit, from the Gram matrix of the photos turned back (cached per photo and
+    turn), so a turn tried costs one row of dot products."""
+
+    def __init__(self, patches):
+        self.patches = patches
+        size = patches[0].shape[0]
+        self.r = (size - 1) / 2
+        yy, xx = np.mgrid[0:size, 0:size] - self.r
+        self.disc = (xx * xx + yy * yy) <= (0.9 * self.r) ** 2
+        self.cache = {}
+
+    def turned(self, i, t):
+        """Photo `i` turned back by `t` deg, standardised over the coin (as `shading_basis`)."""
+        key = (i, round(float(t) % 360, 1))
+        if key not in self.cache:
+            size = self.patches[i].shape[0]
+            q = cv2.warpAffine(self.patches[i].astype(np.float32),
+                               cv2.getRotationMatrix2D((self.r, self.r), -key[1], 1.0), (size, size),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[self.disc]
+            self.cache[key] = (q - q.mean()) / (q.std() + 1e-6)
+        return self.cache[key]
+
+    def gram(self, idx, turns):
+        ims = np.array([self.turned(i, t) for i, t in zip(idx, turns)])
+        return ims @ ims.T
+
+    @staticmethod
+    def misfit(turns, gram):
+        """sum |(I - P) x|^2 = trace(G) - trace((D'D)^-1 D'GD): P projects on the design D (1, cos,
+        sin of -turn). Batched: `turns` (..., n) and `gram` (..., n, n) give (...) misfits."""
+        psi = np.deg2rad(-np.asarray(turns, float))
+        design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], -1)
+        dt = np.swapaxes(design, -1, -2)
+        fitted = np.linalg.solve(dt @ design, dt @ gram @ design)
+        return np.trace(gram, axis1=-2, axis2=-1) - np.trace(fitted, axis1=-2, axis2=-1)
+
+    def descend(self, turns, peaks):
+        """(misfit, turns): each photo's turn changed, one at a time, to another photo's turn plus
+        one of the best turns between the two where that fits better, until none does."""
+        n = len(turns)
+        turns = np.array(turns, float)
+        gram = self.gram(range(n), turns)
+        now = float(self.misfit(turns, gram))
+        for _ in range(n):
+            changed = False
+            for i in range(n):
+                for c in {round(float(turns[j] + p) % 360, 1) for j in range(n) if j != i for p in peaks[i][j]}:
+                    trial = turns.copy()
+                    trial[i] = c
+                    g = gram.copy()
+                    g[i, :] = g[:, i] = np.array([self.turned(j, trial[j]) for j in range(n)]) @ self.turned(i, c)
+                    got = float(self.misfit(trial, g))
+                    if got < now * (1 - 1e-6):
+                        turns, gram, now, changed = trial, g, got, True
+            if not changed:
+                break
+        return now, turns
+
+    def built(self, feats, peaks):
+        """Turns from the photos added one at a time, the most alike to those placed first, each at
+        the candidate (a placed photo's turn plus a best turn between the two) that fits the shading
+        of those placed best; the first three (too few to fit) at their best edge match."""
+        n = len(feats)
+        placed, turns = [0], [0.0]
+        while len(placed) < n:
+            best = None
+            for i in (i for i in range(n) if i not in placed):
+                for m, j in enumerate(placed):
+                    t, score = _turn(feats[i], feats[j])
+                    if len(placed) < 3:
+                        cands = [(-score, round(float(turns[m] + t) % 360, 1))]
+                    else:
+                        cands = [(float(self.misfit(turns + [c], self.gram(placed + [i], turns + [c]))), c)
+                                 for c in (round(float(turns[m] + p) % 360, 1) for p in peaks[i][j])]
+                    for f, c in cands:
+                        if best is None or f < best[0]:
+                            best = (f, i, c)
+            placed.append(best[1])
+            turns.append(best[2])
+        out = np.zeros(n)
+        out[placed] = turns
+        return out
+
+
+def _register_by_shading(fit, peaks, starts):
+    """The turns, from each of `starts` improved one photo at a time (`_ShadingFit.descend`), that
+    fit one shading basis best. A design that looks alike at several turns (a colour wheel's
+    wedges a third of a turn apart, a checkerboard half a turn, sealed-21) gives its edge features
+    a peak at each, and under the training lamp only the shading, which turns with the coin, tells
+    them apart: a wrong turn there crowded the photos' turns into part of the circle and left the
+    face without relit templates."""
+    misfit, turns = min((fit.descend(t, peaks) for t in starts), key=lambda x: x[0])
+    n = len(turns)
+    # A design alike at a half turn is alike in its shading too (its slopes reversed there, as the
+    # lamp's half turn reverses them): a photo at its turn or half a turn on is one fit, and only
+    # the spread of the turns round the coin (which conditions the fit, `_spread`) chooses. Every
+    # choice of each photo's turn or its half turn is tried (2^(n-1) fits over the Gram matrix of
+    # both); of those within SYMMETRY_TIE of the best fit, the most spread is taken.
+    both = fit.gram(list(range(n)) * 2, np.concatenate([turns, turns + 180.0]))
+    pick = (np.arange(2 ** (n - 1))[:, None] >> np.arange(-1, n - 1).clip(0)) & 1   # (choices, n)
+    pick[:, 0] = 0
+    sel = np.arange(n) + n * pick
+    trials = turns + 180.0 * pick
+    misfits = fit.misfit(trials, both[sel[:, :, None], sel[:, None, :]])
+    return max(trials[misfits <= misfits.min() * (1 + SYMMETRY_TIE)], key=_spread)
+
+
+def _spread(turns):
+    """How well photos at `turns` spread round the coin for the shading fit: the least singular
+    value of its design (1, cos, sin of each turn) over sqrt(photos) (RELIGHT_SPREAD_MIN at least)."""
+    psi = np.deg2rad(-np.asarray(turns, float))
+    design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], 1)
+    return float(np.linalg.svd(design, compute_uv=False).min() / math.sqrt(len(psi)))
 
 
 def _turn_by_drawing(feat, patches, turns):
