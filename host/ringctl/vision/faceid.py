@@ -310,7 +310,9 @@ RELIGHT_GAINS = (0.0, 4.0)  # the azimuth-dependent shading x this: 0 = lit from
 RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
 REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
 REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
-SYMMETRY_TIE = 0.02         # fits this close (relative misfit) are one (`_register_by_shading`)
+SYMMETRY_TIE = 0.05         # fits this close (relative misfit) are one (`_register_by_shading`)
+HALVES_ALL = 13             # photos a face up to which every choice of half turns is tried (2^12 fits)
+REGISTER_MOVE = 10.0        # deg: the least change of a photo's turn the shading fit tries (`_ShadingFit.descend`)
 
 
 def _turn(fa, fb):
@@ -328,7 +330,9 @@ def _register(feats, patches):
     best turn, chained from the most alike pairs (under a low lamp two photos a few clock-hours
     apart no longer look alike, so a far pair's turn is not trusted), then made consistent. Then
     each photo is matched against its face drawn (from the other photos) under the lamp at every
-    turn, where the turn of the drawing and the turn it is matched at must agree."""
+    turn, where the turn of the drawing and the turn it is matched at must agree. Before and after
+    that, the turns are checked against the shading they imply (`_register_by_shading`): a design
+    alike at several turns has a peak of its edges' match at each."""
     n = len(feats)
     pair = [[_turn(feats[i], feats[j]) if i != j else (0.0, -1.0) for j in range(n)] for i in range(n)]
     sim = np.array([[pair[i][j][1] + pair[j][i][1] for j in range(n)] for i in range(n)])
@@ -340,12 +344,16 @@ def _register(feats, patches):
     if n >= 4:   # fewer photos than the shading basis's 3 terms + 1 leave it no misfit to judge by
         fit = _ShadingFit(patches)
         peaks = [[_turn_peaks(feats[i], feats[j], 3) if i != j else [] for j in range(n)] for i in range(n)]
-        turns = _register_by_shading(fit, peaks, [turns, fit.built(feats, peaks)])
+        turns = shaded = _register_by_shading(fit, peaks, turns, fit.built(feats, peaks))
     for _ in range(REGISTER_ROUNDS):
         turns = np.array([_turn_by_drawing(feats[i], [p for j, p in enumerate(patches) if j != i],
                                            np.delete(turns, i)) for i in range(n)])
-    if n >= 4:   # the drawings match edges, which a near-symmetric design leaves ambiguous: the shading checks them
-        turns = _register_by_shading(fit, peaks, [turns])
+    # the drawings match edges, which a near-symmetric design leaves ambiguous: where they moved a
+    # photo so that the shading fits clearly worse, the shading's turns stand
+    if n >= 4:
+        turns = fit.spread_halves(turns)
+        if fit.misfit(turns, fit.gram(range(n), turns)) > (1 + SYMMETRY_TIE) * fit.misfit(shaded, fit.gram(range(n), shaded)):
+            turns = shaded
     return (turns - turns[0] + 180) % 360 - 180
 
 
@@ -372,7 +380,7 @@ class _ShadingFit:
 
     def turned(self, i, t):
         """Photo `i` turned back by `t` deg, standardised over the coin (as `shading_basis`)."""
-        key = (i, round(float(t) % 360, 1))
+        key = (i, round(float(t) % 360, 2))
         if key not in self.cache:
             size = self.patches[i].shape[0]
             q = cv2.warpAffine(self.patches[i].astype(np.float32),
@@ -397,15 +405,19 @@ class _ShadingFit:
 
     def descend(self, turns, peaks):
         """(misfit, turns): each photo's turn changed, one at a time, to another photo's turn plus
-        one of the best turns between the two where that fits better, until none does."""
+        one of the best turns between the two where that fits better, until none does; `turns`
+        as they were unless all that fits clearly better (SYMMETRY_TIE). Only moves of
+        REGISTER_MOVE or more are tried: this mends a wrong peak; the drawings refine."""
         n = len(turns)
-        turns = np.array(turns, float)
+        begin = turns = np.array(turns, float)
         gram = self.gram(range(n), turns)
-        now = float(self.misfit(turns, gram))
+        start = now = float(self.misfit(turns, gram))
         for _ in range(n):
             changed = False
             for i in range(n):
                 for c in {round(float(turns[j] + p) % 360, 1) for j in range(n) if j != i for p in peaks[i][j]}:
+                    if abs((c - turns[i] + 180) % 360 - 180) < REGISTER_MOVE:
+                        continue
                     trial = turns.copy()
                     trial[i] = c
                     g = gram.copy()
@@ -415,7 +427,49 @@ class _ShadingFit:
                         turns, gram, now, changed = trial, g, got, True
             if not changed:
                 break
-        return now, turns
+        # the shading's model is first order (a low lamp's clipped shadows are not in it): moves
+        # that only fit it a little better are no evidence of a wrong peak
+        return (now, turns) if now < start * (1 - SYMMETRY_TIE) else (start, np.array(begin, float))
+
+    def refined(self, turns, moved, step=1.4, least=0.2):
+        """`turns` of the photos `moved` (a peak's turn taken, on the correlation's 2.8 deg bins)
+        each moved by a fraction of a bin where the shading fits better (a pattern search, the step
+        halved down to `least` deg); the others' turns were refined between bins already."""
+        n = len(turns)
+        turns = np.array(turns, float)
+        gram = self.gram(range(n), turns)
+        now = float(self.misfit(turns, gram))
+        while step >= least:
+            for i in np.flatnonzero(moved):
+                for d in (-step, step):
+                    trial = turns.copy()
+                    trial[i] += d
+                    g = gram.copy()
+                    g[i, :] = g[:, i] = np.array([self.turned(j, trial[j]) for j in range(n)]) @ self.turned(i, trial[i])
+                    got = float(self.misfit(trial, g))
+                    if got < now:
+                        turns, gram, now = trial, g, got
+            step /= 2
+        return turns
+
+    def spread_halves(self, turns):
+        """`turns` with some photos' turns taken half a turn on, where that fits as well and spreads
+        them round the coin more. A design alike at a half turn is alike in its shading too (its
+        slopes reversed there, as the lamp's half turn reverses them): a photo at its turn or half a
+        turn on is one fit, and only the spread of the turns (which conditions the fit, `_spread`)
+        chooses. Every choice of each photo's turn or its half turn is tried (2^(n-1) fits over the
+        Gram matrix of both); of those within SYMMETRY_TIE of the best fit, the most spread is taken."""
+        n = len(turns)
+        both = self.gram(list(range(n)) * 2, np.concatenate([turns, turns + 180.0]))
+        if n > HALVES_ALL:   # more photos than the procedure's: each photo's half turn alone
+            pick = np.vstack([np.zeros(n, int), np.eye(n, dtype=int)[1:]])
+        else:
+            pick = (np.arange(2 ** (n - 1))[:, None] >> np.arange(-1, n - 1).clip(0)) & 1   # (choices, n)
+            pick[:, 0] = 0
+        sel = np.arange(n) + n * pick
+        trials = turns + 180.0 * pick
+        misfits = self.misfit(trials, both[sel[:, :, None], sel[:, None, :]])
+        return max(trials[misfits <= misfits.min() * (1 + SYMMETRY_TIE)], key=_spread)
 
     def built(self, feats, peaks):
         """Turns from the photos added one at a time, the most alike to those placed first, each at
@@ -443,27 +497,19 @@ class _ShadingFit:
         return out
 
 
-def _register_by_shading(fit, peaks, starts):
-    """The turns, from each of `starts` improved one photo at a time (`_ShadingFit.descend`), that
-    fit one shading basis best. A design that looks alike at several turns (a colour wheel's
-    wedges a third of a turn apart, a checkerboard half a turn, sealed-21) gives its edge features
-    a peak at each, and under the training lamp only the shading, which turns with the coin, tells
-    them apart: a wrong turn there crowded the photos' turns into part of the circle and left the
-    face without relit templates."""
-    misfit, turns = min((fit.descend(t, peaks) for t in starts), key=lambda x: x[0])
-    n = len(turns)
-    # A design alike at a half turn is alike in its shading too (its slopes reversed there, as the
-    # lamp's half turn reverses them): a photo at its turn or half a turn on is one fit, and only
-    # the spread of the turns round the coin (which conditions the fit, `_spread`) chooses. Every
-    # choice of each photo's turn or its half turn is tried (2^(n-1) fits over the Gram matrix of
-    # both); of those within SYMMETRY_TIE of the best fit, the most spread is taken.
-    both = fit.gram(list(range(n)) * 2, np.concatenate([turns, turns + 180.0]))
-    pick = (np.arange(2 ** (n - 1))[:, None] >> np.arange(-1, n - 1).clip(0)) & 1   # (choices, n)
-    pick[:, 0] = 0
-    sel = np.arange(n) + n * pick
-    trials = turns + 180.0 * pick
-    misfits = fit.misfit(trials, both[sel[:, :, None], sel[:, None, :]])
-    return max(trials[misfits <= misfits.min() * (1 + SYMMETRY_TIE)], key=_spread)
+def _register_by_shading(fit, peaks, tree, built):
+    """The photos' turns that fit one shading basis best: the edges' spanning tree's (`tree`) or
+    those built up photo by photo by the shading (`built`), each improved one photo at a time
+    (`_ShadingFit.descend`); the tree's unless the other fits clearly better (SYMMETRY_TIE). A
+    design that looks alike at several turns (a colour wheel's wedges a third of a turn apart, a
+    checkerboard half a turn, sealed-21) gives its edge features a peak at each, and under the
+    training lamp only the shading, which turns with the coin, tells them apart: a wrong turn
+    there crowded the photos' turns into part of the circle and left the face without relit
+    templates."""
+    (m_tree, turns), (m_built, other) = fit.descend(tree, peaks), fit.descend(built, peaks)
+    if m_built * (1 + SYMMETRY_TIE) < m_tree:
+        turns = other
+    return fit.spread_halves(fit.refined(turns, np.abs((turns - tree + 180) % 360 - 180) > 1e-6))
 
 
 def _spread(turns):
