@@ -1331,7 +1331,7 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
               "own_score_min": round(float(own.min()), 4), "other_score_max": round(float(other.max()), 4)}
     if errors or np.median(margins) < LOO_MEDIAN_MIN or margins.min() < 0.02:
         raise UserError(f"the two faces do not separate (leave-one-out: {errors} of {len(feats)} photos "
-                        f"misread, median margin {np.median(margins):.3f}); check the folders hold the right "
+                        f"misread, median margin {np.median(margins):.3f}, least {margins.min():.3f}); check the folders hold the right "
                         "faces, the coin is sharp, in focus and at least 40 px across; under a low or side light take 12 "
                         "photos per face, turning the coin a clock-hour (30 deg) between photos")
     # Thresholds. The photos share one light; in play the light, blur and size differ, and a
