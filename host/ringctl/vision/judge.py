@@ -388,12 +388,15 @@ def _judged(img, ring, model, blobs):
     ref = float(statistics.median(ring_sizes)) if ring_sizes else 1.0   # a few values: numpy's overhead
     in_play = sum(1 for c in coins if c.get("_in"))
     for reason, seen, size in away:
-        if not seen[0].get("_in") and in_play == 1 and size is not None and ring_sizes and \
-                abs(size / ref - 1) > SAME_COIN:
+        if not seen[0].get("_in") and in_play == 1 and ring_sizes and (size is None or abs(size / ref - 1) > SAME_COIN):
             # the spin's two coins are alike: something outside that is not the size of the coin in
-            # the ring is no evidence for a void (sealed-22 1397025808, opened: a black chip 1.13x
-            # the coin, its spots too faint to name it, voided a spin whose other coin was hidden)
+            # the ring, or two things together there, is no evidence for a void (sealed-22, opened:
+            # black chips, their spots not named, taken for a coin 1.13x the coin's size
+            # (1397025808) and for two coins together (2910297966), voided spins whose other coin
+            # was hidden)
             unsure.append("unsure: a coin-like object outside the ring, not the size of the coin in it "
+                          "(7.3.1 needs evidence): boxer to call" if size is not None else
+                          "unsure: two coin-like objects together outside the ring, one coin in it "
                           "(7.3.1 needs evidence): boxer to call")
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
