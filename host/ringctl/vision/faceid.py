@@ -315,9 +315,15 @@ HALVES_ALL = 13             # photos a face up to which every choice of half tur
 REGISTER_MOVE = 10.0        # deg: the least change of a photo's turn the shading fit tries (`_ShadingFit.descend`)
 
 
-def _turn(fa, fb):
-    """(turn in degrees, getRotationMatrix2D's sense, that takes coin b onto coin a; score there)."""
-    corr = np.fft.irfft((_spectrum(fa) * np.conj(_spectrum(fb))).sum(axis=(0, 1)), n=N_ANG)
+def _rotation_corr(fa, fb):
+    """Correlation of two feature stacks at each of the N_ANG rotations (FFT along the angle)."""
+    return np.fft.irfft((_spectrum(fa) * np.conj(_spectrum(fb))).sum(axis=(0, 1)), n=N_ANG)
+
+
+def _turn(fa, fb, corr=None):
+    """(turn in degrees, getRotationMatrix2D's sense, that takes coin b onto coin a; score there);
+    `corr`: their `_rotation_corr`, if already at hand."""
+    corr = _rotation_corr(fa, fb) if corr is None else corr
     k = int(corr.argmax())
     y0, y1, y2 = corr[k - 1], corr[k], corr[(k + 1) % N_ANG]
     den = y0 - 2 * y1 + y2
@@ -334,7 +340,8 @@ def _register(feats, patches):
     that, the turns are checked against the shading they imply (`_register_by_shading`): a design
     alike at several turns has a peak of its edges' match at each."""
     n = len(feats)
-    pair = [[_turn(feats[i], feats[j]) if i != j else (0.0, -1.0) for j in range(n)] for i in range(n)]
+    corrs = [[_rotation_corr(feats[i], feats[j]) if i != j else None for j in range(n)] for i in range(n)]
+    pair = [[_turn(feats[i], feats[j], corrs[i][j]) if i != j else (0.0, -1.0) for j in range(n)] for i in range(n)]
     sim = np.array([[pair[i][j][1] + pair[j][i][1] for j in range(n)] for i in range(n)])
     turns, done = np.zeros(n), [0]
     while len(done) < n:   # maximum spanning tree from photo 0
@@ -343,8 +350,8 @@ def _register(feats, patches):
         done.append(i)
     if n >= 4:   # fewer photos than the shading basis's 3 terms + 1 leave it no misfit to judge by
         fit = _ShadingFit(patches)
-        peaks = [[_turn_peaks(feats[i], feats[j], 3) if i != j else [] for j in range(n)] for i in range(n)]
-        turns = shaded = _register_by_shading(fit, peaks, turns, fit.built(feats, peaks))
+        peaks = [[_turn_peaks(corrs[i][j], 3) if i != j else [] for j in range(n)] for i in range(n)]
+        turns = shaded = _register_by_shading(fit, peaks, turns, fit.built(pair, peaks))
     for _ in range(REGISTER_ROUNDS):
         turns = np.array([_turn_by_drawing(feats[i], [p for j, p in enumerate(patches) if j != i],
                                            np.delete(turns, i)) for i in range(n)])
@@ -352,15 +359,15 @@ def _register(feats, patches):
     # photo so that the shading fits clearly worse, the shading's turns stand
     if n >= 4:
         turns = fit.spread_halves(turns)
-        if fit.misfit(turns, fit.gram(range(n), turns)) > (1 + SYMMETRY_TIE) * fit.misfit(shaded, fit.gram(range(n), shaded)):
+        drawn, before = (fit.misfit(t, fit.gram(range(n), t)) for t in (turns, shaded))
+        if drawn > (1 + SYMMETRY_TIE) * before:
             turns = shaded
     return (turns - turns[0] + 180) % 360 - 180
 
 
-def _turn_peaks(fa, fb, k):
-    """The `k` best turns (deg, as `_turn`) that take coin b onto coin a: the correlation's highest
-    local peaks over rotation (a design with a near-symmetry has a peak at each of its turns)."""
-    corr = np.fft.irfft((_spectrum(fa) * np.conj(_spectrum(fb))).sum(axis=(0, 1)), n=N_ANG)
+def _turn_peaks(corr, k):
+    """The `k` best turns (deg, as `_turn`) that take coin b onto coin a: the highest local peaks of
+    their `_rotation_corr` (a design with a near-symmetry has a peak at each of its turns)."""
     local = (corr >= np.roll(corr, 1)) & (corr >= np.roll(corr, -1))
     return [-i * 360 / N_ANG for i in np.argsort(-corr) if local[i]][:k]
 
@@ -372,21 +379,14 @@ class _ShadingFit:
 
     def __init__(self, patches):
         self.patches = patches
-        size = patches[0].shape[0]
-        self.r = (size - 1) / 2
-        yy, xx = np.mgrid[0:size, 0:size] - self.r
-        self.disc = (xx * xx + yy * yy) <= (0.9 * self.r) ** 2
+        self.disc = _disc(patches[0].shape[0])
         self.cache = {}
 
     def turned(self, i, t):
-        """Photo `i` turned back by `t` deg, standardised over the coin (as `shading_basis`)."""
+        """Photo `i` turned back by `t` deg over the coin's field, as `shading_basis` takes it."""
         key = (i, round(float(t) % 360, 2))
         if key not in self.cache:
-            size = self.patches[i].shape[0]
-            q = cv2.warpAffine(self.patches[i].astype(np.float32),
-                               cv2.getRotationMatrix2D((self.r, self.r), -key[1], 1.0), (size, size),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[self.disc]
-            self.cache[key] = (q - q.mean()) / (q.std() + 1e-6)
+            self.cache[key] = _turned_back(self.patches[i], key[1], self.disc)[self.disc]
         return self.cache[key]
 
     def gram(self, idx, turns):
@@ -397,11 +397,18 @@ class _ShadingFit:
     def misfit(turns, gram):
         """sum |(I - P) x|^2 = trace(G) - trace((D'D)^-1 D'GD): P projects on the design D (1, cos,
         sin of -turn). Batched: `turns` (..., n) and `gram` (..., n, n) give (...) misfits."""
-        psi = np.deg2rad(-np.asarray(turns, float))
-        design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], -1)
+        design = _design(turns)
         dt = np.swapaxes(design, -1, -2)
         fitted = np.linalg.solve(dt @ design, dt @ gram @ design)
         return np.trace(gram, axis1=-2, axis2=-1) - np.trace(fitted, axis1=-2, axis2=-1)
+
+    def moved(self, turns, gram, i, t):
+        """(turns, Gram matrix, misfit) with photo `i` at turn `t`: one row and column recomputed."""
+        turns = turns.copy()
+        turns[i] = t
+        gram = gram.copy()
+        gram[i, :] = gram[:, i] = np.array([self.turned(j, turns[j]) for j in range(len(turns))]) @ self.turned(i, t)
+        return turns, gram, float(self.misfit(turns, gram))
 
     def descend(self, turns, peaks):
         """(misfit, turns): each photo's turn changed, one at a time, to another photo's turn plus
@@ -418,11 +425,7 @@ class _ShadingFit:
                 for c in {round(float(turns[j] + p) % 360, 1) for j in range(n) if j != i for p in peaks[i][j]}:
                     if abs((c - turns[i] + 180) % 360 - 180) < REGISTER_MOVE:
                         continue
-                    trial = turns.copy()
-                    trial[i] = c
-                    g = gram.copy()
-                    g[i, :] = g[:, i] = np.array([self.turned(j, trial[j]) for j in range(n)]) @ self.turned(i, c)
-                    got = float(self.misfit(trial, g))
+                    trial, g, got = self.moved(turns, gram, i, c)
                     if got < now * (1 - 1e-6):
                         turns, gram, now, changed = trial, g, got, True
             if not changed:
@@ -431,8 +434,8 @@ class _ShadingFit:
         # that only fit it a little better are no evidence of a wrong peak
         return (now, turns) if now < start * (1 - SYMMETRY_TIE) else (start, np.array(begin, float))
 
-    def refined(self, turns, moved, step=1.4, least=0.2):
-        """`turns` of the photos `moved` (a peak's turn taken, on the correlation's 2.8 deg bins)
+    def refined(self, turns, which, step=1.4, least=0.2):
+        """`turns` of the photos `which` (a peak's turn taken, on the correlation's 2.8 deg bins)
         each moved by a fraction of a bin where the shading fits better (a pattern search, the step
         halved down to `least` deg); the others' turns were refined between bins already."""
         n = len(turns)
@@ -440,13 +443,9 @@ class _ShadingFit:
         gram = self.gram(range(n), turns)
         now = float(self.misfit(turns, gram))
         while step >= least:
-            for i in np.flatnonzero(moved):
+            for i in np.flatnonzero(which):
                 for d in (-step, step):
-                    trial = turns.copy()
-                    trial[i] += d
-                    g = gram.copy()
-                    g[i, :] = g[:, i] = np.array([self.turned(j, trial[j]) for j in range(n)]) @ self.turned(i, trial[i])
-                    got = float(self.misfit(trial, g))
+                    trial, g, got = self.moved(turns, gram, i, turns[i] + d)
                     if got < now:
                         turns, gram, now = trial, g, got
             step /= 2
@@ -471,17 +470,18 @@ class _ShadingFit:
         misfits = self.misfit(trials, both[sel[:, :, None], sel[:, None, :]])
         return max(trials[misfits <= misfits.min() * (1 + SYMMETRY_TIE)], key=_spread)
 
-    def built(self, feats, peaks):
+    def built(self, pair, peaks):
         """Turns from the photos added one at a time, the most alike to those placed first, each at
         the candidate (a placed photo's turn plus a best turn between the two) that fits the shading
-        of those placed best; the first three (too few to fit) at their best edge match."""
-        n = len(feats)
+        of those placed best; the first three (too few to fit) at their best edge match (`pair`:
+        `_turn` of every two photos)."""
+        n = len(pair)
         placed, turns = [0], [0.0]
         while len(placed) < n:
             best = None
             for i in (i for i in range(n) if i not in placed):
                 for m, j in enumerate(placed):
-                    t, score = _turn(feats[i], feats[j])
+                    t, score = pair[i][j]
                     if len(placed) < 3:
                         cands = [(-score, round(float(turns[m] + t) % 360, 1))]
                     else:
@@ -515,9 +515,7 @@ def _register_by_shading(fit, peaks, tree, built):
 def _spread(turns):
     """How well photos at `turns` spread round the coin for the shading fit: the least singular
     value of its design (1, cos, sin of each turn) over sqrt(photos) (RELIGHT_SPREAD_MIN at least)."""
-    psi = np.deg2rad(-np.asarray(turns, float))
-    design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], 1)
-    return float(np.linalg.svd(design, compute_uv=False).min() / math.sqrt(len(psi)))
+    return float(np.linalg.svd(_design(turns), compute_uv=False).min() / math.sqrt(len(turns)))
 
 
 def _turn_by_drawing(feat, patches, turns):
@@ -534,7 +532,7 @@ def _turn_by_drawing(feat, patches, turns):
     for p in psi:
         im = basis[0] + basis[1] * math.cos(p) + basis[2] * math.sin(p)
         f = features(cv2.resize(im.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA))
-        corr = np.fft.irfft((_spectrum(feat) * np.conj(_spectrum(f))).sum(axis=(0, 1)), n=N_ANG)
+        corr = _rotation_corr(feat, f)
         # drawn under the lamp at psi = -turn; matched at that turn: index = -turn * N_ANG / 360
         score.append(np.interp(p * N_ANG / (2 * np.pi), np.arange(N_ANG + 1), np.append(corr, corr[0])))
     score = np.array(score)
@@ -545,25 +543,40 @@ def _turn_by_drawing(feat, patches, turns):
     return float(-np.rad2deg((b + off) * 2 * np.pi / REGISTER_STEPS))
 
 
+def _design(turns):
+    """(..., n, 3) design of the shading fit: 1, cos, sin of each photo's lamp azimuth relative to
+    the coin, psi = -turn."""
+    psi = np.deg2rad(-np.asarray(turns, float))
+    return np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], -1)
+
+
+def _disc(n):
+    """The coin's field in an n x n patch, as the shading fit takes it (0.9 of its radius)."""
+    r = (n - 1) / 2
+    yy, xx = np.mgrid[0:n, 0:n] - r
+    return (xx * xx + yy * yy) <= (0.9 * r) ** 2
+
+
+def _turned_back(patch, turn, disc):
+    """`patch` turned back by `turn` deg, standardised over `disc` (exposure and vignetting drop out)."""
+    n = patch.shape[0]
+    r = (n - 1) / 2
+    q = cv2.warpAffine(patch.astype(np.float32), cv2.getRotationMatrix2D((r, r), -float(turn), 1.0), (n, n),
+                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    v = q[disc]
+    return (q - v.mean()) / (v.std() + 1e-6)
+
+
 def shading_basis(patches, turns):
     """(3, n, n) images A, B, C with brightness = A + B cos(psi) + C sin(psi) at each pixel of
     the coin turned back to the first photo, psi the light's azimuth relative to the coin (minus
     each photo's turn); None when the photos' turns do not spread round the coin enough to tell."""
     n = patches[0].shape[0]
-    r = (n - 1) / 2
-    yy, xx = np.mgrid[0:n, 0:n] - r
-    disc = (xx * xx + yy * yy) <= (0.9 * r) ** 2
-    psi = np.deg2rad(-np.asarray(turns, float))
-    design = np.stack([np.ones_like(psi), np.cos(psi), np.sin(psi)], 1)
-    if np.linalg.svd(design, compute_uv=False).min() < RELIGHT_SPREAD_MIN * math.sqrt(len(psi)):
+    if _spread(turns) < RELIGHT_SPREAD_MIN:
         return None
-    ims = []
-    for p, t in zip(patches, turns):
-        q = cv2.warpAffine(p.astype(np.float32), cv2.getRotationMatrix2D((r, r), -float(t), 1.0), (n, n),
-                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        v = q[disc]
-        ims.append(((q - v.mean()) / (v.std() + 1e-6)).ravel())   # exposure and vignetting drop out
-    coef = np.linalg.lstsq(design, np.array(ims), rcond=None)[0]
+    disc = _disc(n)
+    ims = [_turned_back(p, t, disc).ravel() for p, t in zip(patches, turns)]
+    coef = np.linalg.lstsq(_design(turns), np.array(ims), rcond=None)[0]
     return coef.reshape(3, n, n)
 
 

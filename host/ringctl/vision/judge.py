@@ -388,7 +388,8 @@ def _judged(img, ring, model, blobs):
     ref = float(statistics.median(ring_sizes)) if ring_sizes else 1.0   # a few values: numpy's overhead
     in_play = sum(1 for c in coins if c.get("_in"))
     for reason, seen, size in away:
-        if not seen[0].get("_in") and in_play == 1 and ring_sizes and (size is None or abs(size / ref - 1) > SAME_COIN):
+        like = size is not None and abs(size / ref - 1) <= SAME_COIN   # the size of the coins in the ring
+        if not seen[0].get("_in") and in_play == 1 and ring_sizes and not like:
             # the spin's two coins are alike: something outside that is not the size of the coin in
             # the ring, or two things together there, is no evidence for a void (sealed-22, opened:
             # black chips, their spots not named, taken for a coin 1.13x the coin's size
@@ -400,7 +401,7 @@ def _judged(img, ring, model, blobs):
                           "(7.3.1 needs evidence): boxer to call")
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
-        elif size is not None and abs(size / ref - 1) <= SAME_COIN:
+        elif like:
             unsure.append("unsure: a third coin-like object outside the ring")
         else:   # not like the coins in the ring (or two things together): neither of the spin's coins
             for entry in seen:
