@@ -103,7 +103,8 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # 112: sealed-17 only (a micrograph of a cell; a brick wall); 113: sealed-18 only (a deep-sky
 # photograph; a line of printed text); 114: sealed-19 only (a snake emblem; a bed of gravel);
 # 115: sealed-20 only (a patch of grass; a retinal micrograph); 116: sealed-21 only (a colour
-# wheel; a checkerboard); 117: sealed-22 only (a motorcycle; smooth random blobs)
+# wheel; a checkerboard); 117: sealed-22 only (a motorcycle; smooth random blobs); 118: sealed-23
+# only (two portraits of 25 px, one a side: a face on both sides, few and soft edges)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -115,9 +116,11 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   114: (("logo", 250, 250, 220), ("gravel", 256, 256, 240)),
                   115: (("grass", 256, 256, 240), ("microaneurysms", 51, 51, 50)),
                   116: (("colorwheel", 185, 185, 175), ("checkerboard", 100, 100, 95)),
-                  117: (("stereo_motorcycle", 370, 250, 240), ("binary_blobs", 256, 256, 240))}
+                  117: (("stereo_motorcycle", 370, 250, 240), ("binary_blobs", 256, 256, 240)),
+                  118: (("lfw_subset[23]", 12, 12, 12), ("lfw_subset[77]", 12, 12, 12))}
 # pictures that need arguments to come out the same on every call, or that come as a tuple
-# (stereo_motorcycle: left view, right view, disparity): the picture is the first
+# (stereo_motorcycle: left view, right view, disparity): the picture is the first; NAME[i] is
+# picture i of a stack (lfw_subset: 200 greyscale pictures of 25 x 25, 0..1)
 PICTURE_ARGS = {"binary_blobs": dict(rng=117, blob_size_fraction=0.07)}
 
 
@@ -125,8 +128,10 @@ def _plate_relief(face, design):
     from skimage import data
     if design in RELIEF_PICTURE:
         name, x, y, r = RELIEF_PICTURE[design][face == "tails"]
+        name, _, index = name.partition("[")
         picture = getattr(data, name)(**PICTURE_ARGS.get(name, {}))
         picture = picture[0] if isinstance(picture, tuple) else picture
+        picture = (picture[int(index[:-1])] * 255).astype(np.uint8) if index else picture
         picture = picture.astype(np.uint8) * 255 if picture.dtype == bool else picture
         # some pictures carry an alpha plane (RGBA): only the colour planes make relief
         grey = cv2.cvtColor(picture[..., :3], cv2.COLOR_RGB2GRAY) if picture.ndim == 3 else picture

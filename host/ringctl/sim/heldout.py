@@ -95,6 +95,9 @@ SEALED21_ENTROPY = 0xD0335CE00A10A45A
 # "sealed-22": entropy drawn at the start of the eighteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED22_ENTROPY = 0xCF3D2C547642338F
+# "sealed-23": entropy drawn at the start of the nineteenth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED23_ENTROPY = 0x2A0EFDFE57C55555
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -109,7 +112,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "khaki": (72, 112, 118), # khaki: sealed-19 only
            "sand": (118, 150, 172), # sand: sealed-20 only
            "rust": (30, 60, 140),   # rust: sealed-21 only
-           "cream": (176, 206, 220)}  # cream: sealed-22 only
+           "cream": (176, 206, 220),  # cream: sealed-22 only
+           "lilac": (168, 128, 150)}  # lilac: sealed-23 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -134,7 +138,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "orange-copper": (38, 108, 210),  # a bright, strongly orange copper (sealed-19 only)
                 "rose-gold": (110, 128, 198),     # a pale, pinkish gold (sealed-20 only)
                 "champagne": (128, 168, 196),     # a pale, greyish gold (sealed-21 only)
-                "patina": (96, 124, 108)}         # an aged bronze gone greenish brown (sealed-22 only)
+                "patina": (96, 124, 108),         # an aged bronze gone greenish brown (sealed-22 only)
+                "bright-gold": (36, 160, 214)}    # a saturated yellow gold, near a yellow chip (sealed-23 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -270,6 +275,12 @@ SETS = {
                       stream=SEALED22_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("patina",),
                       layouts=("green", "blue", "maroon", "black", "cream")),
+    # sealed (nineteenth session, entropy drawn at its start): relief struck from two portraits
+    # of 25 px (faces.RELIEF_PICTURE 118: a face on both sides), a bright gold coin, a lilac layout
+    "sealed-23": dict(size=None, coin_px=(40, 120), coin="bright-gold", faces="render:118",
+                      stream=SEALED23_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("bright-gold",),
+                      layouts=("green", "blue", "maroon", "black", "lilac")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
