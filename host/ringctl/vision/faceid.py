@@ -306,7 +306,7 @@ def best_match(spec_a, templates_spec, norm, conj=None):
 # brightness varies with that azimuth; from it the face is drawn lit from any azimuth, and lower.
 RELIGHT_R = 2 * PATCH_R     # patch radius the photos are turned back and relit at (turning a coarse patch blurs it)
 RELIGHT_TURNS = 12          # light azimuths relative to the coin drawn per face (the ring procedure's clock-hours)
-RELIGHT_GAINS = (0.0, 4.0)  # the azimuth-dependent shading x this: 0 = lit from overhead, 4 = a lamp far lower
+RELIGHT_GAINS = (0.0, 6.0)  # the azimuth-dependent shading x this: 0 = lit from overhead, 6 = a lamp far lower (4 before the nineteenth session)
 RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
 REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
 REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
