@@ -45,25 +45,24 @@ def rim_points(plane_to_image, center, axes, angle_deg, radii, n=N_ANG):
     return ix, iy
 
 
-def rim_features(samples, bands=1):
+def rim_features(samples, bands=1, apart=True):
     """-> [{"spot": contrast of the strongest evenly spaced pattern of colour change round the
     rim, "periodic": the share of the rim's colour variation in that pattern, "n": its count}]
-    for each of `bands` equal groups of sample rows: each row (one radius) measured on its own,
-    the band's best row kept.
+    for each of `bands` equal groups of sample rows. `apart`: each row (one radius) measured on
+    its own and the band's best row kept; else each angle's strongest change at any of the band's
+    radii makes one profile.
 
     Colour change is chromatic (normalised b, g, r) plus brightness (log), each taken against
     the band's own median, so lighting, shading and the metal's relief barely count while a
-    white spot on an orange chip, or on a black one, counts fully. Rows are not merged (as the
-    strongest change at any radius, before the nineteenth session): a chip's light inner ring
-    line, crossed by a row of an outline measured a little off its centre, added its own
-    once-round variation to the spots' and took their share (a black chip's 0.72 of 0.8)."""
+    white spot on an orange chip, or on a black one, counts fully."""
     na = samples.shape[1]
     s = (cv2.transform(samples, _ONES) + 30.0).reshape(samples.shape[0], na, 1)   # b + g + r
     x = np.concatenate([samples / s, 0.25 * np.log(s)], axis=2).reshape(bands, -1, 4)
     # the band's body colour: the median sample (spots cover well under half the rim)
     half = x.shape[1] // 2
     body = np.partition(x, half, axis=1)[:, half:half + 1]
-    prof = np.abs(x - body).sum(axis=2).reshape(samples.shape[0], na)   # per row and angle
+    dev = np.abs(x - body).sum(axis=2).reshape(bands, -1, na)
+    prof = dev.reshape(-1, na) if apart else dev.max(axis=1)   # per row, or per band, and angle
     spec = np.abs(np.fft.rfft(prof - prof.mean(axis=1, keepdims=True), axis=1)) * (2.0 / na)   # harmonics
     power = spec[:, 1:] ** 2
     rows = []
@@ -78,10 +77,22 @@ def rim_features(samples, bands=1):
 
 def chip_rim(img, ring, blob):
     """rim_features of a measured blob (detect.Blob with plane_center and axes), from the band
-    (BANDS) that looks most like a chip's edge, with "band" naming it."""
+    (BANDS) that looks most like a chip's edge, with "band" naming it.
+
+    Just inside the outline ("own") each radius is measured apart: a chip's light inner ring line,
+    crossed by the innermost row of an outline measured a little off the chip's centre, added a
+    once-round variation to a merged profile and took the spots' share (sealed-22's black chips,
+    0.72 and 0.36 of the 0.8 that names a chip; 0.91 and 0.85 apart). Beyond it the rows stay
+    merged: there they cross whatever lies round the object, and one row alone can find a pattern
+    there by chance (sealed-23 3112304161: a coin between the other coin and print, 0.92 in one row
+    beyond, 0.77 merged)."""
     inv = cv2.invertAffineTransform(ring.to_plane)
     radii = [r for band in BANDS.values() for r in band]
-    feats = rim_features(rim_samples(img, inv, blob.plane_center, blob.axes, blob.angle_deg, radii), len(BANDS))
-    for f, name in zip(feats, BANDS):
+    samples = rim_samples(img, inv, blob.plane_center, blob.axes, blob.angle_deg, radii)
+    feats, at = [], 0
+    for name, band in BANDS.items():
+        f = rim_features(samples[at:at + len(band)], 1, apart=name == "own")[0]
         f["band"] = name
+        feats.append(f)
+        at += len(band)
     return max(feats, key=lambda f: f["spot"] * f["periodic"])

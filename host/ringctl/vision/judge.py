@@ -454,9 +454,10 @@ def _rescued(b):
 def _chip_rim(img, ring, b):
     """A chip's edge spots: a strong, evenly spaced pattern of colour change round the rim.
     On tune-1080p and the opened sealed-2 (466 objects), coins measure periodic <= 0.77 (and
-    spot <= 0.22), chips with a clean outline spot >= 0.1 at periodic >= 0.9. Each radius measured
-    on its own (nineteenth session), over 12 sets' objects (877): coins periodic <= 0.53 (623 of
-    them), 236 of 254 chips named (226 before; black chips 16 -> 6 missed)."""
+    spot <= 0.22), chips with a clean outline spot >= 0.1 at periodic >= 0.9. Each radius just inside
+    the outline measured on its own (nineteenth session), over 12 sets' objects (894): coins
+    periodic <= 0.66 as before (623 of them), 235 of 254 chips named (226 before; black chips
+    16 -> 7 missed)."""
     f = chipcheck.chip_rim(img, ring, b)
     return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
 
