@@ -116,6 +116,7 @@ TOUCH_SIZE = 1.9
 # outline measured 1.15-1.34 long at 7.2 and 10.4 px (sealed-16 1659922415: "7.3.1 coin outside
 # the ring", a void of a spin with one coin in view): over STACKED_FIT it is no pair of coins.
 STACKED_SIZE, STACKED_FIT = 1.45, 3.0
+OUTLINE_MAX = 4.0   # coin radii: a measured outline longer than this is no object's (chips reach 1.8, two coins 2.2)
 # ... and both its ends must be of the coin's colour (`_both_coins`, over a square PAIR_END coin
 # radii across half a coin radius in from each tip): a chip of the layout's own colour lying against a coin
 # made one outline with it, its body and shadow taken in (sealed-19, the ring's chip recoloured
@@ -227,6 +228,7 @@ def _judged(img, ring, model, blobs):
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
     away = []        # (reason, [coin entries], size or None): a coin (or two together) outside or on the rim
+    stacked = []     # [coin entries]: two coins one on the other in the ring, as one outline
     doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
         if "spots" in b.extra:
@@ -234,6 +236,12 @@ def _judged(img, ring, model, blobs):
             unsure.append(CHIP_IN_RING.format("chip") + " (only its edge spots stand out from the layout)")
             others.append(_other(b, "chip", True, ring))
             continue
+        if b.axes is not None and b.axes[0] > OUTLINE_MAX * r_exp:
+            # an outline far longer than any chip is no measurement: its edge points fitted badly
+            # (sealed-22, opened, forced chip-in-ring 1640437339: a black chip on a black layout
+            # across grey print, 0.7 of a coin's area, fitted 2944 x 165 px with its centre far
+            # outside the ring: the chip was ignored as outside and the spin called)
+            b.axes = b.plane_center = None
         if b.axes is None or b.plane_center is None:
             # too big or shapeless to measure: if it reaches into the ring it may hide a coin
             if b.extra.get("in_ring_coins", 0) > 0.2:
@@ -292,7 +300,7 @@ def _judged(img, ring, model, blobs):
             both = [dict(entry, _in=in_ring), dict(entry, _in=in_ring)]
             coins += both
             if in_ring and size < TOUCH_SIZE:
-                nospin.append("7.3.4 coin lying on the other coin")
+                stacked.append(both)   # a void only if no other coin lies in the ring (below)
             elif in_ring:   # the camera cannot tell touching (both flat: valid) from just over
                 unsure.append(TOUCHING)
             else:   # two coins together outside: the spin's two only if the ring holds fewer than two
@@ -380,6 +388,20 @@ def _judged(img, ring, model, blobs):
                 entry["confidence"] = 1.0
         entry["_pc"], entry["_a"], entry["_in"], entry["_size"] = pc, a, in_ring, size
         coins.append(entry)
+    # One outline in the ring measured as two coins one on the other is the spin's two coins only
+    # if no other coin lies in the ring: with one there too, that is three or four coins, and the
+    # outline is something else of the coin's colour (sealed-23, opened: a yellow chip near the
+    # bright gold coin's colour, cut by print into an elongated outline, voided a spin whose two
+    # coins lay apart in the ring)
+    for both in stacked:
+        if any(c.get("_in") and not any(c is e for e in both) for c in coins):
+            for entry in both:
+                coins.remove(entry)
+            others.append({"center": both[0]["center"], "radius": both[0]["radius"], "kind": "object", "inside": True})
+            unsure.append("unsure: an object in the ring measured as two coins one on the other, with another "
+                          "coin in the ring (7.3.2 a chip?): boxer to call")
+        else:
+            nospin.append("7.3.4 coin lying on the other coin")
     # Outside the ring: with both coins of the spin seen in the ring, something else outside is
     # not one of them. It is a third coin only if it matches them (then the boxer looks);
     # anything else there is ignored. With fewer than two in the ring, a coin seen outside or on
