@@ -37,7 +37,7 @@ def test_a_row_apart_finds_what_the_merged_rows_do_not():
     band = np.full((4, na, 3), 60.0, np.float32)
     band[1, (np.cos(5 * t) > 0.9)] = 230.0            # the spots' row
     band[0, np.cos(t) > 0.2] = 200.0                  # a line crossed on one side only
-    apart = chipcheck.rim_features(band, 1, apart=True)[0]
-    merged = chipcheck.rim_features(band, 1, apart=False)[0]
+    apart = chipcheck.rim_features(band, apart=True)
+    merged = chipcheck.rim_features(band, apart=False)
     assert apart["n"] == 5 and apart["periodic"] >= judge.RIM_PERIODIC, apart
     assert merged["periodic"] < judge.RIM_PERIODIC, merged

@@ -45,24 +45,23 @@ def rim_points(plane_to_image, center, axes, angle_deg, radii, n=N_ANG):
     return ix, iy
 
 
-def rim_features(samples, bands=1, apart=True):
-    """-> [{"spot": contrast of the strongest evenly spaced pattern of colour change round the
-    rim, "periodic": the share of the rim's colour variation in that pattern, "n": its count}]
-    for each of `bands` equal groups of sample rows. `apart`: each row (one radius) measured on
-    its own and the band's best row kept; else each angle's strongest change at any of the band's
-    radii makes one profile.
+def rim_features(samples, apart=True):
+    """-> {"spot": contrast of the strongest evenly spaced pattern of colour change round the rim,
+    "periodic": the share of the rim's colour variation in that pattern, "n": its count} of one
+    band of sample rows. `apart`: each row (one radius) measured on its own and the best row kept;
+    else each angle's strongest change at any of the rows makes one profile.
 
     Colour change is chromatic (normalised b, g, r) plus brightness (log), each taken against
     the band's own median, so lighting, shading and the metal's relief barely count while a
     white spot on an orange chip, or on a black one, counts fully."""
     na = samples.shape[1]
     s = (cv2.transform(samples, _ONES) + 30.0).reshape(samples.shape[0], na, 1)   # b + g + r
-    x = np.concatenate([samples / s, 0.25 * np.log(s)], axis=2).reshape(bands, -1, 4)
+    x = np.concatenate([samples / s, 0.25 * np.log(s)], axis=2).reshape(-1, 4)
     # the band's body colour: the median sample (spots cover well under half the rim)
-    half = x.shape[1] // 2
-    body = np.partition(x, half, axis=1)[:, half:half + 1]
-    dev = np.abs(x - body).sum(axis=2).reshape(bands, -1, na)
-    prof = dev.reshape(-1, na) if apart else dev.max(axis=1)   # per row, or per band, and angle
+    half = len(x) // 2
+    body = np.partition(x, half, axis=0)[half]
+    dev = np.abs(x - body).sum(axis=1).reshape(-1, na)
+    prof = dev if apart else dev.max(axis=0, keepdims=True)   # per row, or for the band, and angle
     spec = np.abs(np.fft.rfft(prof - prof.mean(axis=1, keepdims=True), axis=1)) * (2.0 / na)   # harmonics
     power = spec[:, 1:] ** 2
     rows = []
@@ -71,8 +70,7 @@ def rim_features(samples, bands=1, apart=True):
         # a train of n spots puts its variation at n, 2n, 3n...: its share of all the variation
         share = float(power[i, k - 1::k].sum() / (power[i].sum() + 1e-12))
         rows.append({"spot": round(float(spec[i, k]), 4), "periodic": round(share, 3), "n": k})
-    per = len(prof) // bands
-    return [max(rows[i * per:(i + 1) * per], key=lambda f: f["spot"] * f["periodic"]) for i in range(bands)]
+    return max(rows, key=lambda f: f["spot"] * f["periodic"])
 
 
 def chip_rim(img, ring, blob):
@@ -91,8 +89,6 @@ def chip_rim(img, ring, blob):
     samples = rim_samples(img, inv, blob.plane_center, blob.axes, blob.angle_deg, radii)
     feats, at = [], 0
     for name, band in BANDS.items():
-        f = rim_features(samples[at:at + len(band)], 1, apart=name == "own")[0]
-        f["band"] = name
-        feats.append(f)
+        feats.append(dict(rim_features(samples[at:at + len(band)], apart=name == "own"), band=name))
         at += len(band)
     return max(feats, key=lambda f: f["spot"] * f["periodic"])
