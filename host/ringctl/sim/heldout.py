@@ -98,6 +98,9 @@ SEALED22_ENTROPY = 0xCF3D2C547642338F
 # "sealed-23": entropy drawn at the start of the nineteenth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED23_ENTROPY = 0x2A0EFDFE57C55555
+# "sealed-24": entropy drawn at the start of the twentieth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED24_ENTROPY = 0xDC0238A6A276AF12
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -113,7 +116,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "sand": (118, 150, 172), # sand: sealed-20 only
            "rust": (30, 60, 140),   # rust: sealed-21 only
            "cream": (176, 206, 220),  # cream: sealed-22 only
-           "lilac": (168, 128, 150)}  # lilac: sealed-23 only
+           "lilac": (168, 128, 150),  # lilac: sealed-23 only
+           "mustard": (40, 140, 178)}  # mustard: sealed-24 only, near a yellow chip's colour
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -139,7 +143,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "rose-gold": (110, 128, 198),     # a pale, pinkish gold (sealed-20 only)
                 "champagne": (128, 168, 196),     # a pale, greyish gold (sealed-21 only)
                 "patina": (96, 124, 108),         # an aged bronze gone greenish brown (sealed-22 only)
-                "bright-gold": (36, 160, 214)}    # a saturated yellow gold, near a yellow chip (sealed-23 only)
+                "bright-gold": (36, 160, 214),    # a saturated yellow gold, near a yellow chip (sealed-23 only)
+                "dark-silver": (116, 120, 126)}   # a worn, darker cupronickel (sealed-24 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -281,6 +286,12 @@ SETS = {
                       stream=SEALED23_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("bright-gold",),
                       layouts=("green", "blue", "maroon", "black", "lilac")),
+    # sealed (twentieth session, entropy drawn at its start): relief struck from crops of pictures
+    # used before (faces.RELIEF_PICTURE 119: an emblem; whiskers), a dark silver coin, a mustard layout
+    "sealed-24": dict(size=None, coin_px=(40, 120), coin="dark-silver", faces="render:119",
+                      stream=SEALED24_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.35, coins=("dark-silver",),
+                      layouts=("green", "blue", "maroon", "black", "mustard")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
