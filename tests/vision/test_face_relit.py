@@ -125,3 +125,20 @@ def test_the_model_file_keeps_which_templates_are_photos(site_model, tmp_path):
     assert len(back.labels) == 20 + site_model.report["relit_templates"]
     f = faceid.features(relief_patch("tails", 300, 40, 77))
     assert back.read(f)[0] == site_model.read(f)[0] == "tails"
+
+
+def test_a_coin_under_a_far_lower_lamp_is_read_at_gain_6_and_not_at_4(monkeypatch):
+    """sealed-22 3510653600 (opened): a valid odds spin under a lamp 36 deg high, the set's site
+    trained under one ~76 deg high. The face drawn at shading gain 6 reads both coins; drawn at 4
+    (before the nineteenth session) one coin is left unread and the spin unsure: the gain is what
+    the call rests on (docs/VISION.md "The low lamp's drawing at gain 6")."""
+    from ringctl.vision import judge
+    from vcache import heldout_model, scene
+    cfg = heldout.SETS["sealed-22"]
+    spec, expect, rm, img = scene(3510653600, "valid", cfg)
+    assert expect == "odds" and spec["lighting"]["light_elev_deg"] < 40
+    assert faceid.RELIGHT_GAINS == (0.0, 6.0)
+    assert judge.classify(img, rm, heldout_model(cfg))["result"] == "odds"
+    monkeypatch.setattr(faceid, "RELIGHT_GAINS", (0.0, 4.0))
+    v = judge.classify(img, rm, vision_bench.site_model(cfg)[1])
+    assert v["result"] == "unsure" and v["reasons"][0].startswith("unsure: cannot read a coin's face"), v["reasons"]
