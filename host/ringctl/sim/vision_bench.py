@@ -4,9 +4,9 @@ plus still-frame adjudication and motion-check ms at 1920x1080 and 3840x2160.
 
 Sets: `tuning-960` is the tuning generator's own held-out seed range (scenes.HELDOUT_SEEDS);
 the others come from the independent generator `ringctl.sim.heldout` (its SETS: `tune-*`,
-`check-*`, `sealed-1` to `sealed-8`: each was made with fresh entropy, never looked at while
-tuning, run once by the lead on the final code of its day, and then opened (docs/VISION.md);
-a new sealed set needs fresh entropy). Face models: `--train site` (default) trains one per
+`check-*`, `edge-*`, and `sealed-1` to `sealed-24`: each sealed set was made with fresh
+entropy, never looked at while tuning, run once by the lead on the final code of its day, and
+then opened (docs/VISION.md); a new sealed set needs fresh entropy). Face models: `--train site` (default) trains one per
 set from its training site's photos of one coin, used in every scene's ring under other lights
 (the harder test); `--train ring` trains each scene's ring from 12 photos per face taken in it
 under its own lights, a clock-hour turn apart (the technician's procedure, hardware/INSTALL.md).
