@@ -2,7 +2,7 @@
 found by forced chip-in-ring scenes of opened sets (nineteenth session):
 - sealed-22 1640437339, called odds: a black chip on the black layout, across grey print, had its
   outline fitted 2944 x 165 px, centre far outside the ring, and was ignored as an object outside;
-  an outline longer than judge.OUTLINE_MAX (10) coin radii is no measurement, and the object, unmeasured,
+  an outline longer than detect.OUTLINE_MAX (10) coin radii is no measurement, and the object, unmeasured,
   reaches into the ring;
 - sealed-23 2602295545, voided "7.3.4 coin lying on the other coin": a yellow chip near the bright
   gold coin's colour, cut by print into an elongated outline, measured as two coins one on the

@@ -92,6 +92,32 @@ def test_a_black_chip_on_a_black_layout_seen_only_by_its_spots_is_named(sealed19
     assert len(named) == 1 and np.hypot(*np.subtract(named[0]["center"], chip["center_px"])) < 0.3 * chip["radius_px"]
 
 
+
+def test_a_bad_fit_beside_a_chips_spots_does_not_hide_them(sealed19, monkeypatch):
+    """An object whose outline fitted absurdly long (sealed-22 1640437339: 2944 px, 79 coin
+    radii, its edge points scattered along print) no longer clears the specks of a chip beside it
+    by that length: past detect.OUTLINE_MAX coin radii its area stands for its size. Here such an
+    object is set down two coin radii from sealed-19 3289123918's black chip (only its spots
+    seen): the chip is still named."""
+    from ringctl.vision import detect
+    spec, expect, rm, img = _sealed19(3289123918, None)
+    chip = next(c for c in spec["chips"] if c["name"] == "black" and
+                np.hypot(*np.subtract(c["center_px"], spec["ring"]["center"])) < spec["ring"]["radius"])
+    spot_rings = detect._spot_rings
+
+    def beside_a_bad_fit(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint):
+        r = ring.coin_radius_px
+        bad = detect.Blob(center=(chip["center_px"][0] + 2 * r, chip["center_px"][1]), area_coins=0.7,
+                          axes=(80 * r, 4 * r), fit_err=30.0)
+        return spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs + [bad], faint)
+
+    monkeypatch.setattr(detect, "_spot_rings", beside_a_bad_fit)
+    v = judge.classify(img, rm, sealed19)
+    named = [o for o in v["others"] if o["inside"] and o["kind"] == "chip"]
+    assert v["result"] == "unsure" and len(named) == 1, v
+    assert np.hypot(*np.subtract(named[0]["center"], chip["center_px"])) < 0.3 * chip["radius_px"]
+
+
 def test_a_chip_of_the_layouts_own_colour_at_4k_is_named_by_its_faint_spots(sealed19):
     """sealed-19 2439612221 (4K, detection at 1/7), its in-ring chip given the layout's own khaki:
     only its eight white edge spots differ, a few detection px each, which the blur took under

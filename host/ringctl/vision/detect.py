@@ -79,6 +79,9 @@ PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, t
 # (sealed-19's black chip: six specks 0.64-1.04 coin radii out, gaps under 90 deg; print's specks
 # in valid scenes lie along its lines)
 SPOT_RING_MIN, SPOT_AREA_MIN, SPOT_CLEAR, SPOT_REACH = 4, 2, 0.5, (1.8, 2.5)
+OUTLINE_MAX = 10.0  # coin radii: a fitted outline longer than this is no object's, its edge points fitted
+                    # badly (chips reach 1.8, two coins 2.2; a sliver joined to a printed line 4.05,
+                    # sealed-18 3058423945; a black chip across grey print 79, sealed-22 1640437339)
 SPOT_RADIUS, SPOT_GAP_DEG = (0.3, 1.5), 150.0
 # ... and specks over SPOT_FAINT of the difference level on the grid (`_faint_specks`), weaker
 # evidence: a ring with any of them needs one speck more (four faint ones where print's lines
@@ -270,7 +273,9 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint):
     keep = inside[np.minimum(h - 1, sy.astype(int)), np.minimum(w - 1, sx.astype(int))] > 0
     p = np.stack([(sx + 0.5) * f - 0.5, (sy + 0.5) * f - 0.5], 1)
     for b in blobs:   # clear of every object (a coin's own specks: its shadow, its edge)
-        reach = (b.axes[0] if b.axes else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
+        # a fit far longer than any object measures nothing: its area stands for its size
+        fitted = b.axes and b.axes[0] <= OUTLINE_MAX * r
+        reach = (b.axes[0] if fitted else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
         keep &= np.hypot(p[:, 0] - b.center[0], p[:, 1] - b.center[1]) > reach
     p, a, weak = p[keep], area[k][keep] / coin_area, weak[keep]
     if len(p) < SPOT_RING_MIN:

@@ -116,8 +116,6 @@ TOUCH_SIZE = 1.9
 # outline measured 1.15-1.34 long at 7.2 and 10.4 px (sealed-16 1659922415: "7.3.1 coin outside
 # the ring", a void of a spin with one coin in view): over STACKED_FIT it is no pair of coins.
 STACKED_SIZE, STACKED_FIT = 1.45, 3.0
-OUTLINE_MAX = 10.0  # coin radii: a measured outline longer than this is no object's (chips reach 1.8, two coins 2.2;
-                    # a sliver joined to a printed line 4.05, judged as before: sealed-18 3058423945)
 # ... and both its ends must be of the coin's colour (`_both_coins`, over a square PAIR_END coin
 # radii across half a coin radius in from each tip): a chip of the layout's own colour lying against a coin
 # made one outline with it, its body and shadow taken in (sealed-19, the ring's chip recoloured
@@ -237,7 +235,7 @@ def _judged(img, ring, model, blobs):
             unsure.append(CHIP_IN_RING.format("chip") + " (only its edge spots stand out from the layout)")
             others.append(_other(b, "chip", True, ring))
             continue
-        if b.axes is not None and b.axes[0] > OUTLINE_MAX * r_exp:
+        if b.axes is not None and b.axes[0] > detect.OUTLINE_MAX * r_exp:
             # an outline far longer than any chip is no measurement: its edge points fitted badly
             # (sealed-22, opened, forced chip-in-ring 1640437339: a black chip on a black layout
             # across grey print, 0.7 of a coin's area, fitted 2944 x 165 px with its centre far
