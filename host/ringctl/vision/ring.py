@@ -36,6 +36,10 @@ ALIKE_CHROMA_TOL = 0.12   # a refusal's "about the same colour": sealed-16's bro
 SHARP_REL = 0.08          # its median step 4.5-6 px inside / at it: <= 0.06 on 26 fits within
                           # 1.5 px of the truth, 0.11-0.23 on 3 fits 3.7-8 px out (on a ramp)
 INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blur up to 1.6 px) has ended
+# A concentric edge with the layout's own colour again just inside a later one (the median colour
+# just inside it within LINE_LIKE LAB units of the layout's inside 0.75 of the ring) is a line
+# printed on the layout, not the wall (a printed circle at 0.85 of the ring was taken for it)
+LINE_LIKE = 10.0
 # a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
 # 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
 LINE_PX, LINE_REL = 8.0, 0.02
@@ -263,7 +267,7 @@ def _ell_residual(pts, e):
     return (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
 
 
-def _layout_inside(dist, e, win):
+def _layout_inside(dist, e, win, thin_wall=False):
     """True when the band just inside ellipse `e` looks like the layout and the band just outside
     does not (guards against fitting the wall's outer edge or a printed circle)."""
     (cx, cy), (d1, d2), an = e
@@ -276,7 +280,9 @@ def _layout_inside(dist, e, win):
         v = dist[m > 0]
         return float(np.median(v)) if v.size else None
     inner = band(1 - 3 * k, 1 - k / 2)
-    outer = band(1 + k / 2, 1 + 2 * k)
+    # the wall itself, or (thin_wall) only the half window just outside: a narrow wall on a floor
+    # of about the layout's colour leaves the wider band beyond it looking like the layout
+    outer = band(1, 1 + k / 2) if thin_wall else band(1 + k / 2, 1 + 2 * k)
     return inner is not None and outer is not None and inner < 0.5 * outer
 
 
@@ -351,6 +357,10 @@ def _wall_edge(lab, ell, min_support=0.6):
     cands = [j for j in range(sc.w, len(sup) - sc.w)
              if sup[j] >= min_support and sup[j] == sup[j - sc.w:j + sc.w + 1].max()]
     rng = np.random.default_rng(2)
+    (cx, cy), (d1, d2), an = ell
+    inner = np.zeros(lab.shape[:2], np.uint8)
+    cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
+    layout = np.median(lab[inner > 0], axis=0)   # the layout's colour, print and all
     last = -10 ** 9
     for jc in cands:
         if jc - last <= sc.w:                  # one edge, a plateau of equal support
@@ -372,6 +382,9 @@ def _wall_edge(lab, ell, min_support=0.6):
             continue
         e = cv2.fitEllipse(xy[inl].astype(np.float32))
         bw = max(6, int(round(0.06 * sc.r)))   # samples: 3% of a radius, inside the narrowest wall
+        if any(np.linalg.norm(np.median(sc.band(jn - bw, jn - 2), axis=0) - layout) < LINE_LIKE
+               for jn in cands if jn - jc > 2 * bw):
+            continue   # a line printed on the layout: the layout's own colour again short of a later edge
         wall_lab = np.median(sc.band(jc + 3, jc + bw), axis=0)
         inside_lab = np.median(sc.band(jc - bw, jc - 2), axis=0)
         return e, inl.sum() / sc.n, wall_lab, inside_lab
@@ -411,6 +424,96 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
     if sup.size and sup.max() >= 0.6:
         raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[int(np.argmax(sup))]) * 100:.0f}% "
                         f"inside the one found also runs all round (the wall's inner edge?); {what}")
+
+
+def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng):
+    """(points, ellipse, inliers) of the boundary the rays from the image centre find in their
+    step strengths `st` (-inf where not to look), or None.
+
+    Per ray: the innermost step at least `frac` of the ray's strongest. The strongest step may be
+    the wall's OUTER edge (a floor far from the layout's colour, a wall close to it), so every
+    level is tried and the innermost ellipse with support all round is the boundary; print
+    inside the ring is thin and scattered and does not make a whole ellipse."""
+    n_ang, max_r = st.shape
+    best, found, thin = None, [], []
+    for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
+        pts = []
+        for k in range(n_ang):
+            row = st[k]
+            m = row.max()
+            if not np.isfinite(m) or m < 8:
+                continue
+            i0 = i = int(np.argmax(row >= max(8.0, frac * m)))
+            while i + 1 < max_r and row[i + 1] > row[i]:
+                i += 1
+            # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
+            # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
+            lo = max(0, i0 - win // 2)
+            j = lo + int(np.argmax(near[k, lo:i0 + win + 1]))
+            if abs(j - i) > max(2, win // 3):
+                i = j
+            pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
+        if len(pts) < n_ang // 3:
+            continue
+        e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
+        if e is not None and inl.sum() >= 0.75 * n_ang and _layout_inside(dist, e, win, thin_wall=True):
+            thin.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+        if e is None or not _layout_inside(dist, e, win):
+            continue   # e.g. the wall's outer edge: what lies just inside must be layout
+        if best is None or inl.sum() > best[2].sum():
+            best = (np.array(pts, np.float32), e, inl)
+        if inl.sum() >= 0.75 * n_ang:
+            found.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+    if found:
+        return min(found, key=lambda t: t[0])[1:]
+    if best is None and thin:
+        # none with the layout's look beyond the wall: a narrow wall on a floor of about the
+        # layout's colour (sealed-22 2505097369: green floor, a wall 25 px of 1920, 360 of 360
+        # directions on one ellipse, refused). Only then is the band just outside it the test,
+        # and the outermost such ellipse taken
+        return max(thin, key=lambda t: t[0])[1:]
+    return best
+
+
+def _ellipse_rho(e, sw, sh, ang, max_r):
+    """(n_ang, max_r): each ray's points from the image centre, in ellipse `e`'s own radius (1 on it)."""
+    (cx, cy), (d1, d2), an = e
+    t = math.radians(an)
+    r = np.arange(max_r, dtype=np.float32)[None, :]
+    x, y = sw / 2 + r * np.cos(ang)[:, None] - cx, sh / 2 + r * np.sin(ang)[:, None] - cy
+    u, v = x * math.cos(t) + y * math.sin(t), -x * math.sin(t) + y * math.cos(t)
+    return np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2)
+
+
+def _short_of_past(polar, dist, e, win, ang):
+    """(n_ang, max_r) True along each ray short of where it has crossed ellipse `e` and left the
+    line on it (its distance from the layout's colours back under halfway from the band just
+    inside `e` to the band on its edge): there the rays look on for the wall."""
+    (cx, cy), (d1, d2), an = e
+    h, w = dist.shape
+    rho = _ellipse_rho(e, w, h, ang, polar.shape[1])
+    k = 2 * win / max(1.0, (d1 + d2) / 2)
+    lay = np.median(polar[(rho > 1 - 3 * k) & (rho < 1 - k / 2)]) if ((rho > 1 - 3 * k) & (rho < 1 - k / 2)).any() else 0.0
+    on = polar[(rho >= 1) & (rho < 1 + k / 4)]
+    level = (lay + (np.median(on) if on.size else lay)) / 2
+    r = np.arange(polar.shape[1])[None, :]
+    on = (rho > 1 - k / 4) & (polar >= level)      # on the line (its edge blurred either side of `e`)
+    start = np.where(on.any(axis=1), np.argmax(on, axis=1), polar.shape[1])[:, None]
+    left = (r > start) & (polar < level)
+    end = np.where(left.any(axis=1), np.argmax(left, axis=1), polar.shape[1])
+    return r <= end[:, None]
+
+
+def _layout_between(polar, short, outer, win, ang, sw, sh):
+    """True when, along the rays, what lies past the line they crossed (not `short`) and short of
+    ellipse `outer` looks like the layout, and not like what lies just outside `outer`: the line
+    is print on the layout, `outer` the wall. `polar`: the rays' distance from the layout's colours."""
+    rho = _ellipse_rho(outer, sw, sh, ang, polar.shape[1])
+    k = win / max(1.0, (outer[1][0] + outer[1][1]) / 2)
+    between = polar[~short & (rho < 1 - k / 2)]
+    beyond = polar[(rho > 1) & (rho < 1 + k)]
+    return bool(between.size >= polar.shape[0] and beyond.size
+                and np.median(between) < 0.5 * np.median(beyond))
 
 
 def find_boundary(img):
@@ -454,39 +557,16 @@ def find_boundary(img):
     st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
     near = _steps(polar, max(2, win // 4))
     rng = np.random.default_rng(0)
-    best, found = None, []
-    # per ray: the innermost step at least `frac` of the ray's strongest. The strongest step
-    # may be the wall's OUTER edge (a floor far from the layout's colour, a wall close to it),
-    # so every level is tried and the innermost ellipse with support all round is the boundary;
-    # print inside the ring is thin and scattered and does not make a whole ellipse.
-    for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
-        pts = []
-        for k in range(n_ang):
-            row = st[k]
-            m = row.max()
-            if not np.isfinite(m) or m < 8:
-                continue
-            i0 = i = int(np.argmax(row >= max(8.0, frac * m)))
-            while i + 1 < max_r and row[i + 1] > row[i]:
-                i += 1
-            # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
-            # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
-            lo = max(0, i0 - win // 2)
-            j = lo + int(np.argmax(near[k, lo:i0 + win + 1]))
-            if abs(j - i) > max(2, win // 3):
-                i = j
-            pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
-        if len(pts) < n_ang // 3:
-            continue
-        e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
-        if e is None or not _layout_inside(dist, e, win):
-            continue   # e.g. the wall's outer edge: what lies just inside must be layout
-        if best is None or inl.sum() > best[2].sum():
-            best = (np.array(pts, np.float32), e, inl)
-        if inl.sum() >= 0.75 * n_ang:
-            found.append((sum(e[1]), np.array(pts, np.float32), e, inl))
-    if found:
-        best = min(found, key=lambda t: t[0])[1:]
+    best = _ray_ellipse(st, near, dist, win, ang, sw, sh, rng)
+    # a printed circle inside the ring has the layout beyond it, and the wall further out: the
+    # rays are sent on past it, and an ellipse all round beyond it with only the layout between
+    # is the boundary (a printed circle 0.6-0.9 of the ring's radius was taken for it)
+    for _ in range(3) if best is not None else ():
+        short = _short_of_past(polar, dist, best[1], win, ang)
+        past = _ray_ellipse(np.where(short, -np.inf, st), near, dist, win, ang, sw, sh, rng)
+        if past is None or past[2].sum() < 0.75 * n_ang or not _layout_between(polar, short, past[1], win, ang, sw, sh):
+            break
+        best = past
     if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout; "

@@ -1,0 +1,52 @@
+"""vision.ring: a narrow wall on a floor of about the layout's colour is found, and a circle printed
+on the layout inside the ring is never taken for its boundary.
+
+A boundary found on a printed circle makes every coin between it and the wall "outside the ring":
+a valid spin voided, a wrong call. Before the twentieth session a circle printed at 0.85 or 0.9 of
+the ring's radius was taken for the boundary, one at 0.6-0.7 left the ring refused where the floor
+is of the layout's colour, and such rings were refused even with nothing printed (sealed-22
+2505097369, sealed-19 2964572801: green floor, a wall 25-27 px of 1920, all 360 directions on one
+ellipse)."""
+import cv2
+import pytest
+
+from ringctl.errors import UserError
+from ringctl.sim import heldout
+from ringctl.vision import ring as ringmod
+
+THIN_WALL = (("sealed-22", 2505097369), ("sealed-19", 2964572801))
+
+
+def _empty(name, seed):
+    spec, _ = heldout.make(seed, None, heldout.SETS[name])
+    return spec, heldout.empty_frame(spec, seed)
+
+
+def _off(found, spec):
+    (cx, cy), (a, b) = found[:2]
+    r, (tx, ty) = spec["ring"]["radius"], spec["ring"]["center"]
+    return max(abs(a - r), abs(b - r), abs(cx - tx), abs(cy - ty))
+
+
+@pytest.mark.parametrize("name, seed", THIN_WALL)
+def test_a_narrow_wall_on_a_floor_of_the_layouts_colour_is_found(name, seed):
+    spec, img = _empty(name, seed)
+    assert spec["ring"]["wall_px"] < 30 and not spec["ring"].get("ellipse")
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+@pytest.mark.parametrize("name, seed", THIN_WALL)
+@pytest.mark.parametrize("frac, width, found", [(0.6, 40, True), (0.7, 14, True), (0.85, 25, False), (0.9, 10, False)])
+def test_a_circle_printed_inside_the_ring_is_never_its_boundary(name, seed, frac, width, found):
+    """Well inside the wall (0.6-0.7 of its radius), the rays look on past the printed line and
+    find the wall; within the band just inside the wall (0.85-0.9), a printed border cannot be
+    told from the wall's own inner part, and the calibration is refused with the fix."""
+    spec, img = _empty(name, seed)
+    c = tuple(int(v) for v in spec["ring"]["center"])
+    cv2.circle(img, c, int(frac * spec["ring"]["radius"]), (60, 60, 160), width, cv2.LINE_AA)
+    if found:
+        assert _off(ringmod.find_boundary(img), spec) < 1.5
+    else:
+        with pytest.raises(UserError, match="ring edge uncertain") as err:
+            ringmod.find_boundary(img)
+        assert "cover a printed border with plain cloth" in str(err.value)
