@@ -50,3 +50,18 @@ def test_a_circle_printed_inside_the_ring_is_never_its_boundary(name, seed, frac
         with pytest.raises(UserError, match="ring edge uncertain") as err:
             ringmod.find_boundary(img)
         assert "cover a printed border with plain cloth" in str(err.value)
+
+
+def test_a_circle_printed_inside_a_ring_seen_at_a_slant_with_print_meeting_the_wall_is_refused():
+    """edge-1080p 2634622467 (a ring seen at a slant, khaki boxes and lettering meeting the wall
+    here and there) with a blue circle 30 px wide at 0.88 of its radius: the rays' ellipse past it
+    is all round but the band inside the wall holds the circle and the boxes; it was taken for
+    the boundary (383 x 338 px against 454 x 403) and is refused now."""
+    spec, img = _empty("edge-1080p", 2634622467)
+    ring = spec["ring"]
+    ratio, angle = ring["ellipse"]["ratio"], ring["ellipse"]["angle_deg"]
+    r = 0.88 * ring["radius"]
+    cv2.ellipse(img, tuple(int(v) for v in ring["center"]), (int(r), int(r * ratio)), angle, 0, 360,
+                (160, 70, 30), 30, cv2.LINE_AA)
+    with pytest.raises(UserError, match="ring edge uncertain"):
+        ringmod.find_boundary(img)

@@ -37,9 +37,10 @@ SHARP_REL = 0.08          # its median step 4.5-6 px inside / at it: <= 0.06 on 
                           # 1.5 px of the truth, 0.11-0.23 on 3 fits 3.7-8 px out (on a ramp)
 INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blur up to 1.6 px) has ended
 # A concentric edge with the layout's own colour again just inside a later one (the median colour
-# just inside it within LINE_LIKE LAB units of the layout's inside 0.75 of the ring) is a line
-# printed on the layout, not the wall (a printed circle at 0.85 of the ring was taken for it)
-LINE_LIKE = 10.0
+# just inside it nearer the layout's, inside 0.75 of the ring, than LINE_BACK of the distance
+# from it of what lies just beyond the edge) is a line printed on the layout, not the wall (a
+# printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall on both sides)
+LINE_BACK = 0.35
 # a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
 # 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
 LINE_PX, LINE_REL = 8.0, 0.02
@@ -382,10 +383,11 @@ def _wall_edge(lab, ell, min_support=0.6):
             continue
         e = cv2.fitEllipse(xy[inl].astype(np.float32))
         bw = max(6, int(round(0.06 * sc.r)))   # samples: 3% of a radius, inside the narrowest wall
-        if any(np.linalg.norm(np.median(sc.band(jn - bw, jn - 2), axis=0) - layout) < LINE_LIKE
+        wall_lab = np.median(sc.band(jc + 3, jc + bw), axis=0)
+        line = np.linalg.norm(wall_lab - layout)
+        if any(np.linalg.norm(np.median(sc.band(jn - bw, jn - 2), axis=0) - layout) < LINE_BACK * line
                for jn in cands if jn - jc > 2 * bw):
             continue   # a line printed on the layout: the layout's own colour again short of a later edge
-        wall_lab = np.median(sc.band(jc + 3, jc + bw), axis=0)
         inside_lab = np.median(sc.band(jc - bw, jc - 2), axis=0)
         return e, inl.sum() / sc.n, wall_lab, inside_lab
     return None
@@ -426,14 +428,16 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
                         f"inside the one found also runs all round (the wall's inner edge?); {what}")
 
 
-def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng):
+def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
     """(points, ellipse, inliers) of the boundary the rays from the image centre find in their
     step strengths `st` (-inf where not to look), or None.
 
     Per ray: the innermost step at least `frac` of the ray's strongest. The strongest step may be
     the wall's OUTER edge (a floor far from the layout's colour, a wall close to it), so every
     level is tried and the innermost ellipse with support all round is the boundary; print
-    inside the ring is thin and scattered and does not make a whole ellipse."""
+    inside the ring is thin and scattered and does not make a whole ellipse. Without
+    `layout_test` no ellipse is asked to have the layout's look just inside it (past a printed
+    circle the band inside the wall holds the circle: `_layout_between` asks instead)."""
     n_ang, max_r = st.shape
     best, found, thin = None, [], []
     for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
@@ -456,9 +460,9 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng):
         if len(pts) < n_ang // 3:
             continue
         e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
-        if e is not None and inl.sum() >= 0.75 * n_ang and _layout_inside(dist, e, win, thin_wall=True):
+        if e is not None and inl.sum() >= 0.75 * n_ang and layout_test and _layout_inside(dist, e, win, thin_wall=True):
             thin.append((sum(e[1]), np.array(pts, np.float32), e, inl))
-        if e is None or not _layout_inside(dist, e, win):
+        if e is None or (layout_test and not _layout_inside(dist, e, win)):
             continue   # e.g. the wall's outer edge: what lies just inside must be layout
         if best is None or inl.sum() > best[2].sum():
             best = (np.array(pts, np.float32), e, inl)
@@ -563,8 +567,8 @@ def find_boundary(img):
     # is the boundary (a printed circle 0.6-0.9 of the ring's radius was taken for it)
     for _ in range(3) if best is not None else ():
         short = _short_of_past(polar, dist, best[1], win, ang)
-        past = _ray_ellipse(np.where(short, -np.inf, st), near, dist, win, ang, sw, sh, rng)
-        if past is None or past[2].sum() < 0.75 * n_ang or not _layout_between(polar, short, past[1], win, ang, sw, sh):
+        past = _ray_ellipse(np.where(short, -np.inf, st), near, dist, win, ang, sw, sh, rng, layout_test=False)
+        if past is None or past[2].sum() < n_ang // 3 or not _layout_between(polar, short, past[1], win, ang, sw, sh):
             break
         best = past
     if best is None:
