@@ -343,8 +343,8 @@ class _Scan:
         return np.median(self.lab[:, j0:j1], axis=1)
 
 
-def _wall_edge(lab, ell, min_support=0.6):
-    """The innermost edge concentric with `ell` (0.8-1.12 of it) seen in most directions, refitted
+def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
+    """The innermost edge concentric with `ell` (`lo`-1.12 of it) seen in most directions, refitted
     -> (ellipse, inliers share, scan) or None.
 
     The layout ends where the wall begins: a raised band all round with its own colour. Rays from
@@ -352,7 +352,7 @@ def _wall_edge(lab, ell, min_support=0.6):
     wall's colour is among those colours (the ink's boxes and lettering then make the wall look
     like more layout, and the wall's OUTER edge is taken); any colour step, wherever it is seen
     round a ring already found, does not: the wall's inner edge shows all round, ink interrupted."""
-    sc = _Scan(lab, ell, 0.8, 1.12)
+    sc = _Scan(lab, ell, lo, 1.12)
     tol = 3                                     # samples (1.5 px)
     sup = sc.support(tol)
     cands = [j for j in range(sc.w, len(sup) - sc.w)
@@ -565,12 +565,13 @@ def find_boundary(img):
     # a printed circle inside the ring has the layout beyond it, and the wall further out: the
     # rays are sent on past it, and an ellipse all round beyond it with only the layout between
     # is the boundary (a printed circle 0.6-0.9 of the ring's radius was taken for it)
+    printed = None   # the outermost printed circle passed over
     for _ in range(3) if best is not None else ():
         short = _short_of_past(polar, dist, best[1], win, ang)
         past = _ray_ellipse(np.where(short, -np.inf, st), near, dist, win, ang, sw, sh, rng, layout_test=False)
         if past is None or past[2].sum() < n_ang // 3 or not _layout_between(polar, short, past[1], win, ang, sw, sh):
             break
-        best = past
+        printed, best = best[1], past
     if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout; "
@@ -581,7 +582,10 @@ def find_boundary(img):
     # when it has support all round, then the wall's inner edge concentric with it (_wall_edge);
     # the first that passes is the boundary, and when none does, the last one's reason is given
     cands = []
-    wall = _wall_edge(lab, coarse) if min(coarse[1]) > 20 else None
+    # the wall's inner edge lies beyond any printed circle passed over (sealed-15 1060499390, a
+    # circle at 0.9 and boxes meeting the wall: the circle was taken for it)
+    lo = 0.8 if printed is None else max(0.8, (sum(printed[1]) + 4 * win) / sum(coarse[1]))
+    wall = _wall_edge(lab, coarse, lo=lo) if min(coarse[1]) > 20 and lo < 1.05 else None
     pal, local = centres, False
     if wall is not None:
         ell, _, wall_lab, inside_lab = wall
