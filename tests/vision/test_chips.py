@@ -92,7 +92,6 @@ def test_a_black_chip_on_a_black_layout_seen_only_by_its_spots_is_named(sealed19
     assert len(named) == 1 and np.hypot(*np.subtract(named[0]["center"], chip["center_px"])) < 0.3 * chip["radius_px"]
 
 
-
 def test_a_bad_fit_beside_a_chips_spots_does_not_hide_them(sealed19, monkeypatch):
     """An object whose outline fitted absurdly long (sealed-22 1640437339: 2944 px, 79 coin
     radii, its edge points scattered along print) no longer clears the specks of a chip beside it

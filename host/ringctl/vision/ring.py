@@ -39,7 +39,7 @@ INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blu
 # A concentric edge with the layout's own colour again just inside a later one (the median colour
 # just inside it nearer the layout's, inside 0.75 of the ring, than LINE_BACK of the distance
 # from it of what lies just beyond the edge) is a line printed on the layout, not the wall (a
-# printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall on both sides)
+# printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall just inside it)
 LINE_BACK = 0.35
 # a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
 # 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
@@ -346,7 +346,7 @@ class _Scan:
 
 def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     """The innermost edge concentric with `ell` (`lo`-1.12 of it) seen in most directions, refitted
-    -> (ellipse, inliers share, scan) or None.
+    -> (ellipse, inliers share, wall colour, colour just inside) or None.
 
     The layout ends where the wall begins: a raised band all round with its own colour. Rays from
     the centre measured against the layout's colours lose that edge where printed ink of about the
@@ -362,7 +362,8 @@ def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     (cx, cy), (d1, d2), an = ell
     inner = np.zeros(lab.shape[:2], np.uint8)
     cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
-    layout = np.median(lab[inner > 0], axis=0)   # the layout's colour, print and all
+    # the layout's colour, print and all (none where the ellipse's centre is off the picture)
+    layout = np.median(lab[inner > 0], axis=0) if inner.any() else np.full(3, np.inf, np.float32)
     last = -10 ** 9
     for jc in cands:
         if jc - last <= sc.w:                  # one edge, a plateau of equal support
@@ -370,10 +371,10 @@ def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
         last = jc
         pts = []
         for k in range(sc.n):
-            lo, hi = max(0, jc - 2 * tol), min(len(sc.rho), jc + 2 * tol + 1)
-            js = np.flatnonzero(sc.peak[k, lo:hi])
+            j0, j1 = max(0, jc - 2 * tol), min(len(sc.rho), jc + 2 * tol + 1)
+            js = np.flatnonzero(sc.peak[k, j0:j1])
             if js.size:
-                j = lo + js[np.argmax(sc.edge[k, lo + js])]
+                j = j0 + js[np.argmax(sc.edge[k, j0 + js])]
                 pts.append((k, j))
         if len(pts) < min_support * sc.n:
             continue
@@ -490,14 +491,12 @@ def _ellipse_rho(e, sw, sh, ang, max_r):
     return np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2)
 
 
-def _short_of_past(polar, dist, e, win, ang):
+def _short_of_past(polar, e, win, ang, sw, sh):
     """(n_ang, max_r) True along each ray short of where it has crossed ellipse `e` and left the
     line on it (its distance from the layout's colours back under halfway from the band just
     inside `e` to the band on its edge): there the rays look on for the wall."""
-    (cx, cy), (d1, d2), an = e
-    h, w = dist.shape
-    rho = _ellipse_rho(e, w, h, ang, polar.shape[1])
-    k = 2 * win / max(1.0, (d1 + d2) / 2)
+    rho = _ellipse_rho(e, sw, sh, ang, polar.shape[1])
+    k = 2 * win / max(1.0, (e[1][0] + e[1][1]) / 2)
     inside = (rho > 1 - 3 * k) & (rho < 1 - k / 2)
     lay = np.median(polar[inside]) if inside.any() else 0.0
     edge = polar[(rho >= 1) & (rho < 1 + k / 4)]
@@ -510,16 +509,31 @@ def _short_of_past(polar, dist, e, win, ang):
     return r <= end[:, None]
 
 
-def _layout_between(polar, short, outer, win, ang, sw, sh):
+def _round(past, e, sw, sh):
+    """True when the ellipse the rays found past ellipse `e` (points, ellipse, inliers) lies round
+    it: its inliers all outside `e`, its centre within a tenth of `e`'s radius of `e`'s, and the
+    whole of it in the picture (a floor's straight edge or a table's is no wall round the ring)."""
+    pts, (c, axes, an), inl = past
+    r = (e[1][0] + e[1][1]) / 4
+    out = _ell_residual(pts[inl], e) > 0
+    return bool(out.all() and math.dist(c, e[0]) < 0.1 * r and
+                c[0] - max(axes) / 2 > -1 and c[1] - max(axes) / 2 > -1 and
+                c[0] + max(axes) / 2 < sw + 1 and c[1] + max(axes) / 2 < sh + 1)
+
+
+def _layout_between(polar, short, outer, win, ang, sw, sh, seen):
     """True when, along the rays, what lies past the line they crossed (not `short`) and short of
     ellipse `outer` looks like the layout, and not like what lies just outside `outer`: the line
-    is print on the layout, `outer` the wall. `polar`: the rays' distance from the layout's colours."""
+    is print on the layout, `outer` the wall. `polar`: the rays' distance from the layout's colours;
+    `seen`: where the rays are in the picture (beyond it `polar` is 0, the layout's own value)."""
     rho = _ellipse_rho(outer, sw, sh, ang, polar.shape[1])
     k = win / max(1.0, (outer[1][0] + outer[1][1]) / 2)
-    between = polar[~short & (rho < 1 - k / 2)]
-    beyond = polar[(rho > 1) & (rho < 1 + k)]
-    return bool(between.size >= polar.shape[0] and beyond.size
-                and np.median(between) < 0.5 * np.median(beyond))
+    gap = seen & ~short & (rho < 1 - k / 2)
+    beyond = polar[seen & (rho > 1) & (rho < 1 + k)]
+    # some of the gap seen on a third of the rays at least
+    if np.count_nonzero(gap.sum(axis=1) >= 2) < polar.shape[0] // 3 or not beyond.size:
+        return False
+    return bool(np.median(polar[gap]) < 0.5 * np.median(beyond))
 
 
 def find_boundary(img):
@@ -527,7 +541,10 @@ def find_boundary(img):
 
     Along rays from the image centre (which must be on the layout), the boundary is the first
     strong, lasting step away from the layout's colour: printed lines and lettering are thin
-    (a short blip), the wall is wide. A RANSAC ellipse through those points ignores the rest.
+    (a short blip), the wall is wide. A RANSAC ellipse through those points ignores the rest. A
+    circle printed round the layout makes such a step all round too: the rays are followed on
+    past it, and a wall round it with only the layout between is taken instead (`_round`,
+    `_layout_between`).
     """
     h, w = img.shape[:2]
     f = max(1.0, max(w, h) / 640)
@@ -569,10 +586,13 @@ def find_boundary(img):
     # with only the layout between, is where the boundary is looked for (a circle printed at
     # 0.5-0.93 of the ring's radius was taken for it in 149 of 440 rings)
     printed = None   # the outermost printed circle passed over
+    seen = r_idx <= r_end[:, None] + win   # the rays' points in the picture
     for _ in range(3) if best is not None else ():
-        short = _short_of_past(polar, dist, best[1], win, ang)
-        past = _ray_ellipse(np.where(short, -np.inf, st), near, dist, win, ang, sw, sh, rng, layout_test=False)
-        if past is None or past[2].sum() < n_ang // 3 or not _layout_between(polar, short, past[1], win, ang, sw, sh):
+        short = _short_of_past(polar, best[1], win, ang, sw, sh)
+        past = _ray_ellipse(np.where(short, -np.inf, st), np.where(short, -np.inf, near), dist, win, ang, sw, sh, rng,
+                            layout_test=False)
+        if past is None or past[2].sum() < n_ang // 3 or not _round(past, best[1], sw, sh) \
+                or not _layout_between(polar, short, past[1], win, ang, sw, sh, seen):
             break
         printed, best = best[1], past
     if best is None:
