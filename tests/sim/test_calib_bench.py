@@ -28,3 +28,28 @@ def test_a_turned_ellipse_with_the_right_axes_is_counted_off():
 def test_a_shifted_boundary_is_off_by_the_shift():
     off = calib_bench.boundary_off(_model((962.0, 540.0), (400.0, 360.0), 30.0), _spec())
     assert 1.9 < off < 2.1, off
+
+
+def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted():
+    """`NAME+circle`: each ring gets a circle concentric with it, inside it, drawn from its seed;
+    `measure` calibrates those rings and counts them as any others."""
+    import pytest
+    from ringctl.errors import UserError
+    from ringctl.sim import heldout
+    label, cfg, n = calib_bench.set_config("tune-1080p+circle:2")
+    assert (label, n, cfg["_circle"]) == ("tune-1080p+circle", 2, True)
+    seed = heldout.set_seeds(heldout.SETS["tune-1080p"], 1)[0]
+    spec, _ = heldout.make(seed, None, heldout.SETS["tune-1080p"])
+    img = heldout.empty_frame(spec, seed)
+    drawn = img.copy()
+    share, width = calib_bench.printed_circle(drawn, spec, seed)
+    assert 0.5 <= share <= 0.95 and 5 <= width <= 40
+    changed = np.argwhere(np.any(drawn != img, axis=2))
+    r = np.hypot(*(changed[:, ::-1] - spec["ring"]["center"]).T) / spec["ring"]["radius"]
+    assert len(changed) > 1000 and r.min() > share - 0.1 and r.max() < share + 0.1
+    again = img.copy()
+    assert calib_bench.printed_circle(again, spec, seed) == (share, width) and np.array_equal(again, drawn)
+    res = calib_bench.measure(cfg, 2, misses := [])
+    assert res["rings"] == 2 and res["off_3px"] == res["boundary_off_3px"] == 0 and len(misses) == res["refused"]
+    with pytest.raises(UserError, match="after \\+ give art or circle"):
+        calib_bench.set_config("tune-1080p+square:2")

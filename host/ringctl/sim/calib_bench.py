@@ -5,7 +5,10 @@ edge (an axis's error, as `ring bench vision` counts it; the centre's apart; and
 the largest distance of the calibrated boundary from the true one round the ring, which also
 counts a turned ellipse), the worst error, and calibrate() CPU ms; much faster than
 `ring bench vision` (no scenes judged, no faces trained). `NAME+art` forces printed artwork (lines, boxes, lettering in an ink
-close to the coin's colour, `heldout._print_artwork`) into every ring of a set that has none.
+close to the coin's colour, `heldout._print_artwork`) into every ring of a set that has none;
+`NAME+circle` prints a circle round the layout's middle of each ring (`printed_circle`: an ink,
+radius and width drawn per ring), which must be passed over to the wall or refused, never taken
+for the boundary (docs/VISION.md "A circle printed inside the ring").
 """
 import json
 import os
@@ -34,35 +37,59 @@ def boundary_off(rm, spec):
     return float(np.abs(ringmod._ell_residual(np.stack([x, y], 1), truth)).max())
 
 
+def printed_circle(img, spec, seed):
+    """`img` (an empty ring's frame) with a circle printed round the layout's middle, concentric
+    with the ring and seen as it is: an ink of any colour, at 0.5-0.95 of the ring's radius,
+    5-40 px wide at 1920 (drawn from `seed`). Returns the circle's (radius share, width px)."""
+    rng = np.random.default_rng([seed, 7])
+    ring = spec["ring"]
+    ell = ring.get("ellipse") or {"ratio": 1.0, "angle_deg": 0.0}
+    share, width = float(rng.uniform(0.5, 0.95)), float(rng.uniform(5, 40)) * img.shape[1] / 1920
+    ink = tuple(int(v) for v in rng.integers(0, 256, 3))
+    r = share * ring["radius"]
+    cv2.ellipse(img, (int(round(ring["center"][0])), int(round(ring["center"][1]))),
+                (int(round(r)), int(round(r * ell["ratio"]))), ell["angle_deg"], 0, 360, ink,
+                max(1, int(round(width))), cv2.LINE_AA)
+    return round(share, 3), round(width, 1)
+
+
 def set_config(item):
-    """'NAME[+art][:N]' -> (label, cfg, n or None)."""
+    """'NAME[+art|+circle][:N]' -> (label, cfg, n or None)."""
     name, _, n = item.partition(":")
     try:
         n = int(n) if n else None
     except ValueError:
-        raise UserError(f"--sets {item!r}: give NAME, NAME:RINGS or NAME+art:RINGS, e.g. tune-1080p+art:50")
-    base, art = (name[:-4], True) if name.endswith("+art") else (name, False)
+        raise UserError(f"--sets {item!r}: give NAME, NAME:RINGS, NAME+art:RINGS or NAME+circle:RINGS, "
+                        "e.g. tune-1080p+art:50")
+    base, _, extra = name.partition("+")
+    if extra not in ("", "art", "circle"):
+        raise UserError(f"--sets {item!r}: after + give art or circle, e.g. tune-1080p+circle:50")
     if base not in heldout.SETS:
         raise UserError(f"unknown scene set {base!r}; one of {', '.join(heldout.SETS)}")
     cfg = dict(heldout.SETS[base])
-    if art:
+    if extra == "art":
         cfg.update(artwork=True, coins=cfg.get("coins") or (cfg["coin"],))
+    if extra == "circle":
+        cfg["_circle"] = True
     return name, cfg, n
 
 
 def measure(cfg, n, misses=None):
     """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`)."""
     off, cen, edge, ms, refused = [], [], [], [], 0
-    for seed in heldout.set_seeds(cfg, n):
-        spec, _ = heldout.make(seed, None, cfg)
+    scene_cfg = {k: v for k, v in cfg.items() if k != "_circle"}
+    for seed in heldout.set_seeds(scene_cfg, n):
+        spec, _ = heldout.make(seed, None, scene_cfg)
         img = heldout.empty_frame(spec, seed)
+        circle = printed_circle(img, spec, seed) if cfg.get("_circle") else None
         c0 = time.thread_time()
         try:
             rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
         except UserError as exc:
             refused += 1
             if misses is not None:
-                misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "refused": str(exc)})
+                misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "refused": str(exc)}
+                              | ({"circle": circle} if circle else {}))
             continue
         finally:
             ms.append((time.thread_time() - c0) * 1000)
@@ -77,7 +104,7 @@ def measure(cfg, n, misses=None):
             misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "off_px": round(e, 2),
                            "center_off_px": round(c, 2), "boundary_off_px": round(g, 2),
                            "axes": [round(v, 1) for v in rm.axes],
-                           "truth": [round(a, 1), round(b, 1)]})
+                           "truth": [round(a, 1), round(b, 1)]} | ({"circle": circle} if circle else {}))
     return {"rings": n, "refused": refused, "off_3px": sum(e > 3.0 for e in off),
             "off_px_max": round(max(off), 2) if off else None,
             "off_px_median": round(float(np.median(off)), 2) if off else None,
@@ -90,7 +117,7 @@ def measure(cfg, n, misses=None):
 def main(argv=None):
     p = OneLineParser(prog="ring bench calibration", description=__doc__)
     p.add_argument("--sets", default="sealed-8:97,edge-tune:60",
-                   help="comma-separated NAME[+art][:RINGS] (default sealed-8:97,edge-tune:60)")
+                   help="comma-separated NAME[+art|+circle][:RINGS] (default sealed-8:97,edge-tune:60)")
     p.add_argument("--rings", type=int, default=50, help="rings per set without :RINGS (default 50)")
     p.add_argument("--misses", action="store_true", help="list every ring refused or more than 3 px off")
     p.add_argument("--json", action="store_true", help="print one JSON object")
