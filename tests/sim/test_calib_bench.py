@@ -30,7 +30,7 @@ def test_a_shifted_boundary_is_off_by_the_shift():
     assert 1.9 < off < 2.1, off
 
 
-def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted():
+def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted(monkeypatch):
     """`NAME+circle`: each ring gets a circle concentric with it, inside it, drawn from its seed;
     `measure` calibrates those rings and counts them as any others."""
     import pytest
@@ -49,7 +49,11 @@ def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted():
     assert len(changed) > 1000 and r.min() > share - 0.1 and r.max() < share + 0.1
     again = img.copy()
     assert calib_bench.printed_circle(again, spec, seed) == (share, width) and np.array_equal(again, drawn)
+    drawn_in = []
+    draw = calib_bench.printed_circle
+    monkeypatch.setattr(calib_bench, "printed_circle", lambda *a: drawn_in.append(a[2]) or draw(*a))
     res = calib_bench.measure(cfg, 2, misses := [])
+    assert drawn_in == heldout.set_seeds(heldout.SETS["tune-1080p"], 2)   # each ring gets its circle
     assert res["rings"] == 2 and res["off_3px"] == res["boundary_off_3px"] == 0 and len(misses) == res["refused"]
     with pytest.raises(UserError, match="after \\+ give art or circle"):
         calib_bench.set_config("tune-1080p+square:2")

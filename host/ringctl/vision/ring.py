@@ -462,10 +462,12 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
         if len(pts) < n_ang // 3:
             continue
         e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
-        if e is not None and inl.sum() >= 0.75 * n_ang and layout_test and _layout_inside(dist, e, win, thin_wall=True):
-            thin.append((sum(e[1]), np.array(pts, np.float32), e, inl))
         if e is None or (layout_test and not _layout_inside(dist, e, win)):
-            continue   # e.g. the wall's outer edge: what lies just inside must be layout
+            # e.g. the wall's outer edge: what lies just inside must be layout (a narrow wall on a
+            # floor of the layout's colour is kept aside: its band just outside is the test)
+            if e is not None and layout_test and inl.sum() >= 0.75 * n_ang and _layout_inside(dist, e, win, thin_wall=True):
+                thin.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+            continue
         if best is None or inl.sum() > best[2].sum():
             best = (np.array(pts, np.float32), e, inl)
         if inl.sum() >= 0.75 * n_ang:
@@ -483,12 +485,9 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
 
 def _ellipse_rho(e, sw, sh, ang, max_r):
     """(n_ang, max_r): each ray's points from the image centre, in ellipse `e`'s own radius (1 on it)."""
-    (cx, cy), (d1, d2), an = e
-    t = math.radians(an)
     r = np.arange(max_r, dtype=np.float32)[None, :]
-    x, y = sw / 2 + r * np.cos(ang)[:, None] - cx, sh / 2 + r * np.sin(ang)[:, None] - cy
-    u, v = x * math.cos(t) + y * math.sin(t), -x * math.sin(t) + y * math.cos(t)
-    return np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2)
+    x, y = sw / 2 + r * np.cos(ang)[:, None], sh / 2 + r * np.sin(ang)[:, None]
+    return 1 + _ell_residual(np.stack([x.ravel(), y.ravel()], 1), e).reshape(x.shape) * 4 / (e[1][0] + e[1][1])
 
 
 def _short_of_past(polar, e, win, ang, sw, sh):
