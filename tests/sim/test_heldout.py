@@ -91,3 +91,25 @@ def test_a_layout_chip_scene_is_its_chip_in_ring_scene_with_the_chip_of_the_clot
         assert [c["center_px"] for c in a["chips"]] == [c["center_px"] for c in b["chips"]]
         assert a["coins"] == b["coins"] and a["chips"][1:] == b["chips"][1:]
     assert "layout-chip" not in heldout.KINDS and "layout-chip" in heldout.FORCED_KINDS
+
+
+def test_a_printed_circle_lies_on_the_layout_round_the_middle_in_every_frame():
+    """`circle_p`: the circle is drawn on the layout (under the coins, in the empty ring the
+    technician photographs too) at its radius, and sets without it draw none."""
+    cfg = dict(heldout.SETS["sealed-25"], stream=(99, 1), circle_p=1.0, size=(1920, 1080), blur_p=0,
+               motion_p=0, artwork_p=0)
+    seed = heldout.set_seeds(cfg, 1)[0]
+    spec, _ = heldout.make(seed, "valid", cfg)
+    (cx, cy, r, width, ink), = spec["layout"]["circles"]
+    R = spec["ring"]["radius"]
+    assert 0.5 * R <= r <= 0.93 * R and 4 <= width <= 30
+    origin, _ = heldout._canvas(spec)
+    assert np.hypot(cx + origin[0] - spec["ring"]["center"][0], cy + origin[1] - spec["ring"]["center"][1]) <= 0.015 * R
+    spec["ring"].pop("ellipse", None)   # seen square on: the circle's image is the circle
+    img = heldout.empty_frame(spec, seed).astype(float)
+    c = np.array(spec["ring"]["center"])
+    t = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+    ring_px = [img[int(c[1] + rr * np.sin(a)), int(c[0] + rr * np.cos(a))] for a in t for rr in (r,)]
+    cloth_px = [img[int(c[1] + rr * np.sin(a)), int(c[0] + rr * np.cos(a))] for a in t for rr in (r + width + 8,)]
+    assert np.abs(np.median(ring_px, 0) - ink).max() < 0.5 * np.abs(np.median(cloth_px, 0) - ink).max()
+    assert all("circles" not in sp["layout"] for sp, _ in _specs("sealed-24", 20))

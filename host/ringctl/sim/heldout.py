@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13`, `-14`, `-15`, `-16`, `-17`, `-18`, `-19`, `-20`, `-21`, `-22` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-25` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -101,6 +101,9 @@ SEALED23_ENTROPY = 0x2A0EFDFE57C55555
 # "sealed-24": entropy drawn at the start of the twentieth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED24_ENTROPY = 0xDC0238A6A276AF12
+# "sealed-25": entropy drawn at the start of the twenty-first session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED25_ENTROPY = 0x7C066F3B4B07059F
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -117,7 +120,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "rust": (30, 60, 140),   # rust: sealed-21 only
            "cream": (176, 206, 220),  # cream: sealed-22 only
            "lilac": (168, 128, 150),  # lilac: sealed-23 only
-           "mustard": (40, 140, 178)}  # mustard: sealed-24 only, near a yellow chip's colour
+           "mustard": (40, 140, 178),  # mustard: sealed-24 only, near a yellow chip's colour
+           "turquoise": (150, 140, 40)}  # turquoise: sealed-25 only
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -144,7 +148,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "champagne": (128, 168, 196),     # a pale, greyish gold (sealed-21 only)
                 "patina": (96, 124, 108),         # an aged bronze gone greenish brown (sealed-22 only)
                 "bright-gold": (36, 160, 214),    # a saturated yellow gold, near a yellow chip (sealed-23 only)
-                "dark-silver": (116, 120, 126)}   # a worn, darker cupronickel (sealed-24 only)
+                "dark-silver": (116, 120, 126),   # a worn, darker cupronickel (sealed-24 only)
+                "electrum": (140, 176, 200)}      # a pale silver-gold (sealed-25 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -292,6 +297,14 @@ SETS = {
                       stream=SEALED24_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.35, coins=("dark-silver",),
                       layouts=("green", "blue", "maroon", "black", "mustard")),
+    # sealed (twenty-first session, entropy drawn at its start): relief struck from a third small
+    # portrait and a motorcycle's spoked wheel (faces.RELIEF_PICTURE 120), a pale electrum coin, a
+    # turquoise layout, and in 0.4 of its rings a circle printed on the layout round the middle
+    # (`_print_circle`; no set before had one)
+    "sealed-25": dict(size=None, coin_px=(40, 120), coin="electrum", faces="render:120",
+                      stream=SEALED25_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("electrum",), circle_p=0.4,
+                      layouts=("green", "blue", "maroon", "black", "turquoise")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
@@ -496,6 +509,26 @@ def _print_artwork(rng, spec, cfg):
     lay["boxes"] = boxes
 
 
+def _print_circle(rng, spec):
+    """Print a circle on the layout round the ring's middle, as many layouts have (for sets with
+    `circle_p`): concentric with the ring to 1% of its radius, at 0.5-0.93 of it, 4-30 px wide at
+    1920, in the layout's own lighter ink, a white paint or a gold one."""
+    origin, _ = _canvas(spec)
+    lay, ring = spec["layout"], spec["ring"]
+    R = ring["radius"]
+    c = np.array(ring["center"]) + rng.uniform(-0.01, 0.01, 2) * R - origin
+    u = rng.random()
+    if u < 0.5:
+        ink = np.clip(np.array(lay["color"]) * 1.35 + 20.4, 0, 255)
+    elif u < 0.8:
+        ink = np.array([222, 228, 232]) * rng.uniform(0.85, 1.05)
+    else:
+        ink = np.array([40, 170, 212]) * rng.uniform(0.85, 1.1)
+    width = float(rng.uniform(4, 30)) * spec["size"][0] / 1920
+    lay["circles"] = [[float(c[0]), float(c[1]), float(rng.uniform(0.5, 0.93) * R), width,
+                       np.clip(ink, 0, 255).round().tolist()]]
+
+
 def make(seed, kind, cfg):
     """(spec, expected result) of one scene of `kind` (KINDS; None = random by WEIGHTS)."""
     rng = np.random.default_rng([seed, 12])
@@ -506,6 +539,9 @@ def make(seed, kind, cfg):
         _print_artwork(art_rng, spec, cfg)
         art = Artwork(spec)
         spec["_artwork"] = True
+    circle_rng = np.random.default_rng([seed, 67])   # its own stream, as the artwork's
+    if "circle_p" in cfg and circle_rng.random() < cfg["circle_p"]:
+        _print_circle(circle_rng, spec)
     if kind is None:
         kind = KINDS[int(rng.choice(len(KINDS), p=np.array(WEIGHTS) / sum(WEIGHTS)))]
     layout_chip = kind == "layout-chip"

@@ -134,6 +134,9 @@ def _layout(spec, w, h):
                     min(w, h) / 250, 255, max(2, int(min(w, h) / 200)), cv2.LINE_AA)
         a = (txt.astype(np.float32) / 255)[..., None]
         img = img * (1 - a) + np.array(ink, np.float32) * a
+    for cx, cy, r, width, ink in lay.get("circles", ()):   # a circle printed round the middle
+        cv2.circle(img, (round(cx * 16), round(cy * 16)), round(r * 16), (np.array(ink) / 255).tolist(),
+                   max(1, round(width)), cv2.LINE_AA, 4)
     return img
 
 
