@@ -346,17 +346,19 @@ class _Scan:
 
 def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     """The innermost edge concentric with `ell` (`lo`-1.12 of it) seen in most directions, refitted
-    -> (ellipse, inliers share, wall colour, colour just inside) or None.
+    -> (ellipse, inliers share, wall colour, colour just inside) or None. (Past 0.8 the picture is
+    unrolled from two edge windows short of `lo`, so an edge just beyond `lo` is seen too.)
 
     The layout ends where the wall begins: a raised band all round with its own colour. Rays from
     the centre measured against the layout's colours lose that edge where printed ink of about the
     wall's colour is among those colours (the ink's boxes and lettering then make the wall look
     like more layout, and the wall's OUTER edge is taken); any colour step, wherever it is seen
     round a ring already found, does not: the wall's inner edge shows all round, ink interrupted."""
-    sc = _Scan(lab, ell, lo, 1.12)
+    r = sum(ell[1]) / 4
+    sc = _Scan(lab, ell, lo if lo <= 0.8 else max(0.8, lo - max(4, round(0.04 * r)) / r), 1.12)
     tol = 3                                     # samples (1.5 px)
     sup = sc.support(tol)
-    cands = [j for j in range(sc.w, len(sup) - sc.w)
+    cands = [j for j in range(max(sc.w, sc.j_of(lo)), len(sup) - sc.w)
              if sup[j] >= min_support and sup[j] == sup[j - sc.w:j + sc.w + 1].max()]
     rng = np.random.default_rng(2)
     (cx, cy), (d1, d2), an = ell
@@ -425,9 +427,25 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
                         f"{int(round(seen * n))} of {n} directions and the wall's colour just outside in "
                         f"{int(round(wall * n))} (printed artwork reaching the wall?); {what}")
     sup = sc.support(3)[:sc.j_of(0.975)]
-    if sup.size and sup.max() >= 0.6:
+    if sup.size and sup.max() >= 0.6 and not _line_inside(sc, lab, ell, int(np.flatnonzero(sup >= 0.6)[-1]), j1):
         raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[int(np.argmax(sup))]) * 100:.0f}% "
                         f"inside the one found also runs all round (the wall's inner edge?); {what}")
+
+
+def _line_inside(sc, lab, ell, jl, j1):
+    """True when the outermost edge all round short of the boundary (column `jl` of `sc`; the
+    boundary at `j1`) has the layout's own colour again beyond it, before the boundary: a line
+    printed round the layout near the wall, not the wall's inner edge (a wall has wall beyond it).
+    The layout's colour is the median inside 0.75 of `ell`; the colour must come back to within
+    LINE_BACK of the farthest it went from it, over the directions' median."""
+    (cx, cy), (d1, d2), an = ell
+    inner = np.zeros(lab.shape[:2], np.uint8)
+    cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
+    if not inner.any():
+        return False
+    d = np.median(np.linalg.norm(sc.lab - np.median(lab[inner > 0], axis=0), axis=2), axis=0)
+    far = d[max(0, jl - 2 * sc.w):jl + 1].max()   # the line's own colour, short of its far edge
+    return j1 - 2 > jl + 2 and far >= _Scan.STEP_MIN and bool(d[jl + 2:j1 - 2].min() < LINE_BACK * far)
 
 
 def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
@@ -508,6 +526,15 @@ def _short_of_past(polar, e, win, ang, sw, sh):
     return r <= end[:, None]
 
 
+def _line_far_side(short, e, ang, sw, sh, seen):
+    """Where the rays left the printed line they crossed (the median over the rays in the picture
+    of the end of `short`, _short_of_past), in ellipse `e`'s own radius."""
+    end = short.shape[1] - 1 - np.argmax(short[:, ::-1], axis=1)
+    k = np.flatnonzero(seen[np.arange(len(end)), end] & (end < short.shape[1] - 1))
+    rho = _ellipse_rho(e, sw, sh, ang, short.shape[1])
+    return float(np.median(rho[k, end[k]])) if k.size else 0.8
+
+
 def _round(past, e, sw, sh):
     """True when the ellipse the rays found past ellipse `e` (points, ellipse, inliers) lies round
     it: its inliers all outside `e`, its centre within a tenth of `e`'s radius of `e`'s, and the
@@ -584,7 +611,7 @@ def find_boundary(img):
     # rays are sent on past it, and an ellipse beyond it in a third of the directions or more,
     # with only the layout between, is where the boundary is looked for (a circle printed at
     # 0.5-0.93 of the ring's radius was taken for it in 149 of 440 rings)
-    printed = None   # the outermost printed circle passed over
+    printed = printed_short = None   # the outermost printed circle passed over, and the rays short of its far side
     seen = r_idx <= r_end[:, None] + win   # the rays' points in the picture
     for _ in range(3) if best is not None else ():
         short = _short_of_past(polar, best[1], win, ang, sw, sh)
@@ -593,7 +620,7 @@ def find_boundary(img):
         if past is None or past[2].sum() < n_ang // 3 or not _round(past, best[1], sw, sh) \
                 or not _layout_between(polar, short, past[1], win, ang, sw, sh, seen):
             break
-        printed, best = best[1], past
+        printed, best, printed_short = best[1], past, short
     if best is None:
         raise UserError("no ring found: no layout edge around the image centre; point the camera at the "
                         "ring's centre and photograph it empty, with the wall distinct from the layout; "
@@ -605,8 +632,9 @@ def find_boundary(img):
     # the first that passes is the boundary, and when none does, the last one's reason is given
     cands = []
     # the wall's inner edge lies beyond any printed circle passed over (sealed-15 1060499390, a
-    # circle at 0.9 and boxes meeting the wall: the circle was taken for it)
-    lo = 0.8 if printed is None else max(0.8, (sum(printed[1]) + 4 * win) / sum(coarse[1]))
+    # circle at 0.9 and boxes meeting the wall: the circle was taken for it): from 1.5 px past
+    # where the rays left it (a line at 0.96 of the ring lies a few px short of the wall)
+    lo = 0.8 if printed is None else max(0.8, _line_far_side(printed_short, coarse, ang, sw, sh, seen) + 1.5 / (sum(coarse[1]) / 4))
     wall = _wall_edge(lab, coarse, lo=lo) if min(coarse[1]) > 20 and lo < 1.05 else None
     pal, local = centres, False
     if wall is not None:
@@ -643,8 +671,10 @@ def find_boundary(img):
     raise refusal
 
 
-def _measure(img, small, blurred, lab, f, ell, centres, local):
-    """Refine a coarse boundary at full resolution and check it -> find_boundary's answer."""
+def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None):
+    """Refine a coarse boundary at full resolution and check it -> find_boundary's answer (`passes`:
+    how many printed lines short of the wall were passed over to reach this one, `line`: the inner
+    edge of the last, full res)."""
     sh, sw = small.shape[:2]
     (cx, cy), (d1, d2), an = ell
     a, b = d1 / 2, d2 / 2
@@ -677,6 +707,16 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     # they look alike, and taking the wrong one misjudges every coin near the wall. Refused
     # (a printed line, a step and one back, is neither: _inner_edge passes over it)
     s_in = _inner_edge(img, full[0]) if _stands(full) else None
+    if s_in is not None and line is not None and abs(s_in + _ell_gap(line, full[0])) <= 3.0:
+        s_in = None   # the band is the line passed over, with the layout beyond it (_line_beyond)
+    if s_in is not None and passes < 2:
+        # the band may be a line printed round the layout whose far edge was measured: then the
+        # layout's own colour lies beyond it, and the wall beyond that
+        k = 1 + s_in / (sum(full[0][1]) / 4)
+        band = (full[0][0], (full[0][1][0] * k, full[0][1][1] * k), full[0][2])
+        outer = _line_beyond(img, band, layout_bgr)
+        if outer is not None:
+            return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, band)
     if s_in is not None:
         r_full = sum(full[0][1]) / 4
         raise UserError(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
@@ -710,9 +750,79 @@ def _measure(img, small, blurred, lab, f, ell, centres, local):
     # full-resolution fit stood on a step of LIKE_WALL_DIR_MIN or more in EDGE_SHARE of the
     # directions (no gap over EDGE_GAP_DEG), sharp at the fit (_sharp), no band inside it
     _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7)
+    outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
+    if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
+        return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
+
+
+def _past_line(img, small, blurred, lab, f, outer, centres, local, passes, line):
+    """The boundary measured again from `outer` (full res), the wall's edge beyond a printed line
+    whose inner edge is `line`; refused with the fix when it cannot be."""
+    (ox, oy), (o1, o2), oa = outer
+    try:
+        return _measure(img, small, blurred, lab, f, ((ox / f, oy / f), (o1 / f, o2 / f), oa), centres, local,
+                        passes + 1, line)
+    except UserError:
+        raise UserError("ring edge uncertain: a line printed round the layout lies just short of the wall, "
+                        "and the wall's edge beyond it cannot be measured all round; photograph the empty ring "
+                        "again with that line " + COVER)
+
+
+def _line_beyond(img, ell, layout_bgr, n=360):
+    """The wall's edge (full-res ellipse) beyond a line printed round the layout that `ell` (full
+    res) is the inner edge of, or None when `ell` is no such line.
+
+    Seen from the edge found, outwards: a line is a band away from the layout's colour, then the
+    layout's colour again (2 px at least, back within LINE_BACK of the way), then the wall; the
+    wall's inner edge has the wall beyond it, and then the floor, not the layout and another
+    step (and a wall of about the layout's colour is no layout: the colour between must be as
+    near the layout's as the layout just inside the line is). The direction by direction
+    crossings into the wall, in 60% of the directions on one
+    ellipse, are that edge (a circle at 0.96 of the ring, 16 px wide, lies 9 px short of the
+    wall at 1080p: the detection scale, a third of that, blurs the layout between away)."""
+    r = sum(ell[1]) / 4
+    s = np.arange(-12.0, 0.15 * r, 0.5)
+    _, lab = _across(img, ell, s, n, 3)
+    ref = cv2.cvtColor((np.asarray(layout_bgr, np.float32) / 255.0)[None, None], cv2.COLOR_BGR2LAB)[0, 0]
+    d = np.linalg.norm(lab - ref, axis=2)
+    # the layout's own spread from its median colour (felt, light), just inside, in each direction
+    inside = np.median(d[:, (s >= -12.0) & (s <= -3.0)], axis=1)
+    level = float(np.median(inside))
+    out = s > 0
+    line = d[:, (s > 0.5) & (s <= 3.5)].max(axis=1)   # the line's own colour, just beyond its edge
+    back = level + LINE_BACK * (line - level)
+    pts = []
+    for k in range(n):
+        if line[k] - level < 2 * _Scan.STEP_MIN:
+            continue
+        on = np.flatnonzero(out & (d[k] >= (level + line[k]) / 2))   # on the line (past its blurred edge)
+        low = np.flatnonzero(out & (d[k] < back[k]) & (np.arange(len(s)) > (on[0] if on.size else len(s))))
+        if low.size < 4:
+            continue
+        b = int(low[0])
+        gap_end = b
+        while gap_end + 1 < len(s) and d[k, gap_end + 1] < back[k]:
+            gap_end += 1
+        if gap_end - b < 4 or gap_end + 1 >= len(s):
+            continue
+        gap, top = float(np.median(d[k, b:gap_end + 1])), float(d[k, gap_end + 1:].max())
+        # the layout's own colour between (not a wall of about its colour), and a wall beyond (not
+        # more layout, or a floor of its colour)
+        if gap > inside[k] + _Scan.STEP_MIN / 2 or top - gap < 2 * _Scan.STEP_MIN:
+            continue
+        rise = (gap + top) / 2
+        c = gap_end + 1 + int(np.argmax(d[k, gap_end + 1:] >= rise))
+        t = 2 * np.pi * k / n
+        pts.append(np.stack(_ellipse_points(ell, np.array([t]), np.array([1 + s[c] / r])), 1)[0])
+    if len(pts) < 0.6 * n:
+        return None
+    e, inl = _ransac_ellipse(np.array(pts, np.float32), max(1.5, 0.005 * r), np.random.default_rng(3), iters=60)
+    if e is None or inl.sum() < 0.6 * n:
+        return None
+    return cv2.fitEllipse(np.array(pts, np.float32)[inl])
 
 
 def _stands(full):
