@@ -88,3 +88,19 @@ def test_a_border_line_printed_a_few_px_short_of_the_wall_is_passed_over(name, s
                 ink, int(width * img.shape[1] / 1920), cv2.LINE_AA)
     (cx, cy), axes = ringmod.find_boundary(img)[:2]
     assert max(abs(axes[0] - r), abs(axes[1] - b), abs(cx - ring["center"][0]), abs(cy - ring["center"][1])) < 1.5
+
+
+@pytest.mark.parametrize("name, seed", [("tune-1080p", 2001025171), ("check-1080p", 1645421708)])
+def test_a_border_line_against_the_walls_foot_is_refused_not_taken_for_the_boundary(name, seed):
+    """A 16 px line at 0.98 of the radius reaches the wall's foot: from above, a wall of two
+    colours. It was taken for the boundary (0.96 of the radius); now the two bands beyond the edge
+    found, each with its step all round, refuse the ring with the fix (ring._two_bands_beyond)."""
+    spec, img = _empty(name, seed)
+    ring = spec["ring"]
+    ell = ring.get("ellipse") or {"ratio": 1.0, "angle_deg": 0.0}
+    r, b = ring["radius"], ring["radius"] * ell["ratio"]
+    cv2.ellipse(img, tuple(int(v) for v in ring["center"]), (int(0.98 * r), int(0.98 * b)), ell["angle_deg"], 0, 360,
+                (215, 215, 215), 16, cv2.LINE_AA)
+    with pytest.raises(UserError, match="two bands of different colours") as err:
+        ringmod.find_boundary(img)
+    assert "plain cloth of the layout's colour" in str(err.value)

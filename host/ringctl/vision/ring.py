@@ -44,6 +44,9 @@ LINE_BACK = 0.35
 # a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
 # 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
 LINE_PX, LINE_REL = 8.0, 0.02
+# beyond the boundary, out to this share of its radius (a wall 3-10%, a border against it a few
+# %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
+TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
 
 
 class RingModel:
@@ -753,6 +756,12 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
+    if _two_bands_beyond(img, full[0]):
+        raise UserError("ring edge uncertain: beyond the edge found two bands of different colours run all round "
+                        "before the floor (a border printed against the wall, or a wall of two colours): from above "
+                        "they look alike, and taking the wrong one misjudges every coin near the wall; cover a printed "
+                        "border with plain cloth of the layout's colour, or a wall's inner band with tape of its "
+                        "outer colour, and photograph the empty ring again")
     if a < b:
         a, b, an = b, a, an + 90
     return (cx, cy), (a, b), an % 180, [int(v) for v in layout_bgr], edge_px
@@ -769,6 +778,26 @@ def _past_line(img, small, blurred, lab, f, outer, centres, local, passes, line)
         raise UserError("ring edge uncertain: a line printed round the layout lies just short of the wall, "
                         "and the wall's edge beyond it cannot be measured all round; photograph the empty ring "
                         "again with that line " + COVER)
+
+
+def _two_bands_beyond(img, ell, n=360):
+    """True when, beyond the boundary `ell` (full res), two concentric steps run all round within
+    TWO_BANDS_REACH of its radius: a line printed against the wall's foot (its band, then the wall,
+    then the floor) or a wall of two colours. A wall seen from above is one band: its only step
+    is onto the floor (22 empty rings of tune-1080p, sealed-22 and sealed-17: one step each, at the
+    wall's width; a white line against the wall: 52-62 L*a*b* at 4% of the radius, then the
+    wall's). The median over the directions keeps only what runs round the ring."""
+    r = sum(ell[1]) / 4
+    s = np.arange(-4.0, TWO_BANDS_REACH * r, 0.5)
+    _, lab = _across(img, ell, s, n, 3)
+    prof = np.median(lab, axis=0)
+    w = 6                                   # samples: 3 px windows
+    c = np.cumsum(np.pad(prof, ((1, 0), (0, 0))), axis=0)
+    j = np.arange(w, len(s) - w)
+    st = np.zeros(len(s))
+    st[j] = np.linalg.norm((c[j + w] - c[j]) - (c[j] - c[j - w]), axis=1) / w
+    peak = (st >= TWO_BANDS_STEP) & (st >= np.roll(st, 1)) & (st >= np.roll(st, -1)) & (s > 3.0)
+    return int(np.count_nonzero(peak[1:-1])) >= 2
 
 
 def _line_beyond(img, ell, layout_bgr, n=360):
