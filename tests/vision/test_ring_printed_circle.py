@@ -8,6 +8,7 @@ is of the layout's colour, and such rings were refused even with nothing printed
 2505097369, sealed-19 2964572801: green floor, a wall 25-27 px of 1920, all 360 directions on one
 ellipse)."""
 import cv2
+import numpy as np
 import pytest
 
 from ringctl.errors import UserError
@@ -94,7 +95,7 @@ def test_a_border_line_printed_a_few_px_short_of_the_wall_is_passed_over(name, s
 def test_a_border_line_against_the_walls_foot_is_refused_not_taken_for_the_boundary(name, seed):
     """A 16 px line at 0.98 of the radius reaches the wall's foot: from above, a wall of two
     colours. It was taken for the boundary (0.96 of the radius); now the two bands beyond the edge
-    found, each with its step all round, refuse the ring with the fix (ring._two_bands_beyond)."""
+    found, each with its step all round, refuse the ring with the fix (ring._steps_beyond)."""
     spec, img = _empty(name, seed)
     ring = spec["ring"]
     ell = ring.get("ellipse") or {"ratio": 1.0, "angle_deg": 0.0}
@@ -104,3 +105,44 @@ def test_a_border_line_against_the_walls_foot_is_refused_not_taken_for_the_bound
     with pytest.raises(UserError, match="two bands of different colours") as err:
         ringmod.find_boundary(img)
     assert "plain cloth of the layout's colour" in str(err.value)
+
+
+@pytest.mark.parametrize("name, seed", THIN_WALL)
+@pytest.mark.parametrize("beyond", [15, 35])
+def test_a_floor_that_changes_colour_past_a_narrow_wall_is_not_taken_for_the_boundary(name, seed, beyond):
+    """A narrow wall on a floor of the layout's colour that turns grey 15-35 px beyond the wall:
+    wall, cloth-coloured floor, grey floor look like a line, the layout and a wall. The boundary
+    was put on the grey floor's edge (40-60 px beyond the wall: every coin on the wall inside);
+    a ring passed over a line must now show the wall's own step onto the floor beyond it
+    (review of the twenty-first session)."""
+    spec, img = _empty(name, seed)
+    ring = spec["ring"]
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    far = np.hypot(xx - ring["center"][0], yy - ring["center"][1]) > ring["radius"] + ring["wall_px"] + beyond
+    img[far] = (120, 120, 120)
+    try:
+        found = ringmod.find_boundary(img)
+    except UserError:
+        return   # refused: safe
+    assert _off(found, spec) < 1.5
+
+
+@pytest.mark.parametrize("outer", [0.4, 0.7])
+def test_a_wall_whose_outer_part_is_the_layouts_colour_is_not_measured_on_its_outer_edge(outer):
+    """tune-1080p 2001025171 with the outer 40-70% of its wall painted the layout's colour: wall,
+    cloth colour, floor passed for a line, the layout and a wall, and the boundary was put on the
+    wall's outer edge (459.7 px against 431.2), where the code before refused (review of the
+    twenty-first session). Refused, or found right."""
+    spec, img = _empty("tune-1080p", 2001025171)
+    ring = spec["ring"]
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    d = np.hypot(xx - ring["center"][0], yy - ring["center"][1])
+    band = (d > ring["radius"] + (1 - outer) * ring["wall_px"]) & (d <= ring["radius"] + ring["wall_px"])
+    img[band] = np.clip(np.array(spec["layout"]["color"]) * spec["lighting"]["gain"], 0, 255).astype(np.uint8)
+    try:
+        found = ringmod.find_boundary(img)
+    except UserError:
+        return   # refused: safe
+    assert _off(found, spec) < 1.5

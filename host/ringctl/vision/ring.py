@@ -41,12 +41,17 @@ INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blu
 # from it of what lies just beyond the edge) is a line printed on the layout, not the wall (a
 # printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall just inside it)
 LINE_BACK = 0.35
-# a printed line round the ring (a step and one back) is at most this wide: 1 cm on a 3 m ring is
-# 0.7% of its radius, a ring wall 3-10% (sim: 5-10%)
+# a printed line round the ring (a step and one back) that _inner_edge passes over is at most this
+# wide: 1 cm on a 3 m ring is 0.7% of its radius, a ring wall 3-10% (sim: 5-10%); a wider border
+# is passed over only with the layout's cloth seen between it and the wall (_line_beyond)
 LINE_PX, LINE_REL = 8.0, 0.02
 # beyond the boundary, out to this share of its radius (a wall 3-10%, a border against it a few
 # %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
 TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
+# a line printed round the layout, seen at full resolution (L*a*b*, L* 0-100): at least LINE_INK
+# from the layout's colour, and the cloth between it and the wall within LINE_CLOTH of the
+# layout's own spread just inside the line; the wall beyond at least LINE_INK from that cloth
+LINE_INK, LINE_CLOTH = 16.0, 4.0
 
 
 class RingModel:
@@ -347,6 +352,15 @@ class _Scan:
         return np.median(self.lab[:, j0:j1], axis=1)
 
 
+def _layout_lab(lab, ell):
+    """The layout's colour, print and all: the median of `lab` inside 0.75 of `ell` (inf where
+    the ellipse's centre is off the picture and none of it is in)."""
+    (cx, cy), (d1, d2), an = ell
+    inner = np.zeros(lab.shape[:2], np.uint8)
+    cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
+    return np.median(lab[inner > 0], axis=0) if inner.any() else np.full(3, np.inf, np.float32)
+
+
 def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     """The innermost edge concentric with `ell` (`lo`-1.12 of it) seen in most directions, refitted
     -> (ellipse, inliers share, wall colour, colour just inside) or None. (Past 0.8 the picture is
@@ -364,11 +378,7 @@ def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     cands = [j for j in range(max(sc.w, sc.j_of(lo)), len(sup) - sc.w)
              if sup[j] >= min_support and sup[j] == sup[j - sc.w:j + sc.w + 1].max()]
     rng = np.random.default_rng(2)
-    (cx, cy), (d1, d2), an = ell
-    inner = np.zeros(lab.shape[:2], np.uint8)
-    cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
-    # the layout's colour, print and all (none where the ellipse's centre is off the picture)
-    layout = np.median(lab[inner > 0], axis=0) if inner.any() else np.full(3, np.inf, np.float32)
+    layout = _layout_lab(lab, ell)
     last = -10 ** 9
     for jc in cands:
         if jc - last <= sc.w:                  # one edge, a plateau of equal support
@@ -408,7 +418,8 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
     on the layout's edge and part on the wall's outer edge, or on a printed box or circle, has
     floor or layout outside it somewhere), and no edge concentric with it a wall's width or so
     inside may show in most directions (that would be the layout's edge, and this one the wall's
-    outer edge). Printed ink is flat and interrupted: where ink of the wall's colour meets the
+    outer edge), unless the layout's colour comes back between it and this one (a printed line's
+    edge: _line_inside). Printed ink is flat and interrupted: where ink of the wall's colour meets the
     wall the step may be missing, but the wall is still there. `seen_min`: the share of
     directions that must show the colour step."""
     sc = _Scan(lab, ell, 0.8, 1.06, n)
@@ -430,8 +441,9 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
                         f"{int(round(seen * n))} of {n} directions and the wall's colour just outside in "
                         f"{int(round(wall * n))} (printed artwork reaching the wall?); {what}")
     sup = sc.support(3)[:sc.j_of(0.975)]
-    if sup.size and sup.max() >= 0.6 and not _line_inside(sc, lab, ell, int(np.flatnonzero(sup >= 0.6)[-1]), j1):
-        raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[int(np.argmax(sup))]) * 100:.0f}% "
+    jl = int(np.flatnonzero(sup >= 0.6)[-1]) if sup.size and sup.max() >= 0.6 else None
+    if jl is not None and not _line_inside(sc, lab, ell, jl, j1):
+        raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
                         f"inside the one found also runs all round (the wall's inner edge?); {what}")
 
 
@@ -441,12 +453,10 @@ def _line_inside(sc, lab, ell, jl, j1):
     printed round the layout near the wall, not the wall's inner edge (a wall has wall beyond it).
     The layout's colour is the median inside 0.75 of `ell`; the colour must come back to within
     LINE_BACK of the farthest it went from it, over the directions' median."""
-    (cx, cy), (d1, d2), an = ell
-    inner = np.zeros(lab.shape[:2], np.uint8)
-    cv2.ellipse(inner, ((cx, cy), (0.75 * d1, 0.75 * d2), an), 255, -1)
-    if not inner.any():
+    layout = _layout_lab(lab, ell)
+    if not np.isfinite(layout).all():
         return False
-    d = np.median(np.linalg.norm(sc.lab - np.median(lab[inner > 0], axis=0), axis=2), axis=0)
+    d = np.median(np.linalg.norm(sc.lab - layout, axis=2), axis=0)
     far = d[max(0, jl - 2 * sc.w):jl + 1].max()   # the line's own colour, short of its far edge
     return j1 - 2 > jl + 2 and far >= _Scan.STEP_MIN and bool(d[jl + 2:j1 - 2].min() < LINE_BACK * far)
 
@@ -531,11 +541,11 @@ def _short_of_past(polar, e, win, ang, sw, sh):
 
 def _line_far_side(short, e, ang, sw, sh, seen):
     """Where the rays left the printed line they crossed (the median over the rays in the picture
-    of the end of `short`, _short_of_past), in ellipse `e`'s own radius."""
+    of the end of `short`, _short_of_past), in ellipse `e`'s own radius; None if no ray did."""
     end = short.shape[1] - 1 - np.argmax(short[:, ::-1], axis=1)
     k = np.flatnonzero(seen[np.arange(len(end)), end] & (end < short.shape[1] - 1))
     rho = _ellipse_rho(e, sw, sh, ang, short.shape[1])
-    return float(np.median(rho[k, end[k]])) if k.size else 0.8
+    return float(np.median(rho[k, end[k]])) if k.size else None
 
 
 def _round(past, e, sw, sh):
@@ -635,9 +645,14 @@ def find_boundary(img):
     # the first that passes is the boundary, and when none does, the last one's reason is given
     cands = []
     # the wall's inner edge lies beyond any printed circle passed over (sealed-15 1060499390, a
-    # circle at 0.9 and boxes meeting the wall: the circle was taken for it): from 1.5 px past
+    # circle at 0.9 and boxes meeting the wall: the circle was taken for it): from 1.5 px (of the
+    # detection scale: up to 9 px at 4K) past
     # where the rays left it (a line at 0.96 of the ring lies a few px short of the wall)
-    lo = 0.8 if printed is None else max(0.8, _line_far_side(printed_short, coarse, ang, sw, sh, seen) + 1.5 / (sum(coarse[1]) / 4))
+    far = None if printed is None else _line_far_side(printed_short, coarse, ang, sw, sh, seen)
+    if far is None:   # (no ray in the picture left it: two windows past the line, as before)
+        lo = 0.8 if printed is None else max(0.8, (sum(printed[1]) + 4 * win) / sum(coarse[1]))
+    else:
+        lo = max(0.8, far + 1.5 / (sum(coarse[1]) / 4))
     wall = _wall_edge(lab, coarse, lo=lo) if min(coarse[1]) > 20 and lo < 1.05 else None
     pal, local = centres, False
     if wall is not None:
@@ -707,8 +722,10 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     # the wall's OUTER edge measured (a layout of about the wall's colour looks like more layout
     # on the wall)? A band that runs all round just inside the edge found, of the layout's colour
     # but lighter or darker, is the wall's inner part or a border printed on the layout: from above
-    # they look alike, and taking the wrong one misjudges every coin near the wall. Refused
-    # (a printed line, a step and one back, is neither: _inner_edge passes over it)
+    # they look alike, and taking the wrong one misjudges every coin near the wall. Refused,
+    # unless the layout's cloth and then the wall show beyond the band (a border printed a few px
+    # short of the wall: _line_beyond); a narrow printed line, a step and one back, is neither:
+    # _inner_edge passes over it
     s_in = _inner_edge(img, full[0]) if _stands(full) else None
     if s_in is not None and line is not None and abs(s_in + _ell_gap(line, full[0])) <= 3.0:
         s_in = None   # the band is the line passed over, with the layout beyond it (_line_beyond)
@@ -756,7 +773,12 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
-    if _two_bands_beyond(img, full[0]):
+    steps = _steps_beyond(img, full[0])
+    if line is not None and steps == 0:
+        raise UserError("ring edge uncertain: past a line printed round the layout, no wall shows beyond the edge "
+                        "found (a floor that changes colour?); photograph the empty ring again with that line "
+                        + COVER)
+    if steps >= 2:
         raise UserError("ring edge uncertain: beyond the edge found two bands of different colours run all round "
                         "before the floor (a border printed against the wall, or a wall of two colours): from above "
                         "they look alike, and taking the wrong one misjudges every coin near the wall; cover a printed "
@@ -774,19 +796,23 @@ def _past_line(img, small, blurred, lab, f, outer, centres, local, passes, line)
     try:
         return _measure(img, small, blurred, lab, f, ((ox / f, oy / f), (o1 / f, o2 / f), oa), centres, local,
                         passes + 1, line)
-    except UserError:
+    except UserError as exc:
         raise UserError("ring edge uncertain: a line printed round the layout lies just short of the wall, "
-                        "and the wall's edge beyond it cannot be measured all round; photograph the empty ring "
-                        "again with that line " + COVER)
+                        f"and the wall's edge beyond it cannot be measured all round ({str(exc).split(';')[0]}); "
+                        "photograph the empty ring again with that line " + COVER) from exc
 
 
-def _two_bands_beyond(img, ell, n=360):
-    """True when, beyond the boundary `ell` (full res), two concentric steps run all round within
-    TWO_BANDS_REACH of its radius: a line printed against the wall's foot (its band, then the wall,
-    then the floor) or a wall of two colours. A wall seen from above is one band: its only step
-    is onto the floor (22 empty rings of tune-1080p, sealed-22 and sealed-17: one step each, at the
-    wall's width; a white line against the wall: 52-62 L*a*b* at 4% of the radius, then the
-    wall's). The median over the directions keeps only what runs round the ring."""
+def _steps_beyond(img, ell, n=360):
+    """How many concentric steps run all round beyond the boundary `ell` (full res), within
+    TWO_BANDS_REACH of its radius (each the strongest within its 3 px windows, TWO_BANDS_STEP or
+    more; the median over the directions keeps only what runs round the ring).
+
+    A wall seen from above is one band: its only step is onto the floor (22 empty rings of
+    tune-1080p, sealed-22 and sealed-17: one step each, at the wall's width; one with a faint
+    step, none). Two are a line printed against the wall's foot (its band, then the wall, then
+    the floor: a white line 52-62 L*a*b* at 4% of the radius, then the wall's) or a wall of two
+    colours; none past a printed line passed over is no wall there (a floor that changes colour
+    beyond a narrow wall looked like a line, the layout and a wall)."""
     r = sum(ell[1]) / 4
     s = np.arange(-4.0, TWO_BANDS_REACH * r, 0.5)
     _, lab = _across(img, ell, s, n, 3)
@@ -796,8 +822,8 @@ def _two_bands_beyond(img, ell, n=360):
     j = np.arange(w, len(s) - w)
     st = np.zeros(len(s))
     st[j] = np.linalg.norm((c[j + w] - c[j]) - (c[j] - c[j - w]), axis=1) / w
-    peak = (st >= TWO_BANDS_STEP) & (st >= np.roll(st, 1)) & (st >= np.roll(st, -1)) & (s > 3.0)
-    return int(np.count_nonzero(peak[1:-1])) >= 2
+    top = np.array([st[max(0, i - w):i + w + 1].max() for i in range(len(s))])
+    return int(np.count_nonzero((st >= TWO_BANDS_STEP) & (st == top) & (s > 3.0)))
 
 
 def _line_beyond(img, ell, layout_bgr, n=360):
@@ -825,7 +851,7 @@ def _line_beyond(img, ell, layout_bgr, n=360):
     back = level + LINE_BACK * (line - level)
     pts = []
     for k in range(n):
-        if line[k] - level < 2 * _Scan.STEP_MIN:
+        if line[k] - level < LINE_INK:
             continue
         on = np.flatnonzero(out & (d[k] >= (level + line[k]) / 2))   # on the line (past its blurred edge)
         low = np.flatnonzero(out & (d[k] < back[k]) & (np.arange(len(s)) > (on[0] if on.size else len(s))))
@@ -840,7 +866,7 @@ def _line_beyond(img, ell, layout_bgr, n=360):
         gap, top = float(np.median(d[k, b:gap_end + 1])), float(d[k, gap_end + 1:].max())
         # the layout's own colour between (not a wall of about its colour), and a wall beyond (not
         # more layout, or a floor of its colour)
-        if gap > inside[k] + _Scan.STEP_MIN / 2 or top - gap < 2 * _Scan.STEP_MIN:
+        if gap > inside[k] + LINE_CLOTH or top - gap < LINE_INK:
             continue
         rise = (gap + top) / 2
         c = gap_end + 1 + int(np.argmax(d[k, gap_end + 1:] >= rise))
