@@ -36,8 +36,8 @@ def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted(monkeypatc
     import pytest
     from ringctl.errors import UserError
     from ringctl.sim import heldout
-    label, cfg, n = calib_bench.set_config("tune-1080p+circle:2")
-    assert (label, n, cfg["_circle"]) == ("tune-1080p+circle", 2, True)
+    label, cfg, n, circle = calib_bench.set_config("tune-1080p+circle:2")
+    assert (label, n, circle) == ("tune-1080p+circle", 2, True) and calib_bench.set_config("tune-1080p:2")[3] is False
     seed = heldout.set_seeds(heldout.SETS["tune-1080p"], 1)[0]
     spec, _ = heldout.make(seed, None, heldout.SETS["tune-1080p"])
     img = heldout.empty_frame(spec, seed)
@@ -52,7 +52,7 @@ def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted(monkeypatc
     drawn_in = []
     draw = calib_bench.printed_circle
     monkeypatch.setattr(calib_bench, "printed_circle", lambda *a: drawn_in.append(a[2]) or draw(*a))
-    res = calib_bench.measure(cfg, 2, misses := [])
+    res = calib_bench.measure(cfg, 2, misses := [], circle)
     assert drawn_in == heldout.set_seeds(heldout.SETS["tune-1080p"], 2)   # each ring gets its circle
     assert res["rings"] == 2 and res["off_3px"] == res["boundary_off_3px"] == 0 and len(misses) == res["refused"]
     with pytest.raises(UserError, match="after \\+ give art or circle"):

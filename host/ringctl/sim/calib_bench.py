@@ -54,7 +54,7 @@ def printed_circle(img, spec, seed):
 
 
 def set_config(item):
-    """'NAME[+art|+circle][:N]' -> (label, cfg, n or None)."""
+    """'NAME[+art|+circle][:N]' -> (label, cfg, n or None, circle: a circle printed in each ring)."""
     name, _, n = item.partition(":")
     try:
         n = int(n) if n else None
@@ -69,19 +69,17 @@ def set_config(item):
     cfg = dict(heldout.SETS[base])
     if extra == "art":
         cfg.update(artwork=True, coins=cfg.get("coins") or (cfg["coin"],))
-    if extra == "circle":
-        cfg["_circle"] = True
-    return name, cfg, n
+    return name, cfg, n, extra == "circle"
 
 
-def measure(cfg, n, misses=None):
-    """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`)."""
+def measure(cfg, n, misses=None, circle=False):
+    """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`;
+    `circle`: each ring's photo with a printed circle, `printed_circle`)."""
     off, cen, edge, ms, refused = [], [], [], [], 0
-    scene_cfg = {k: v for k, v in cfg.items() if k != "_circle"}
-    for seed in heldout.set_seeds(scene_cfg, n):
-        spec, _ = heldout.make(seed, None, scene_cfg)
+    for seed in heldout.set_seeds(cfg, n):
+        spec, _ = heldout.make(seed, None, cfg)
         img = heldout.empty_frame(spec, seed)
-        circle = printed_circle(img, spec, seed) if cfg.get("_circle") else None
+        drawn = printed_circle(img, spec, seed) if circle else None
         c0 = time.thread_time()
         try:
             rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
@@ -89,7 +87,7 @@ def measure(cfg, n, misses=None):
             refused += 1
             if misses is not None:
                 misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "refused": str(exc)}
-                              | ({"circle": circle} if circle else {}))
+                              | ({"circle": drawn} if drawn else {}))
             continue
         finally:
             ms.append((time.thread_time() - c0) * 1000)
@@ -104,7 +102,7 @@ def measure(cfg, n, misses=None):
             misses.append({"seed": seed, "artwork": bool(spec.get("_artwork")), "off_px": round(e, 2),
                            "center_off_px": round(c, 2), "boundary_off_px": round(g, 2),
                            "axes": [round(v, 1) for v in rm.axes],
-                           "truth": [round(a, 1), round(b, 1)]} | ({"circle": circle} if circle else {}))
+                           "truth": [round(a, 1), round(b, 1)]} | ({"circle": drawn} if drawn else {}))
     return {"rings": n, "refused": refused, "off_3px": sum(e > 3.0 for e in off),
             "off_px_max": round(max(off), 2) if off else None,
             "off_px_median": round(float(np.median(off)), 2) if off else None,
@@ -125,10 +123,10 @@ def main(argv=None):
     cv2.setNumThreads(1)
     out = {"threads": 1, "load_avg_1min": round(os.getloadavg()[0], 2), "sets": {}}
     for item in [s for s in args.sets.split(",") if s]:
-        label, cfg, n = set_config(item)
+        label, cfg, n, circle = set_config(item)
         misses = [] if args.misses else None
         t0 = time.perf_counter()
-        res = measure(cfg, n or args.rings, misses)
+        res = measure(cfg, n or args.rings, misses, circle)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         if misses is not None:
             res["misses"] = misses

@@ -327,7 +327,7 @@ class _Scan:
         h, w = lab.shape[:2]
         self.inside = (mx >= 0) & (my >= 0) & (mx <= w - 1) & (my <= h - 1)
         self.lab = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        self.w = max(4, int(round(0.04 * self.r)))    # samples: 2% of a radius, inside the narrowest wall
+        self.w = self.window(self.r)
         c = np.cumsum(np.pad(self.lab, ((0, 0), (1, 0), (0, 0))), axis=1)
         J, k = len(self.rho), self.w
         j = np.arange(k, J - k)
@@ -337,6 +337,11 @@ class _Scan:
         self.edge = edge
         nb = np.maximum(np.roll(edge, 1, axis=1), np.roll(edge, -1, axis=1))
         self.peak = (edge >= nb) & (edge >= self.STEP_MIN)
+
+    @staticmethod
+    def window(r):
+        """Edge window (samples) round an ellipse of radius r: 2% of a radius, inside the narrowest wall."""
+        return max(4, int(round(0.04 * r)))
 
     def j_of(self, rho):
         return int(np.clip(np.searchsorted(self.rho, rho), 0, len(self.rho) - 1))
@@ -372,7 +377,7 @@ def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     like more layout, and the wall's OUTER edge is taken); any colour step, wherever it is seen
     round a ring already found, does not: the wall's inner edge shows all round, ink interrupted."""
     r = sum(ell[1]) / 4
-    sc = _Scan(lab, ell, lo if lo <= 0.8 else max(0.8, lo - max(4, round(0.04 * r)) / r), 1.12)
+    sc = _Scan(lab, ell, lo if lo <= 0.8 else max(0.8, lo - _Scan.window(r) / r), 1.12)
     tol = 3                                     # samples (1.5 px)
     sup = sc.support(tol)
     cands = [j for j in range(max(sc.w, sc.j_of(lo)), len(sup) - sc.w)
@@ -816,12 +821,8 @@ def _steps_beyond(img, ell, n=360):
     r = sum(ell[1]) / 4
     s = np.arange(-4.0, TWO_BANDS_REACH * r, 0.5)
     _, lab = _across(img, ell, s, n, 3)
-    prof = np.median(lab, axis=0)
-    w = 6                                   # samples: 3 px windows
-    c = np.cumsum(np.pad(prof, ((1, 0), (0, 0))), axis=0)
-    j = np.arange(w, len(s) - w)
-    st = np.zeros(len(s))
-    st[j] = np.linalg.norm((c[j + w] - c[j]) - (c[j] - c[j - w]), axis=1) / w
+    # the colour step across 3 px windows (6 samples) of the directions' median profile
+    st = np.linalg.norm(_steps(np.median(lab, axis=0).T, 6, fill=0.0), axis=0)
     # every local maximum counts: a rippled step may count twice and refuse a ring (safe); keeping
     # only the strongest within the windows let 12 more lines against the wall through (held-out 1)
     peak = (st >= TWO_BANDS_STEP) & (st >= np.roll(st, 1)) & (st >= np.roll(st, -1)) & (s > 3.0)
