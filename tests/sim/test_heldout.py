@@ -113,3 +113,23 @@ def test_a_printed_circle_lies_on_the_layout_round_the_middle_in_every_frame():
     cloth_px = [img[int(c[1] + rr * np.sin(a)), int(c[0] + rr * np.cos(a))] for a in t for rr in (r + width + 8,)]
     assert np.abs(np.median(ring_px, 0) - ink).max() < 0.5 * np.abs(np.median(cloth_px, 0) - ink).max()
     assert all("circles" not in sp["layout"] for sp, _ in _specs("sealed-24", 20))
+
+
+def test_a_players_shadow_falls_on_the_spin_and_not_on_the_empty_ring():
+    """`shadow_p`: the spin's frame is darker where the shadow lies than the empty ring's photo
+    of the same scene; outside the shadow they agree; sets without it cast none."""
+    cfg = dict(heldout.SETS["sealed-26"], stream=(99, 2), shadow_p=1.0, circle_p=0, size=(1920, 1080),
+               blur_p=0, motion_p=0, artwork_p=0)
+    seed = heldout.set_seeds(cfg, 1)[0]
+    spec, _ = heldout.make(seed, "one", cfg)
+    (sh,) = spec["lighting"]["shadows"]
+    spec["coins"], spec["chips"] = [], []   # the same empty ring, with and without the shadow
+    spin = heldout.render_frame(spec, seed).astype(float)
+    empty = heldout.empty_frame(spec, seed).astype(float)
+    x, y = (int(v) for v in sh["center"])
+    inside = spin[y - 5:y + 5, x - 5:x + 5].mean() / empty[y - 5:y + 5, x - 5:x + 5].mean()
+    assert inside < 1 - 0.6 * sh["strength"]
+    far = np.array(spec["ring"]["center"]) - (np.array(sh["center"]) - spec["ring"]["center"])
+    fx, fy = (int(v) for v in far)
+    assert abs(spin[fy - 5:fy + 5, fx - 5:fx + 5].mean() / empty[fy - 5:fy + 5, fx - 5:fx + 5].mean() - 1) < 0.05
+    assert all(not sp["lighting"]["shadows"] for sp, _ in _specs("sealed-25", 20))

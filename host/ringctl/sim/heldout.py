@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-25` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-26` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -104,6 +104,9 @@ SEALED24_ENTROPY = 0xDC0238A6A276AF12
 # "sealed-25": entropy drawn at the start of the twenty-first session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED25_ENTROPY = 0x7C066F3B4B07059F
+# "sealed-26": entropy drawn at the start of the twenty-second session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED26_ENTROPY = 0x1C9D59A565ED2F85
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -121,7 +124,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "cream": (176, 206, 220),  # cream: sealed-22 only
            "lilac": (168, 128, 150),  # lilac: sealed-23 only
            "mustard": (40, 140, 178),  # mustard: sealed-24 only, near a yellow chip's colour
-           "turquoise": (150, 140, 40)}  # turquoise: sealed-25 only
+           "turquoise": (150, 140, 40),  # turquoise: sealed-25 only
+           "coral": (100, 120, 220)}  # coral: sealed-26 only, a pale warm cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -149,7 +153,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "patina": (96, 124, 108),         # an aged bronze gone greenish brown (sealed-22 only)
                 "bright-gold": (36, 160, 214),    # a saturated yellow gold, near a yellow chip (sealed-23 only)
                 "dark-silver": (116, 120, 126),   # a worn, darker cupronickel (sealed-24 only)
-                "electrum": (140, 176, 200)}      # a pale silver-gold (sealed-25 only)
+                "electrum": (140, 176, 200),      # a pale silver-gold (sealed-25 only)
+                "pewter": (124, 124, 120)}        # a dull grey pewter, between nickel and gunmetal (sealed-26 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -305,6 +310,15 @@ SETS = {
                       stream=SEALED25_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("electrum",), circle_p=0.4,
                       layouts=("green", "blue", "maroon", "black", "turquoise")),
+    # sealed (twenty-second session, entropy drawn at its start): relief struck from a fourth small
+    # portrait and a launch tower's lattice (faces.RELIEF_PICTURE 121), a grey pewter coin, a coral
+    # layout, circles printed as in sealed-25, and in 0.35 of its scenes the shadow of a player
+    # leaning over the ring during the spin (`_cast_shadow`; not in the empty ring's photo nor the
+    # training photos; no set before had one)
+    "sealed-26": dict(size=None, coin_px=(40, 120), coin="pewter", faces="render:121",
+                      stream=SEALED26_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("pewter",), circle_p=0.4, shadow_p=0.35,
+                      layouts=("green", "blue", "maroon", "black", "coral")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
@@ -529,6 +543,21 @@ def _print_circle(rng, spec):
                        np.clip(ink, 0, 255).round().tolist()]]
 
 
+def _cast_shadow(rng, spec):
+    """A player's shadow on the ring during the spin (for sets with `shadow_p`): a soft ellipse
+    reaching in from the ring's edge, 0.3-0.7 of the radius long, 15-45% darker. The spin's frames
+    have it; the empty ring's photo and the training photos do not (`empty_frame` and the training
+    frames clear `shadows`)."""
+    R = spec["ring"]["radius"]
+    a = rng.uniform(0, 2 * np.pi)
+    d = rng.uniform(0.7, 1.1) * R
+    c = _to_image(spec, np.array(spec["ring"]["center"]) + d * np.array([np.cos(a), np.sin(a)]))
+    spec["lighting"]["shadows"] = [{"center": [float(c[0]), float(c[1])],
+                                    "axes": [float(rng.uniform(0.3, 0.7) * R), float(rng.uniform(0.12, 0.3) * R)],
+                                    "angle_deg": float(np.degrees(a)), "strength": float(rng.uniform(0.15, 0.45)),
+                                    "softness": float(rng.uniform(0.02, 0.08) * R)}]
+
+
 def make(seed, kind, cfg):
     """(spec, expected result) of one scene of `kind` (KINDS; None = random by WEIGHTS)."""
     rng = np.random.default_rng([seed, 12])
@@ -542,6 +571,9 @@ def make(seed, kind, cfg):
     circle_rng = np.random.default_rng([seed, 67])   # its own stream, as the artwork's
     if "circle_p" in cfg and circle_rng.random() < cfg["circle_p"]:
         _print_circle(circle_rng, spec)
+    shadow_rng = np.random.default_rng([seed, 71])
+    if "shadow_p" in cfg and shadow_rng.random() < cfg["shadow_p"]:
+        _cast_shadow(shadow_rng, spec)
     if kind is None:
         kind = KINDS[int(rng.choice(len(KINDS), p=np.array(WEIGHTS) / sum(WEIGHTS)))]
     layout_chip = kind == "layout-chip"
