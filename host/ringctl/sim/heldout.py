@@ -322,6 +322,15 @@ SETS = {
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
+    # a player's shadow across the ring during the spin in every scene (`_cast_shadow`):
+    # `shadow-tune` is what the twenty-second session looked at; `shadow-check` (other stream,
+    # coin, faces, layouts, printed circles) is looked at only for its counts
+    "shadow-tune": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(6, 0),
+                        light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6), motion_p=0.35, shadow_p=1.0),
+    "shadow-check": dict(size=None, coin_px=(40, 120), coin="steel", faces="render:101", stream=(6, 1),
+                         light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6), motion_p=0.35, shadow_p=1.0,
+                         artwork_p=0.3, coins=("steel",), circle_p=0.4,
+                         layouts=("green", "blue", "maroon", "black", "sand")),
     # `edge-tune` is what detect._round_outline was tuned on; `edge-1080p` and `edge-4k` are the
     # test family: other streams, coins, faces and sizes, looked at only for their counts
     "edge-tune": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(5, 0),

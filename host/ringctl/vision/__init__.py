@@ -16,7 +16,8 @@ API
     reasons: [str] rule-cited ("7.3.1 coin outside the ring", "7.3.2 a chip in the ring: ...",
              "unsure: ..."); no-spin only on evidence seen (a coin outside / on the rim, tilted,
              leaning, one on the other); coins touching or fewer than two found: "unsure"; a
-             frame is judged in its calibration's colour balance and exposure (`balance`), and an unsure
+             frame is judged in its calibration's colour balance and exposure (`balance`) with a
+             player's shade across the ring divided out (`shade`), and an unsure
              or void frame lying off (moved or turned) the empty ring's photo again moved
              back onto it (`drift`)
     coins: [{center: [x, y] image px, radius: px, face: "heads"|"tails"|None, flat: bool,

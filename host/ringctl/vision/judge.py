@@ -12,7 +12,7 @@ import time
 import cv2
 import numpy as np
 
-from . import balance, chipcheck, detect, drift, faceid, shadow
+from . import balance, chipcheck, detect, drift, faceid, shade, shadow
 
 # L1 distance of normalised (b, g, r) from the trained coin colour. Coins measure <= 0.13 (even
 # with clipped highlights); white, grey and black chips ~0.26, coloured ones more (TRAIN seeds).
@@ -155,6 +155,7 @@ def classify(img, ring, model, whole=True):
     cast = ""
     if whole:   # judged with the empty ring photo's colour balance and exposure (a drifted camera's put right)
         img, cast = balance.balanced(img, ring)
+        img = shade.lifted(img, ring)   # a player's shade across the ring divided out
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
     out, short, doubts = _judged(img, ring, model, blobs)
     if short is not None and may_hide(ring, model):

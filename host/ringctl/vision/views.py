@@ -23,7 +23,7 @@ import time
 import cv2
 import numpy as np
 
-from . import balance, detect, drift, faceid, judge
+from . import balance, detect, drift, faceid, judge, shade
 from .ring import RingModel
 
 # single-view reasons that come from counting that view's coins: recomputed over all views
@@ -218,6 +218,7 @@ def judge_view(img, view, model, realign=True):
     ring = view.ring
     ring.check_frame(img)
     img, cast = balance.balanced(img, ring)   # the crops are judged in the empty ring's colour balance and exposure
+    img = shade.lifted(img, ring)   # ... and with a player's shade across the ring divided out
     gate = _gate(view)
     small = ring.small(img)
     found = gate.objects(small)

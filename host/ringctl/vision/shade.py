@@ -1,0 +1,158 @@
+"""A player's shade across the ring lifted from a frame before it is judged (issue 12).
+
+A player leaning over the ring casts a soft shade on it during the spin; the empty ring's photo
+has none. Detection compares the frame with that photo, and a shade 15-45% deep differed enough
+to be an object: of 39 valid spins with a player's shade across the ring (shadow-tune), 13 came
+back unsure, "unexplained object in the ring" or a chip seen "only by its edge spots" along the
+shade's soft edge (docs/VISION.md, "A player's shade across the ring").
+
+A shade darkens the layout and keeps its colour and texture: the frame is the empty ring times
+a smooth factor below 1. The factor is measured at a sparse grid of detection pixels (STRIDE
+apart: a coin is 2 of them across its radius) as the median, over WINDOW coin radii, of the
+log brightness ratio to the empty ring: coins, chips and the print's edges are too small a
+share of the window to move the median, and a median keeps a shade's edge where it is. A region
+darker than SHADE_MIN, AREA coin areas or more, is a shade only when most of it (TRUE_SHARE)
+is the empty ring's own colour darkened by the measured factor (a hand or a sleeve over the
+ring is neither); the frame is then divided by the factor there, a copy made, and everything
+downstream (detection, faces, flatness, the camera's drift) judges the lifted frame. A frame
+without a shade costs the grid's ratio and a count (~0.1 ms at 1080p), and is used as it is.
+"""
+import cv2
+import numpy as np
+
+from . import detect, ring as ringmod
+
+STRIDE = 4            # detection px between grid samples (a coin's radius is ring.SMALL_COIN_R = 8)
+WINDOW = 5.0          # coin radii across the median's window: a coin is an eighth of it
+SHADE_MIN = 0.08      # log brightness below the empty ring's (8% darker) that counts as shade
+SHADE_EDGE = 0.03     # the lift reaches out to where the shade is this shallow
+SHADE_MAX = 1.2       # deeper than this (0.3x) is no player's shade: left as it is
+AREA = 3.0            # coin areas of shade at least, or the frame is used as it is
+TRUE_SHARE = 0.7      # of a shaded region's samples, the empty ring darkened (colour and texture kept)
+NOISE = 2.5           # a darkened sample's colour (b, g, r shares) and roughness of its log ratio
+                      # within this many times the unshaded samples' median (at their brightness)
+CHROMA_FLOOR = 0.01   # ... taken as this at least (shares, summed) ...
+RATIO_FLOOR = 0.02    # ... and this (log)
+FILL = 7             # grid samples across the window a coin's depth is filled in from (1.75 coin diameters)
+FILL_SHARE = 0.2      # ... when at least this share of it is the empty ring darkened
+_SUM = np.ones((1, 3), np.float32)
+SCALE = 100.0         # log ratio to the median's 8-bit units (0.01 each; 128 = no change)
+
+
+def _grid(small):
+    """A detection-scale image at every STRIDE-th px (float32): the grid. Sample j is centred on
+    detection px STRIDE j + (STRIDE - 1) / 2, the mean of the 2 x 2 px there (a linear resize):
+    averaged, not picked, to keep some of the sensor's noise out of the ratios."""
+    h, w = small.shape[:2]
+    gw, gh = max(1, w // STRIDE), max(1, h // STRIDE)
+    return cv2.resize(small[:gh * STRIDE, :gw * STRIDE], (gw, gh), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+
+
+def _brightness(grid):
+    """b + g + r + 3 of a grid (float32, 2-D)."""
+    return cv2.transform(grid, _SUM) + np.float32(3)
+
+
+def _grid_background(ring, roi):
+    """(log brightness, chroma) of the empty ring's photo at the grid (cached on the ring)."""
+    key = (roi, STRIDE)
+    got = getattr(ring, "_shade_bg", None)
+    if got is None or got[0] != key:
+        x0, y0, x1, y1 = roi
+        bg = _grid(ring.background[y0:y1, x0:x1])
+        s = _brightness(bg)
+        got = ring._shade_bg = (key, np.log(s), bg / s[..., None])
+    return got[1], got[2]
+
+
+def factor(img, ring):
+    """(the shade's log brightness factor at the grid, float32, 0 where there is none; the ROI
+    (detection px x0, y0, x1, y1)), or None when the frame holds no shade to lift."""
+    roi = detect.detection_roi(ring)
+    x0, y0, x1, y1 = roi
+    small = _grid(ring.small_region(img, x0, y0, x1, y1))
+    log_bg, chroma_bg = _grid_background(ring, roi)
+    s = _brightness(small)
+    r = cv2.log(s) - log_bg
+    cell = ringmod.SMALL_COIN_R / STRIDE             # a coin's radius in grid samples
+    area = AREA * np.pi * cell * cell
+    dark = (r < -SHADE_MIN).astype(np.uint8)
+    if np.count_nonzero(dark) < area:                # too little darker for any shade
+        return None
+    # a shade is wider than a coin (or the median below flattens it too): when nothing darker is,
+    # what is darker is coins, chips and their own shadows
+    wide = 2 * int(cell) + 1
+    if not cv2.erode(dark, np.ones((wide, wide), np.uint8)).any():
+        return None
+    k = int(WINDOW * cell) | 1
+    q = np.clip(128 + SCALE * r, 0, 255).astype(np.uint8)
+    level = (cv2.medianBlur(q, k).astype(np.float32) - 128) / SCALE
+    # a region: where the shade is SHADE_EDGE deep or more, out to where it fades; its core is
+    # where it is SHADE_MIN deep or more
+    soft = ((level < -SHADE_EDGE) & (level > -SHADE_MAX)).astype(np.uint8)
+    n, lab = cv2.connectedComponents(soft, connectivity=8)
+    core = level < -SHADE_MIN
+    # the empty ring darkened: its colour kept, and its own texture (the ratio as smooth as the
+    # frame's noise leaves it), each within NOISE times what the unshaded samples differ by, that
+    # grown as a sample is darker than theirs (the sensor's noise over a smaller signal)
+    chroma = np.abs(small / s[..., None] - chroma_bg).sum(axis=-1)
+    rough = np.abs(r - cv2.blur(r, (3, 3)))
+    lit = ~core
+    grow = NOISE * float(np.median(s[lit])) / s
+    same = ((chroma < max(float(np.median(chroma[lit])), CHROMA_FLOOR) * grow)
+            & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow))
+    cores = np.bincount(lab[core], minlength=n)
+    kept = np.bincount(lab[core & same], minlength=n)
+    keep = (cores >= area) & (kept >= TRUE_SHARE * cores)
+    keep[0] = False
+    if not keep.any():
+        return None
+    region = keep[lab]
+    # the median rounds a shade's corners and its narrow end off (most of the window lies out of
+    # it there), so the depth lifted is each sample's own (its 3 x 3 mean ratio) where the sample
+    # is the empty ring darkened, and elsewhere (a coin, a chip) that of such samples round it
+    # (within a coin's diameter and a half), or the median where none are
+    own = np.minimum(cv2.blur(r, (3, 3)), 0)
+    like = same.astype(np.float32)
+    near = cv2.blur(like, (FILL, FILL))
+    fill = cv2.blur(own * like, (FILL, FILL)) / np.maximum(near, np.float32(1e-6))
+    level = np.where(same, own, np.where(near > FILL_SHARE, fill, level))
+    # ... and the region is grown, half a window at most, over samples darkened as shade is
+    # (their own ratio SHADE_EDGE deep, their colour and texture kept): a narrow end the median
+    # left out altogether
+    grow_into = ((own < -SHADE_EDGE) & same).astype(np.uint8)
+    region = region.astype(np.uint8)
+    step = np.ones((3, 3), np.uint8)
+    for _ in range(k // 2):
+        wider = cv2.dilate(region, step) & (grow_into | region)
+        if np.array_equal(wider, region):
+            break
+        region = wider
+    return np.where(region > 0, level, 0).astype(np.float32), roi
+
+
+def lifted(img, ring):
+    """`img` itself when no shade lies across the ring, else a copy with the shade divided out."""
+    got = factor(img, ring)
+    if got is None:
+        return img
+    level, (x0, y0, x1, y1) = got
+    f = ring.factor
+    ys, xs = np.nonzero(level)
+    # the shaded rectangle in frame px: the shaded samples' detection px, and one sample's reach
+    # round them (where the factor fades to 1)
+    h, w = img.shape[:2]
+    rx0 = max(0, (x0 + (int(xs.min()) - 1) * STRIDE) * f)
+    ry0 = max(0, (y0 + (int(ys.min()) - 1) * STRIDE) * f)
+    rx1 = min(w, (x0 + (int(xs.max()) + 2) * STRIDE) * f)
+    ry1 = min(h, (y0 + (int(ys.max()) + 2) * STRIDE) * f)
+    # frame px X lies at detection px u = (X + 0.5) / f - 0.5, which is grid sample
+    # (u - x0 - (STRIDE - 1) / 2) / STRIDE
+    a, c = 1.0 / (f * STRIDE), (STRIDE - 1) / 2 + 0.5
+    m = np.array([[a, 0, ((rx0 + 0.5) / f - c - x0) / STRIDE],
+                  [0, a, ((ry0 + 0.5) / f - c - y0) / STRIDE]], np.float64)
+    gain = cv2.warpAffine(np.exp(-level), m, (rx1 - rx0, ry1 - ry0),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    out = img.copy()
+    out[ry0:ry1, rx0:rx1] = cv2.multiply(img[ry0:ry1, rx0:rx1], cv2.merge((gain, gain, gain)), dtype=cv2.CV_8U)
+    return out
