@@ -81,3 +81,9 @@ def board(tmp_path):
     os.chmod(keyfile, 0o600)
     yield b, str(keyfile)
     b.stop()
+    # pytest shows a test's captured output only when it fails: the board's own log then says
+    # whether the firmware ran, restarted or hung (a link that never came up under load)
+    log = tmp_path / "flash" / "board.log"
+    if log.exists():
+        print("board.log (last 40 lines):\n" + "\n".join(log.read_text(errors="replace").splitlines()[-40:]))
+    print("board restarts %d, watchdog resets %d" % (b.restarts, b.watchdog_resets))

@@ -21,6 +21,7 @@ EDGE_CHROMA_TOL = 0.05    # full-res edge: the colour just outside is the wall's
 EDGE_REL = 0.35           # full-res edge: a step at least this share of the ring's typical step
 EDGE_TOL = 1.0            # full-res edge: px from the fit that a direction's edge may lie
 EDGE_SHARE = 0.5          # full-res edge: directions that must lie on the fit
+ROUND_CENTRE = 0.2      # an ellipse past a printed circle: its centre within this share of the radius of the circle's fit
 EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the fit
 # A layout of the wall's chromaticity (a brown cloth by a wooden wall) differs from it only in
 # brightness: its edge is then a step of L* (CIE, 0-100), measured as the median over the
@@ -560,7 +561,7 @@ def _round(past, e, sw, sh):
     pts, (c, axes, an), inl = past
     r = (e[1][0] + e[1][1]) / 4
     out = _ell_residual(pts[inl], e) > 0
-    return bool(out.all() and math.dist(c, e[0]) < 0.1 * r and
+    return bool(out.all() and math.dist(c, e[0]) < ROUND_CENTRE * r and
                 c[0] - max(axes) / 2 > -1 and c[1] - max(axes) / 2 > -1 and
                 c[0] + max(axes) / 2 < sw + 1 and c[1] + max(axes) / 2 < sh + 1)
 
