@@ -27,6 +27,7 @@ WINDOW = 5.0          # coin radii across the median's window: a coin is an eigh
 SHADE_MIN = 0.08      # log brightness below the empty ring's (8% darker) that counts as shade
 SHADE_EDGE = 0.03     # the lift reaches out to where the shade is this shallow
 SHADE_MAX = 1.2       # deeper than this (0.3x) is no player's shade: left as it is
+LIT_SHARE = 0.25      # of the grid, unshaded at least: the noise is measured there
 AREA = 3.0            # coin areas of shade at least, or the frame is used as it is
 TRUE_SHARE = 0.7      # of a shaded region's samples, the empty ring darkened (colour and texture kept)
 NOISE = 2.5           # a darkened sample's colour (b, g, r shares) and roughness of its log ratio
@@ -98,6 +99,8 @@ def factor(img, ring):
     chroma = np.abs(small / s[..., None] - chroma_bg).sum(axis=-1)
     rough = np.abs(r - cv2.blur(r, (3, 3)))
     lit = ~core
+    if np.count_nonzero(lit) < LIT_SHARE * lit.size:   # darker nearly all over: no player's shade
+        return None                                    # (balance names the exposure), nothing to measure by
     grow = NOISE * float(np.median(s[lit])) / s
     same = ((chroma < max(float(np.median(chroma[lit])), CHROMA_FLOOR) * grow)
             & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow))
