@@ -119,7 +119,7 @@ def factor(img, ring):
     like = same.astype(np.float32)
     near = cv2.blur(like, (FILL, FILL))
     fill = cv2.blur(own * like, (FILL, FILL)) / np.maximum(near, np.float32(1e-6))
-    level = np.where(same, own, np.where(near > FILL_SHARE, fill, level))
+    level = np.maximum(np.where(same, own, np.where(near > FILL_SHARE, fill, level)), -SHADE_MAX)
     # ... and the region is grown, half a window at most, over samples darkened as shade is
     # (their own ratio SHADE_EDGE deep, their colour and texture kept): a narrow end the median
     # left out altogether
