@@ -21,7 +21,7 @@ EDGE_CHROMA_TOL = 0.05    # full-res edge: the colour just outside is the wall's
 EDGE_REL = 0.35           # full-res edge: a step at least this share of the ring's typical step
 EDGE_TOL = 1.0            # full-res edge: px from the fit that a direction's edge may lie
 EDGE_SHARE = 0.5          # full-res edge: directions that must lie on the fit
-ROUND_CENTRE = 0.2      # an ellipse past a printed circle: its centre within this share of the radius of the circle's fit
+ROUND_CENTRE = 0.2       # `_round`: the wall past a printed circle, its centre within this share of the radius of the circle's fit
 EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the fit
 # A layout of the wall's chromaticity (a brown cloth by a wooden wall) differs from it only in
 # brightness: its edge is then a step of L* (CIE, 0-100), measured as the median over the
@@ -556,8 +556,9 @@ def _line_far_side(short, e, ang, sw, sh, seen):
 
 def _round(past, e, sw, sh):
     """True when the ellipse the rays found past ellipse `e` (points, ellipse, inliers) lies round
-    it: its inliers all outside `e`, its centre within a tenth of `e`'s radius of `e`'s, and the
-    whole of it in the picture (a floor's straight edge or a table's is no wall round the ring)."""
+    it: its inliers all outside `e`, its centre within ROUND_CENTRE of `e`'s radius of `e`'s (the
+    rays' first fit may take in artwork: sealed-26 2412410500's lay 0.196 of it off), and the whole
+    of it in the picture (a floor's straight edge or a table's is no wall round the ring)."""
     pts, (c, axes, an), inl = past
     r = (e[1][0] + e[1][1]) / 4
     out = _ell_residual(pts[inl], e) > 0
