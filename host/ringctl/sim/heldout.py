@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-26` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-27` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 
@@ -107,6 +107,9 @@ SEALED25_ENTROPY = 0x7C066F3B4B07059F
 # "sealed-26": entropy drawn at the start of the twenty-second session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED26_ENTROPY = 0x1C9D59A565ED2F85
+# "sealed-27": entropy drawn at the start of the twenty-third session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED27_ENTROPY = 0x5BB87FD9E1A34C5A
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -125,7 +128,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "lilac": (168, 128, 150),  # lilac: sealed-23 only
            "mustard": (40, 140, 178),  # mustard: sealed-24 only, near a yellow chip's colour
            "turquoise": (150, 140, 40),  # turquoise: sealed-25 only
-           "coral": (100, 120, 220)}  # coral: sealed-26 only, a pale warm cloth
+           "coral": (100, 120, 220),  # coral: sealed-26 only, a pale warm cloth
+           "sky": (200, 170, 120)}    # sky: sealed-27 only, a pale blue cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -154,7 +158,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "bright-gold": (36, 160, 214),    # a saturated yellow gold, near a yellow chip (sealed-23 only)
                 "dark-silver": (116, 120, 126),   # a worn, darker cupronickel (sealed-24 only)
                 "electrum": (140, 176, 200),      # a pale silver-gold (sealed-25 only)
-                "pewter": (124, 124, 120)}        # a dull grey pewter, between nickel and gunmetal (sealed-26 only)
+                "pewter": (124, 124, 120),        # a dull grey pewter, between nickel and gunmetal (sealed-26 only)
+                "ochre": (34, 110, 150)}          # a dark, saturated brownish gold (sealed-27 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -319,6 +324,13 @@ SETS = {
                       stream=SEALED26_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("pewter",), circle_p=0.4, shadow_p=0.35,
                       layouts=("green", "blue", "maroon", "black", "coral")),
+    # sealed (twenty-third session, entropy drawn at its start): relief struck from a fifth small
+    # portrait and the grain of a wooden table (faces.RELIEF_PICTURE 122), a dark ochre coin, a
+    # pale sky-blue layout, circles printed and players' shadows cast as in sealed-26
+    "sealed-27": dict(size=None, coin_px=(40, 120), coin="ochre", faces="render:122",
+                      stream=SEALED27_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("ochre",), circle_p=0.4, shadow_p=0.35,
+                      layouts=("green", "blue", "maroon", "black", "sky")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
