@@ -133,3 +133,28 @@ def test_a_players_shadow_falls_on_the_spin_and_not_on_the_empty_ring():
     fx, fy = (int(v) for v in far)
     assert abs(spin[fy - 5:fy + 5, fx - 5:fx + 5].mean() / empty[fy - 5:fy + 5, fx - 5:fx + 5].mean() - 1) < 0.05
     assert all(not sp["lighting"]["shadows"] for sp, _ in _specs("sealed-25", 20))
+
+
+def test_a_lens_bends_the_picture_as_its_distortion_says():
+    """`distort` (lens-N sets): a point at r of the half-diagonal from the picture's centre is
+    seen at r (1 + k r^2), the centre stays, the same k for the empty ring and the spin (one
+    camera); sets without it are not bent."""
+    w, h, k = 1920, 1080, -0.16
+    img = np.zeros((h, w, 3), np.uint8)
+    cx, cy, n = (w - 1) / 2, (h - 1) / 2, np.hypot(w / 2, h / 2)
+    dots = [(960, 540), (1660, 540), (1460, 140), (660, 890)]
+    for x, y in dots:
+        cv2.circle(img, (x, y), 4, (255, 255, 255), -1)
+    bent = heldout.post(img, {"_post": {"distort": k}})[..., 0]
+    for x, y in dots:
+        r = np.hypot(x - cx, y - cy) / n
+        ex, ey = cx + (x - cx) * (1 + k * r * r), cy + (y - cy) * (1 + k * r * r)
+        patch = bent[int(ey) - 12:int(ey) + 13, int(ex) - 12:int(ex) + 13].astype(float)
+        yy, xx = np.mgrid[int(ey) - 12:int(ey) + 13, int(ex) - 12:int(ex) + 13]
+        seen = (xx * patch).sum() / patch.sum(), (yy * patch).sum() / patch.sum()
+        assert np.hypot(seen[0] - ex, seen[1] - ey) < 0.6, (x, y, seen, (ex, ey))
+    seed = heldout.set_seeds(heldout.SETS["lens-16"], 1)[0]
+    spec, _ = heldout.make(seed, "valid", heldout.SETS["lens-16"])
+    assert spec["_post"]["distort"] == -0.16
+    assert heldout.make(seed, "valid", heldout.SETS["lens-16"])[0]["_post"] == spec["_post"]
+    assert all("distort" not in sp["_post"] for sp, _ in _specs("sealed-26", 20))

@@ -24,6 +24,7 @@ after the sixth session's calibration, coin-finding, print and lamp work; `seale
 `-13` to `-27` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
+`lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
 
     spec, expect = make(seed, kind, SETS["check-1080p"])
     img = render_frame(spec, seed)     # renderer + motion blur + JPEG
@@ -343,6 +344,11 @@ SETS = {
                          light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6), motion_p=0.35, shadow_p=1.0,
                          artwork_p=0.3, coins=("steel",), circle_p=0.4,
                          layouts=("green", "blue", "maroon", "black", "sand")),
+    # a lens's radial distortion (`post`): `lens-N` is a plain check set seen through a barrel
+    # lens of N% at the frame's corner (0.01 N), for the sweep of docs/VISION.md "A lens's
+    # distortion"; never tuned on
+    **{f"lens-{n}": dict(size=None, coin_px=(40, 120), coin="bronze", faces="render:1", stream=(8, n),
+                         light_elev=(45, 88), distort=(-0.01 * n, -0.01 * n)) for n in (4, 8, 16)},
     # `edge-tune` is what detect._round_outline was tuned on; `edge-1080p` and `edge-4k` are the
     # test family: other streams, coins, faces and sizes, looked at only for their counts
     "edge-tune": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(5, 0),
@@ -436,6 +442,8 @@ def _site(rng, cfg, seed):
     spec["_post"] = {"jpeg": int(rng.integers(70, 96)),
                      "motion": [float(rng.uniform(1, 5)), float(rng.uniform(0, 180))]
                      if rng.random() < cfg.get("motion_p", 0.3) else None}
+    if "distort" in cfg:   # its own stream: the other sets' sites stay as they were
+        spec["_post"]["distort"] = float(np.random.default_rng([seed, 73]).uniform(*cfg["distort"]))
     spec["_coin_r"] = coin_d / 2
     return spec
 
@@ -696,9 +704,30 @@ def _render_spec(spec):
     return {k: v for k, v in spec.items() if not k.startswith("_") and k != "kind"}
 
 
+@functools.lru_cache(maxsize=4)
+def _lens_maps(w, h, k):
+    """cv2.remap maps that bend a w x h picture as a lens of radial distortion `k` does: a point
+    at r of the half-diagonal from the centre is seen at r (1 + k r^2) (k < 0: barrel, k at the
+    frame's corner; a 'low-distortion' lens is under 0.01-0.02, a wide M12 lens 0.1-0.3)."""
+    cx, cy, n = (w - 1) / 2, (h - 1) / 2, np.hypot(w / 2, h / 2)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = (xx - cx) / n, (yy - cy) / n
+    rd = np.sqrt(u * u + v * v)
+    ru = rd.copy()
+    for _ in range(6):               # invert rd = ru (1 + k ru^2)
+        ru = rd / (1 + k * ru * ru)
+    s = np.where(rd > 0, ru / np.maximum(rd, 1e-9), 1.0).astype(np.float32)
+    return cx + (xx - cx) * s, cy + (yy - cy) * s
+
+
 def post(img, spec):
-    """Camera effects the renderer does not make: motion blur (camera shake), then JPEG."""
+    """Camera effects the renderer does not make: the lens's radial distortion (sets with
+    `distort`), motion blur (camera shake), then JPEG."""
     p = spec.get("_post") or {}
+    if p.get("distort"):
+        h, w = img.shape[:2]
+        img = cv2.remap(img, *_lens_maps(w, h, round(p["distort"], 4)), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REFLECT)
     if p.get("motion"):
         length, ang = p["motion"]
         n = int(np.ceil(length)) | 1
