@@ -158,3 +158,29 @@ def test_a_lens_bends_the_picture_as_its_distortion_says():
     assert spec["_post"]["distort"] == -0.16
     assert heldout.make(seed, "valid", heldout.SETS["lens-16"])[0]["_post"] == spec["_post"]
     assert all("distort" not in sp["_post"] for sp, _ in _specs("sealed-26", 20))
+
+
+def test_a_cameras_colour_fringes_and_sharpening_are_drawn():
+    """`aberration`: red is imaged larger than blue about the picture's centre, so a white dot
+    far out shows red beyond it and blue short of it, by c x its distance each; `sharpen`: an
+    edge gets a halo, brighter than either side next to it."""
+    w, h, c = 1920, 1080, 0.002
+    img = np.zeros((h, w, 3), np.uint8)
+    cv2.circle(img, (1860, 980), 5, (255, 255, 255), -1)
+    got = heldout.post(img, {"_post": {"aberration": c}})
+    yy, xx = np.mgrid[0:h, 0:w]
+
+    def centroid(plane):
+        m = plane.astype(float)
+        return np.array([(xx * m).sum(), (yy * m).sum()]) / m.sum()
+    d = np.array([1860 - (w - 1) / 2, 980 - (h - 1) / 2])
+    assert np.abs(centroid(got[..., 2]) - (np.array([1860, 980]) + c * d)).max() < 0.3
+    assert np.abs(centroid(got[..., 0]) - (np.array([1860, 980]) - c * d)).max() < 0.3
+    step = np.full((40, 40, 3), 60, np.uint8)
+    step[:, 20:] = 180
+    sharp = heldout.post(step, {"_post": {"sharpen": [1.0, 1.5]}})[20, :, 1].astype(int)
+    assert sharp[21] > 185 and sharp[18] < 55 and abs(sharp[35] - 180) <= 2 and abs(sharp[3] - 60) <= 2
+    cfg = heldout.SETS["camera-tune"]
+    spec, _ = heldout.make(heldout.set_seeds(cfg, 1)[0], "valid", cfg)
+    assert {"sharpen", "aberration", "distort"} <= set(spec["_post"]) and spec["noise"] >= 2
+    assert all("sharpen" not in sp["_post"] for sp, _ in _specs("sealed-26", 20))

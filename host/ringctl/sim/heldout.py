@@ -349,6 +349,16 @@ SETS = {
     # distortion"; never tuned on
     **{f"lens-{n}": dict(size=None, coin_px=(40, 120), coin="bronze", faces="render:1", stream=(8, n),
                          light_elev=(45, 88), distort=(-0.01 * n, -0.01 * n)) for n in (4, 8, 16)},
+    # what a real camera does to the picture besides (`post`): lateral colour fringes, its own
+    # sharpening with halos, sensor noise up to 8 grey levels, a low-distortion lens. `camera-tune`
+    # is what the twenty-third session looked at; `camera-check` (another stream, coin, faces and
+    # layouts) is looked at only for its counts
+    "camera-check": dict(size=None, coin_px=(40, 120), coin="copper", faces="plate:a", stream=(8, 101),
+                         light_elev=(45, 88), distort=(-0.04, 0.0), aberration=(0.0005, 0.0025),
+                         sharpen=(0.3, 1.5), noise=(2.0, 8.0), layouts=("green", "blue", "maroon", "black", "sand")),
+    "camera-tune": dict(size=None, coin_px=(40, 120), coin="brass", faces="render:100", stream=(8, 100),
+                         light_elev=(45, 88), distort=(-0.03, 0.0), aberration=(0.0005, 0.0025),
+                         sharpen=(0.4, 1.2), noise=(2.0, 8.0), coins=("brass",)),
     # `edge-tune` is what detect._round_outline was tuned on; `edge-1080p` and `edge-4k` are the
     # test family: other streams, coins, faces and sizes, looked at only for their counts
     "edge-tune": dict(size=None, coin_px=(40, 120), coin="copper", faces="render:0", stream=(5, 0),
@@ -435,7 +445,7 @@ def _site(rng, cfg, seed):
                          "vignette": float(rng.uniform(0.05, 0.5)), "light_az_deg": float(rng.uniform(0, 360)),
                          "light_elev_deg": float(rng.uniform(*cfg.get("light_elev", (55, 88)))), "shadows": []},
             "coin_style": coin_style(cfg), "coins": [], "chips": [],
-            "noise": float(rng.uniform(0.5, 4)), "jpeg": None,
+            "noise": float(rng.uniform(*cfg.get("noise", (0.5, 4)))), "jpeg": None,
             "blur": float(rng.uniform(*cfg.get("blur", (0.4, 1.3)))) if rng.random() < cfg.get("blur_p", 0.3) else 0.0}
     if rng.random() < 0.25:
         spec["ring"]["ellipse"] = {"ratio": float(rng.uniform(0.8, 0.96)), "angle_deg": float(rng.uniform(0, 180))}
@@ -444,6 +454,10 @@ def _site(rng, cfg, seed):
                      if rng.random() < cfg.get("motion_p", 0.3) else None}
     if "distort" in cfg:   # its own stream: the other sets' sites stay as they were
         spec["_post"]["distort"] = float(np.random.default_rng([seed, 73]).uniform(*cfg["distort"]))
+    if "sharpen" in cfg:   # the camera's own processing: its own stream, as the lens's
+        isp = np.random.default_rng([seed, 79])
+        spec["_post"].update(sharpen=[float(isp.uniform(*cfg["sharpen"])), float(isp.uniform(0.8, 2.0))],
+                             aberration=float(isp.uniform(*cfg["aberration"])))
     spec["_coin_r"] = coin_d / 2
     return spec
 
@@ -722,12 +736,22 @@ def _lens_maps(w, h, k):
 
 def post(img, spec):
     """Camera effects the renderer does not make: the lens's radial distortion (sets with
-    `distort`), motion blur (camera shake), then JPEG."""
+    `distort`) and colour fringes (`aberration`), motion blur (camera shake), the camera's
+    sharpening (`sharpen`), then JPEG."""
     p = spec.get("_post") or {}
     if p.get("distort"):
         h, w = img.shape[:2]
         img = cv2.remap(img, *_lens_maps(w, h, round(p["distort"], 4)), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REFLECT)
+    if p.get("aberration"):
+        # lateral chromatic aberration: the lens images red a little larger than blue, so
+        # colour fringes grow towards the corners (c: red's scale - 1, blue's 1 - scale)
+        h, w = img.shape[:2]
+        planes = list(cv2.split(img))
+        for i, c in ((2, p["aberration"]), (0, -p["aberration"])):
+            m = np.float32([[1 + c, 0, -c * (w - 1) / 2], [0, 1 + c, -c * (h - 1) / 2]])
+            planes[i] = cv2.warpAffine(planes[i], m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        img = cv2.merge(planes)
     if p.get("motion"):
         length, ang = p["motion"]
         n = int(np.ceil(length)) | 1
@@ -737,6 +761,10 @@ def post(img, spec):
         cv2.line(k, (int(round(c - d[0])), int(round(c - d[1]))), (int(round(c + d[0])), int(round(c + d[1]))),
                  1.0, 1, cv2.LINE_AA)
         img = cv2.filter2D(img, -1, k / k.sum())
+    if p.get("sharpen"):
+        # the camera's sharpening (unsharp mask: `amount`, blur sigma px), with its halos
+        amount, sigma = p["sharpen"]
+        img = cv2.addWeighted(img, 1 + amount, cv2.GaussianBlur(img, (0, 0), sigma), -amount, 0)
     if p.get("jpeg"):
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(p["jpeg"])])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)

@@ -93,6 +93,13 @@ SPOT_FAINT, SPOT_ON_CIRCLE = 0.5, 0.25
 # pixels are the frame's noise (a frame with noise of sd 7: 131, 1.6%, and a false chip; the 4K
 # layout chip's frame: 7 and 30; a valid frame on print: 303, 2.3%)
 SPOT_FAINT_SHARE = 0.005
+# ... and every speck, plain or faint, over SPOT_NOISE x the ring's own noise: the 90th percentile
+# of the difference over the ring's grid below the level (a higher one takes in the blurred
+# edges of the objects: 14-33 in sealed-20's frames of a layout-coloured chip). Noise of sd
+# 6.5-6.8 on a dark layout, sharpened by the camera (camera-tune 730363319, 1528749504: 90th
+# percentiles 12 and 26, specks over the level of 45 and faint ones round one centre) was named
+# a chip in valid spins; the frames whose chips are named from their spots have 1.4-4.8
+SPOT_NOISE = 4.0
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -215,7 +222,7 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     small = ring.small_region(img, ox, oy, x1, y1)
     r_s = ring.coin_radius_px / f
     coin_area = math.pi * r_s * r_s * ring.axes[1] / ring.axes[0]
-    objects, thr, (lab, ys, xs, faint) = foreground_objects(
+    objects, thr, (lab, ys, xs, faint, d_grid) = foreground_objects(
         cv2.GaussianBlur(small, (3, 3), 0), ring._bg_feats, ring._bg_feats_grid, ring_mask(ring)[oy:y1, ox:x1],
         ring._in_ring_grid, min_area_coins * coin_area)
     sh, sw = small.shape[:2]
@@ -245,10 +252,26 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     measure_all(img, ring, [b for b in blobs if b.area_coins < measure_max_coins and not b.extra.get("unmeasured")],
                 thr)
     blobs = _join_pieces(ring, blobs)
-    return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs, faint)
+    return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs, faint,
+                               d_grid, thr)
 
 
-def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint):
+def _over_noise(d, in_ring_grid, thr, x, y):
+    """For each speck at ROI px (x, y): is the difference on the grid (the most over its 3x3
+    cells) over SPOT_NOISE x the 90th percentile of the ring's difference below the level."""
+    v = d[(in_ring_grid > 0) & (d <= thr)][::4]
+    if v.size < 100:
+        return np.ones(len(x), bool)
+    q = int(0.9 * (v.size - 1))
+    floor = SPOT_NOISE * float(np.partition(v, q)[q])
+    h, w = d.shape
+    gx, gy = (np.asarray(x) / GRID).astype(int), (np.asarray(y) / GRID).astype(int)
+    peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
+                  axis=0)
+    return peak > floor
+
+
+def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
     """Objects in the ring of which only a chip's edge spots stand out (a black chip on a black
     layout, sealed-19 3289123918: its white spots and inner line were six specks, each under the
     objects' least area, and the spin was called with the chip unseen): at least SPOT_RING_MIN
@@ -271,6 +294,7 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint):
     inside = ring_mask(ring)
     h, w = inside.shape
     keep = inside[np.minimum(h - 1, sy.astype(int)), np.minimum(w - 1, sx.astype(int))] > 0
+    keep &= _over_noise(d_grid, ring._in_ring_grid, thr, sx - ox, sy - oy)
     p = np.stack([(sx + 0.5) * f - 0.5, (sy + 0.5) * f - 0.5], 1)
     for b in blobs:   # clear of every object (a coin's own specks: its shadow, its edge)
         # a fit far longer than any object measures nothing: its area stands for its size
@@ -411,7 +435,7 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
     thr_in = _level(chroma[::s, ::s], CHROMA_IN_RING)
     seeds = ((d > thr) | ((chroma > thr_in) & (in_ring_grid > 0))).astype(np.uint8)
     faint = _faint_specks(d, thr, seeds, in_ring_grid)
-    none = ([], thr, (np.zeros(0, np.int64),) * 3 + (faint,))
+    none = ([], thr, (np.zeros(0, np.int64),) * 3 + (faint, d))
     if not cv2.countNonZero(seeds):
         return none
     k = 2 * WINDOW_PAD + 1
@@ -494,7 +518,7 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
         objects.sort(key=lambda o: (-o["area"], first[o["label"]]))
     else:
         objects.sort(key=lambda o: -o["area"])
-    return objects, thr, (lab, ys, xs, faint)
+    return objects, thr, (lab, ys, xs, faint, d)
 
 
 def _faint_specks(d, thr, seeds, in_ring_grid):

@@ -21,6 +21,7 @@ EDGE_CHROMA_TOL = 0.05    # full-res edge: the colour just outside is the wall's
 EDGE_REL = 0.35           # full-res edge: a step at least this share of the ring's typical step
 EDGE_TOL = 1.0            # full-res edge: px from the fit that a direction's edge may lie
 EDGE_SHARE = 0.5          # full-res edge: directions that must lie on the fit
+HALF_FROM = 3000          # px: a photo this wide or wider that is refused is measured again at half size
 ROUND_CENTRE = 0.2       # `_round`: the wall past a printed circle, its centre within this share of the radius of the circle's fit
 EDGE_GAP_DEG = 90.0       # full-res edge: the widest arc without an edge on the fit
 # A layout of the wall's chromaticity (a brown cloth by a wooden wall) differs from it only in
@@ -584,6 +585,29 @@ def _layout_between(polar, short, outer, win, ang, sw, sh, seen):
 
 def find_boundary(img):
     """(center, (a, b), angle_deg, layout_bgr, edge_px) of the ring's inner boundary; UserError if none.
+
+    A photo of HALF_FROM px or wider that is refused is measured again at half its size, and the
+    full size's refusal stands unless that finds the ring: a camera's own marks on every edge
+    (a lens's colour fringes, its sharpening's halos) are a few px wide, which at 4K's full size
+    the checks below take for a band printed round the layout or a wall of two colours
+    (camera-tune: 5 of its 38 4K rings refused, every one for a lens's colour fringes), and at
+    half size are under a px."""
+    try:
+        return _find_boundary(img)
+    except UserError as exc:
+        if max(img.shape[:2]) < HALF_FROM:
+            raise
+        try:
+            (cx, cy), (a, b), an, layout, edge_px = _find_boundary(
+                cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA))
+        except UserError:
+            raise exc from None
+        sx, sy = img.shape[1] / (img.shape[1] // 2), img.shape[0] / (img.shape[0] // 2)
+        return ((cx + 0.5) * sx - 0.5, (cy + 0.5) * sy - 0.5), (a * sx, b * sy), an, layout, edge_px * sx
+
+
+def _find_boundary(img):
+    """find_boundary at `img`'s own size.
 
     Along rays from the image centre (which must be on the layout), the boundary is the first
     strong, lasting step away from the layout's colour: printed lines and lettering are thin
