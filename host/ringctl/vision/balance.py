@@ -48,10 +48,12 @@ def gains(img, ring):
         return np.ones(3), 1.0
     # log of the value itself (a black pixel's as half a level): log(1 + v) would bend the ratios
     # of dark pixels towards 1 (a 0.7x frame measured 0.708, a dark channel 1% off the others)
-    r = np.sort(np.log(np.maximum(img[iy, ix].astype(np.float32), 0.5)) - log_bg, axis=0)
+    r = np.log(np.maximum(img[iy, ix].astype(np.float32), 0.5)) - log_bg
     n = len(r)
     # the mean of the middle half of the log ratios: robust to coins, chips and hands as the
-    # median is, without the median's steps of 1/value (whole-number pixel values)
+    # median is, without the median's steps of 1/value (whole-number pixel values); partitioned
+    # at its quartiles, not sorted (a quarter of the cost: 2 ms a 4K frame before)
+    r = np.partition(r, (n // 4, n - n // 4 - 1), axis=0)
     g = r[n // 4:n - n // 4].mean(axis=0)
     return np.exp(g - g.mean()), float(np.exp(g.mean()))
 
