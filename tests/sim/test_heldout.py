@@ -137,8 +137,8 @@ def test_a_players_shadow_falls_on_the_spin_and_not_on_the_empty_ring():
 
 def test_a_lens_bends_the_picture_as_its_distortion_says():
     """`distort` (lens-N sets): a point at r of the half-diagonal from the picture's centre is
-    seen at r (1 + k r^2), the centre stays, the same k for the empty ring and the spin (one
-    camera); sets without it are not bent."""
+    seen at r (1 + k r^2), the centre stays; a lens set's scenes carry their k (the empty ring's
+    photo and the training photos go through the same `post`); sets without it are not bent."""
     w, h, k = 1920, 1080, -0.16
     img = np.zeros((h, w, 3), np.uint8)
     cx, cy, n = (w - 1) / 2, (h - 1) / 2, np.hypot(w / 2, h / 2)

@@ -413,7 +413,8 @@ def _same_outline(b, c):
 
 
 def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, min_area):
-    """(objects, thr, (labels, ys, xs)) of a blurred detection-scale frame (the ROI) against the
+    """(objects, thr, (labels, ys, xs, faint specks, the difference on the GRID)) of a blurred
+    detection-scale frame (the ROI) against the
     empty ring's features (dense, and on the GRID). Objects come largest first (then in raster
     order), each a dict of area, bbox (x, y, w, h), centroid (x, y), in_ring (its pixels inside
     the ring) and label (in `labels` of the foreground pixels ys, xs); thr is the difference level.

@@ -597,13 +597,14 @@ def find_boundary(img):
     except UserError as exc:
         if max(img.shape[:2]) < HALF_FROM:
             raise
+        h2, w2 = img.shape[0] // 2, img.shape[1] // 2   # (an odd last row or column left out: exactly half)
         try:
             (cx, cy), (a, b), an, layout, edge_px = _find_boundary(
-                cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA))
+                cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA))
         except UserError:
             raise exc from None
-        sx, sy = img.shape[1] / (img.shape[1] // 2), img.shape[0] / (img.shape[0] // 2)
-        return ((cx + 0.5) * sx - 0.5, (cy + 0.5) * sy - 0.5), (a * sx, b * sy), an, layout, edge_px * sx
+        # a half-size pixel's centre c is the full size's 2 c + 0.5
+        return (2 * cx + 0.5, 2 * cy + 0.5), (2 * a, 2 * b), an, layout, 2 * edge_px
 
 
 def _find_boundary(img):

@@ -264,11 +264,11 @@ def judge_view(img, view, model, realign=True):
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
     if cast:   # colours or exposure too far from the calibration's to judge by (balance): the boxer calls it
         result, reasons = "unsure", [cast] + reasons
-    elif (nospin or unsure) and realign:
+    elif result in ("unsure", "no-spin") and realign and (nospin or unsure or len(coins) >= 2):
         # a view that finds fewer than two coins and nothing else amiss is not in doubt: the
         # other views hold the rest (looking for a move cost 19 ms a 4K view, a two-view moment
-        # 45 ms against 11 before: `ring bench vision` `two_4k_views`); what a moved camera
-        # makes is objects where the print's edges were, and those are doubts
+        # 45 ms against 11 before: `ring bench vision` `two_4k_views`); more than two coins or an
+        # unread face may be a moved camera's doing, and are looked into as before
         move = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
         if move is not None:   # the camera moved, turned or shook: judged again moved back onto the empty ring
             out = drift.realigned(judge_view(drift.moved_back(img, move), view, model, realign=False), move,

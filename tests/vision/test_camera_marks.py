@@ -45,10 +45,28 @@ def test_a_4k_ring_whose_lens_fringes_look_banded_is_calibrated_at_half_size(see
     assert max(abs(a - seen), abs(b - ratio * seen), abs(cx - tx), abs(cy - ty)) < 2.0
 
 
-def test_a_photo_refused_at_full_and_half_size_keeps_the_full_sizes_reason():
-    img = np.full((2160, 3840, 3), 90, np.uint8)   # nothing to find at any size
-    with pytest.raises(UserError) as full:
-        ringmod._find_boundary(img)
-    with pytest.raises(UserError) as got:
-        ringmod.find_boundary(img)
-    assert str(got.value) == str(full.value)
+def test_a_photo_refused_at_full_and_half_size_keeps_the_full_sizes_reason(monkeypatch):
+    def refuse(img):
+        raise UserError(f"refused at {img.shape[1]} px")
+    monkeypatch.setattr(ringmod, "_find_boundary", refuse)
+    with pytest.raises(UserError, match="^refused at 3840 px$"):
+        ringmod.find_boundary(np.zeros((2160, 3840, 3), np.uint8))
+    with pytest.raises(UserError, match="^refused at 1920 px$"):   # under HALF_FROM: no second look
+        ringmod.find_boundary(np.zeros((1080, 1920, 3), np.uint8))
+
+
+@pytest.mark.parametrize("h, w", [(2160, 3840), (2161, 3843)])
+def test_the_half_sizes_answer_is_put_back_in_full_size_px(monkeypatch, h, w):
+    """Half size's pixel centre c is full size's 2 c + 0.5; axes and the edge's px double, the
+    angle stays; an odd last row or column is left out, so the half is exactly half."""
+    seen = []
+
+    def half_only(img):
+        seen.append(img.shape[:2])
+        if img.shape[1] >= ringmod.HALF_FROM:
+            raise UserError("refused at full size")
+        return (900.0, 500.0), (400.0, 380.0), 30.0, [1, 2, 3], 1.5
+    monkeypatch.setattr(ringmod, "_find_boundary", half_only)
+    (cx, cy), (a, b), an, layout, edge_px = ringmod.find_boundary(np.zeros((h, w, 3), np.uint8))
+    assert seen == [(h, w), (h // 2, w // 2)]
+    assert (cx, cy, a, b, an, layout, edge_px) == (1800.5, 1000.5, 800.0, 760.0, 30.0, [1, 2, 3], 3.0)
