@@ -457,7 +457,7 @@ def _site(rng, cfg, seed):
     if "sharpen" in cfg:   # the camera's own processing: its own stream, as the lens's
         isp = np.random.default_rng([seed, 79])
         spec["_post"].update(sharpen=[float(isp.uniform(*cfg["sharpen"])), float(isp.uniform(0.8, 2.0))],
-                             aberration=float(isp.uniform(*cfg["aberration"])))
+                             aberration=float(isp.uniform(*cfg.get("aberration", (0.0, 0.0)))))
     spec["_coin_r"] = coin_d / 2
     return spec
 

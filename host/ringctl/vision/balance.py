@@ -52,7 +52,7 @@ def gains(img, ring):
     n = len(r)
     # the mean of the middle half of the log ratios: robust to coins, chips and hands as the
     # median is, without the median's steps of 1/value (whole-number pixel values); partitioned
-    # at its quartiles, not sorted (a quarter of the cost: 2 ms a 4K frame before)
+    # at its quartiles, not sorted (1.9 ms against 2.8 for the 35 000 samples of a 4K view)
     r = np.partition(r, (n // 4, n - n // 4 - 1), axis=0)
     g = r[n // 4:n - n // 4].mean(axis=0)
     return np.exp(g - g.mean()), float(np.exp(g.mean()))
