@@ -70,3 +70,28 @@ def test_the_half_sizes_answer_is_put_back_in_full_size_px(monkeypatch, h, w):
     (cx, cy), (a, b), an, layout, edge_px = ringmod.find_boundary(np.zeros((h, w, 3), np.uint8))
     assert seen == [(h, w), (h // 2, w // 2)]
     assert (cx, cy, a, b, an, layout, edge_px) == (1800.5, 1000.5, 800.0, 760.0, 30.0, [1, 2, 3], 3.0)
+
+
+def test_a_ring_measured_at_half_size_says_so_to_the_technician(monkeypatch, tmp_path, capsys):
+    """`ring vision calibrate` warns when the full size was refused and half size used, with the
+    full size's reason: the technician then checks the boundary on the photo."""
+    from ringctl.vision import cli
+
+    def half_only(img):
+        if img.shape[1] >= ringmod.HALF_FROM:
+            raise UserError("ring edge uncertain: a band 1% of the radius wide runs all round; cover it")
+        return (960.0, 540.0), (400.0, 400.0), 0.0, [40, 105, 35], 1.2
+    monkeypatch.setattr(ringmod, "_find_boundary", half_only)
+    img = np.zeros((2160, 3840, 3), np.uint8)
+    warned = ringmod.calibrate(img, ring_mm=1000.0).warnings   # coins 49 px: no size warning
+    assert len(warned) == 1 and "measured at half the photo's size (1920 x 1080 px)" in warned[0]
+    assert "(ring edge uncertain: a band 1% of the radius wide runs all round)" in warned[0]   # its fix left out
+    assert ringmod.RingModel.from_json(ringmod.calibrate(img, ring_mm=1000.0).to_json()).warnings == warned
+    monkeypatch.setattr(cli, "read_image", lambda path: img)
+    out = tmp_path / "ring.json"
+    assert cli.cmd_calibrate(type("A", (), dict(empty="e.png", output=str(out), coin_mm=30.8, ring_mm=1000.0))) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: the ring's edge was measured at half") and out.exists()
+    # measured at full size: no such warning
+    monkeypatch.setattr(ringmod, "_find_boundary", lambda img: ((1920.0, 1080.0), (800.0, 800.0), 0.0, [1, 2, 3], 1.0))
+    assert ringmod.calibrate(img, ring_mm=1000.0).warnings == []

@@ -583,7 +583,7 @@ def _layout_between(polar, short, outer, win, ang, sw, sh, seen):
     return bool(np.median(polar[gap]) < 0.5 * np.median(beyond))
 
 
-def find_boundary(img):
+def find_boundary(img, notes=None):
     """(center, (a, b), angle_deg, layout_bgr, edge_px) of the ring's inner boundary; UserError if none.
 
     A photo of HALF_FROM px or wider that is refused is measured again at half its size, and the
@@ -591,7 +591,8 @@ def find_boundary(img):
     (a lens's colour fringes, its sharpening's halos) are a few px wide, which at 4K's full size
     the checks below take for a band printed round the layout or a wall of two colours
     (camera-tune: 5 of its 38 4K rings refused, every one for a lens's colour fringes), and at
-    half size are under a px."""
+    half size are under a px. When it was, a line for the technician saying so and why (the
+    full size's reason) is added to the list `notes`, when given."""
     try:
         return _find_boundary(img)
     except UserError as exc:
@@ -603,6 +604,12 @@ def find_boundary(img):
                 cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA))
         except UserError:
             raise exc from None
+        if notes is not None:
+            # the full size's reason without its fix (which the half size made needless)
+            notes.append(f"the ring's edge was measured at half the photo's size ({w2} x {h2} px): at full size "
+                         f"it was refused ({str(exc).split(';')[0]}); a lens's colour fringes or the camera's "
+                         "sharpening do this; check the boundary lies on the wall's foot all round (the picture "
+                         "`ring vision classify --annotate` draws)")
         # a half-size pixel's centre c is the full size's 2 c + 0.5
         return (2 * cx + 0.5, 2 * cy + 0.5), (2 * a, 2 * b), an, layout, 2 * edge_px
 
@@ -1244,9 +1251,10 @@ def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
     if not (coin_mm > 0 and ring_mm > coin_mm * 4):
         raise UserError(f"coin {coin_mm} mm / ring {ring_mm} mm is not plausible; "
                         "give --coin-mm (e.g. 30.8) and --ring-mm (the ring's inner diameter)")
-    center, axes, ang, layout, edge_px = find_boundary(img)
+    notes = []
+    center, axes, ang, layout, edge_px = find_boundary(img, notes)
     h, w = img.shape[:2]
     model = RingModel((w, h), center, axes, ang, None, coin_mm, ring_mm, layout_bgr=layout, edge_px=edge_px)
     model.background = model.small(img)
-    model.warnings = _size_warnings(model)
+    model.warnings = notes + _size_warnings(model)
     return model
