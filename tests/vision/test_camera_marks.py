@@ -14,7 +14,7 @@ import vcache
 CFG = heldout.SETS["camera-tune"]
 
 
-@pytest.mark.parametrize("seed", [730363319, 1528749504])
+@pytest.mark.parametrize("seed", [pytest.param(730363319, marks=pytest.mark.slow), 1528749504])
 def test_the_noise_of_a_sharpened_frame_is_no_chip(seed):
     """Sensor noise of sd 6.5-6.8, sharpened, on a dark layout: specks lighter and darker than the
     empty ring round one centre were named "a chip in the ring (only its edge spots stand out)",

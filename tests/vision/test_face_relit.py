@@ -127,6 +127,7 @@ def test_the_model_file_keeps_which_templates_are_photos(site_model, tmp_path):
     assert back.read(f)[0] == site_model.read(f)[0] == "tails"
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_a_coin_under_a_far_lower_lamp_is_read_at_gain_6_and_not_at_4(monkeypatch):
     """sealed-22 3510653600 (opened): a valid odds spin under a lamp 36 deg high, the set's site
     trained under one ~76 deg high. The face drawn at shading gain 6 reads both coins; drawn at 4

@@ -172,6 +172,7 @@ def _heldout(name, seed, kind=None, **over):
     return judge.classify(heldout.render_frame(spec, seed), rm, heldout_model(cfg)), expect
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_a_flat_coin_joined_to_print_of_its_colour_is_not_voided_as_tilted():
     """A valid edge-tune spin (a copper coin on print of its colour) was voided as "7.3.4 coin not
     lying flat (tilted)": the ink joined to the coin's outline made it an ellipse the coin and ink
@@ -209,7 +210,7 @@ def test_a_coin_across_print_of_another_colour_is_not_voided():
     assert v["result"] == expect or any("where a flat coin would be" in r for r in v["reasons"])
 
 
-@pytest.mark.parametrize("name,seed,kind", [("sealed-12", 4139739620, None), ("edge-tune", 430980151, "valid")])
+@pytest.mark.parametrize("name,seed,kind", [("sealed-12", 4139739620, None), pytest.param("edge-tune", 430980151, "valid", marks=pytest.mark.slow)])
 def test_a_coin_whose_outline_print_cut_short_is_not_voided(name, seed, kind):
     """sealed-12 (opened) voided a valid spin as "tilted": a coin across a brown box on maroon,
     its darker rim over the box too like the box, so the rays stopped a few px short of the rim
@@ -242,7 +243,7 @@ def test_print_under_a_tilted_outlines_short_side_is_measured_on_the_empty_ring(
     assert judge._print_under_short_sides(rm, b) > judge.PRINT_SIDE_SHARE
 
 
-@pytest.mark.parametrize("name,seed,kind", [("tune-1080p", 1311118443, "tilted"), ("tune-4k", 1310130480, "leaning")])
+@pytest.mark.parametrize("name,seed,kind", [("tune-1080p", 1311118443, "tilted"), pytest.param("tune-4k", 1310130480, "leaning", marks=pytest.mark.slow)])
 def test_a_tilted_coin_on_patterned_print_is_still_a_void(name, seed, kind):
     """The hidden-part check looks beyond a tilted-looking outline for the rest of a flat coin;
     past a coin that is really tilted on a patterned layout it finds the empty print, and the
@@ -252,7 +253,7 @@ def test_a_tilted_coin_on_patterned_print_is_still_a_void(name, seed, kind):
     assert any(r.startswith("7.3.4") for r in v["reasons"]), v["reasons"]
 
 
-@pytest.mark.parametrize("name,seed", [("check-4k", 3189094319), ("check-1080p", 1645421708)])
+@pytest.mark.parametrize("name,seed", [pytest.param("check-4k", 3189094319, marks=pytest.mark.slow), ("check-1080p", 1645421708)])
 def test_a_coin_leaning_on_the_wall_of_a_plain_ring_is_still_a_void(name, seed):
     """The print check sees neither the ring's coin-coloured wall nor a black layout's noisy
     chroma as print (both read as 'print of the coin's colour' before the wall and dark pixels
@@ -303,6 +304,7 @@ def test_the_print_check_keeps_the_rings_ink_mask_and_measures_as_before():
     assert judge._print_colour(rm, chroma)[0] is judge._print_colour(rm, chroma)[0]
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_a_dark_chip_of_a_silver_coins_colour_is_no_pair_of_coins_outside():
     """sealed-16 (run once on the twelfth session's code, then opened) 1659922415, trained in the
     ring: one silver coin in the ring and a black chip (the coin's grey colour) on the floor whose
@@ -319,7 +321,7 @@ def test_a_dark_chip_of_a_silver_coins_colour_is_no_pair_of_coins_outside():
     assert v["result"] == "unsure" and "unsure: 1 coin found" in v["reasons"], v["reasons"]
 
 
-@pytest.mark.parametrize("name,seed", [("sealed-14", 3887631544), ("edge-tune", 3916098184)])
+@pytest.mark.parametrize("name,seed", [pytest.param("sealed-14", 3887631544, marks=pytest.mark.slow), ("edge-tune", 3916098184)])
 def test_a_coin_lying_on_the_other_is_still_a_void(name, seed):
     """Two coins, one on the other in the ring (outlines 1.17-1.30 long, 0.11-0.85 px off an
     ellipse): 7.3.4 voids the spin, as before the stacked-fit limit."""

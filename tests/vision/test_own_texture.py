@@ -46,6 +46,7 @@ def _whole(b, c, coin):
         np.hypot(*(c - coin["center_px"])) < 2.0 and abs(b.axes[0] / coin["radius_px"] - 1) < 0.05
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_coins_on_print_of_their_colour_measure_whole_by_their_own_texture(monkeypatch):
     """Over 40 valid 1080p scenes with every coin across print of its colour: each coin the
     texture search measures is a clean round disc at its true centre and size, each one more

@@ -82,6 +82,7 @@ def test_one_coin_on_print_stays_the_boxers_call(model):
         assert len(v["coins"]) <= 1
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_an_outline_print_makes_of_the_coins_colour_is_no_coin_unless_its_face_reads():
     # edge-4k, the ring re-rendered without coins: the ink inside a dark letter's round end makes
     # a clean round outline of the coin's size and colour (0.083 from it); its face does not read,
@@ -112,7 +113,7 @@ def test_a_coin_seen_only_in_part_on_its_print_is_found_whole(model):
     assert len(v["coins"]) == 2 and all(o["kind"] != "doubtful" for o in v.get("others", []))
 
 
-@pytest.mark.parametrize("name,seed", [("edge-tune", 4237230137), ("sealed-13", 3098010207)])
+@pytest.mark.parametrize("name,seed", [("edge-tune", 4237230137), pytest.param("sealed-13", 3098010207, marks=pytest.mark.slow)])
 def test_a_tilted_coin_measured_nearly_round_again_on_print_is_not_called(name, seed):
     # a coin tilted 30 deg lying across print: its outline, measured again where print hid part
     # of it, came out 0.959 / 0.951 round, above the flat line (0.945), and the spin was called
@@ -140,7 +141,7 @@ def test_the_difference_may_show_a_flat_coins_rim_grown_by_its_shadow_never_a_ti
     assert detect._rim_and_shadow(pts, (0.0, 0.0), 48.0, 48.0, 1.2) is flat
 
 
-@pytest.mark.parametrize("seed", (1602863869, 758794766))
+@pytest.mark.parametrize("seed", (pytest.param(1602863869, marks=pytest.mark.slow), 758794766))
 def test_a_coin_on_a_layout_of_its_colour_whose_shadow_stands_out_is_found_and_called(seed):
     # sealed-20 (opened), forced valid: the layout jittered to about the coin's colour; the
     # difference alone showed the shadow's edge 2-4.6 px beyond the rim on the side away from the

@@ -89,6 +89,7 @@ def test_flat_coins_across_printed_artwork_measure_round_and_never_wrong(monkeyp
     assert clean["after"] - clean["before"] == found > 0, (clean, found)
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 @pytest.mark.parametrize("kind", ["tilted", "leaning", "stacked", "touching", "rim", "outside", "chip-in-ring"])
 def test_what_is_not_one_flat_coin_is_judged_as_before_or_better(kind, model, monkeypatch):
     """Tilted, leaning, stacked and touching coins, coins on the rim or outside and chips in the

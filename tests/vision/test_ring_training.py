@@ -52,6 +52,7 @@ def test_a_ring_trained_under_its_own_low_light_reads_relief_coins_at_every_turn
     assert all(read == true for true, read in pairs), pairs
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_six_photos_a_sixth_of_a_turn_apart_are_refused_under_a_low_light_with_how_to_retake():
     """Under a light 42 deg high, 6 photos per face a sixth of a turn apart do not separate the
     faces (a coin between two photos' turns looks like neither); the refusal says to take 12, a
@@ -74,6 +75,7 @@ def _sealed6_refused_ring():
     return seed, spec, expect, rm
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_a_coin_across_a_printed_edge_of_its_colour_trains_and_the_ring_reads():
     """The photo refused in sealed-6 (its outline fit no circle, fit error 1.9, axes 48 x 34)
     now measures as the round coin it is (detect._round_outline): the ring trains from all 24

@@ -19,7 +19,7 @@ def _unshaded(spec):
     return dict(spec, lighting=dict(spec["lighting"], shadows=[]))
 
 
-@pytest.mark.parametrize("seed", [4014907150, 2018130635])
+@pytest.mark.parametrize("seed", [pytest.param(4014907150, marks=pytest.mark.slow), 2018130635])
 def test_a_players_shade_across_a_valid_spin_is_lifted_and_the_spin_called(seed):
     """shadow-tune 4014907150 (heads, a shade 41% deep on maroon) and 2018130635 (odds, 43%, soft
     edges): unsure, "unexplained object in the ring", before the lift."""
@@ -52,7 +52,7 @@ def test_the_multi_view_judge_lifts_the_shade_too():
     assert v["result"] == expect, v["reasons"]
 
 
-@pytest.mark.parametrize("name", ["tune-1080p", "tune-4k", "edge-tune"])
+@pytest.mark.parametrize("name", ["tune-1080p", pytest.param("tune-4k", marks=pytest.mark.slow), "edge-tune"])
 def test_a_frame_without_shade_is_used_as_it_is(name):
     for seed in heldout.set_seeds(heldout.SETS[name], 4):
         spec, _, rm, img = vcache.scene(seed, "valid", heldout.SETS[name])

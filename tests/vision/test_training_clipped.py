@@ -53,6 +53,7 @@ def test_one_photo_brighter_than_the_calibration_is_left_out_by_its_own_values()
     assert CLIPS in model.report["left_out"][0]["why"]
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_the_benches_technician_lowers_the_exposure_while_the_coin_clips():
     site0 = heldout.training_frames(heldout.SETS["sealed-14"], "heads", 1)[0]   # its site clips 65-91%
     site, model, exposure = vision_bench.site_model(heldout.SETS["sealed-14"])
@@ -60,6 +61,7 @@ def test_the_benches_technician_lowers_the_exposure_while_the_coin_clips():
     assert not any(CLIPS in e["why"] for e in model.report["left_out"])
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_a_ring_whose_coin_clips_is_trained_calibrated_and_played_at_the_lower_exposure():
     """sealed-14 (opened) 3812914895: its lamps wash the coin out (78% of its face at 0.85x): the
     ring is trained, calibrated again and photographed in play at the exposure where none clips."""

@@ -68,6 +68,7 @@ def test_the_circle_through_the_coins_shadow_is_not_taken_for_the_coin():
         assert _off(rm, b, coins[k]) < 0.05, k
 
 
+@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_the_refused_rings_train_with_the_empty_ring():
     for seed in (2965148529, 3911504031):
         spec, rm, empty = _ring(seed)
