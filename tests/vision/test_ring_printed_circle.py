@@ -157,3 +157,44 @@ def test_a_wall_past_a_circle_whose_first_fit_took_in_artwork_is_found():
     spec, img = _empty("sealed-26", 2412410500)
     assert spec["layout"]["circles"] and spec.get("_artwork")
     assert _off(ringmod.find_boundary(img), spec) < 3
+
+
+def test_a_wall_past_a_circle_among_artwork_of_two_colours_is_found():
+    """sealed-25 (opened) 2839296033: a 23 px circle at 0.87 of the radius, black cloth and beige
+    boxes beyond it meeting the wall. The wall was found first and refused ("another edge 13%
+    inside runs all round"): the median over directions of what lies beyond the circle came back
+    to neither colour; the circle was calibrated as the boundary, 85 px inside the wall. Direction
+    by direction it comes back to one of the layout's colours (ring.LINE_PALETTE_SHARE)."""
+    spec, img = _empty("sealed-25", 2839296033)
+    assert spec["layout"]["circles"] and spec.get("_artwork")
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+@pytest.mark.parametrize("part, lit", [(0.3, 0.0), (0.6, 0.0), (1.0, 0.9)])
+def test_a_walls_inner_band_of_a_layout_colour_past_artwork_is_not_taken_for_print(part, lit):
+    """The same ring with the wall's inner part painted in each of the layout's colours: a band
+    of one colour all round beyond the layout's edge comes back to the layout's own colour in no
+    direction; and the whole wall so painted, but lit in a 100 deg arc till it is nine tenths of
+    the way to another of the layout's colours there (the review's case: one of the layout's
+    colours beyond the edge all round, the other in a quarter of the directions). Refused, or
+    found right: the boundary never put on the band's outer edge."""
+    spec, img0 = _empty("sealed-25", 2839296033)
+    ring = spec["ring"]
+    h, w = img0.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    d = np.hypot(xx - ring["center"][0], yy - ring["center"][1])
+    middle = img0[d < 0.5 * ring["radius"]][::7].astype(np.float32)
+    cv2.setRNGSeed(1)
+    _, _, colours = cv2.kmeans(middle, 3, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5), 2,
+                               cv2.KMEANS_PP_CENTERS)
+    arc = np.degrees(np.arctan2(yy - ring["center"][1], xx - ring["center"][0])) % 360 < 100
+    for colour, other in zip(colours, np.roll(colours, 1, axis=0)):
+        img = img0.copy()
+        band = (d > ring["radius"]) & (d <= ring["radius"] + part * ring["wall_px"])
+        img[band] = np.clip(colour, 0, 255)
+        img[band & arc] = np.clip(colour + lit * (other - colour), 0, 255)
+        try:
+            found = ringmod.find_boundary(img)
+        except UserError:
+            continue   # refused: safe
+        assert _off(found, spec) < 1.5

@@ -9,6 +9,7 @@ import math
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import UserError
 
@@ -43,6 +44,14 @@ INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blu
 # from it of what lies just beyond the edge) is a line printed on the layout, not the wall (a
 # printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall just inside it)
 LINE_BACK = 0.35
+# ... or, over printed artwork of two or more colours beyond the line (which defeats the median
+# over directions: sealed-25 2839296033, black cloth and beige boxes beyond a circle at 0.87, the
+# wall refused and the circle taken, 85 px inside), the colour comes back in LINE_PALETTE_SHARE
+# of the directions one by one to one of the layout's colours, and in LINE_CLOTH_SHARE to the
+# layout's own (a wall's inner band, the same all round, comes back to the layout nowhere)
+LINE_PALETTE_SHARE = 0.9
+LINE_CLOTH_SHARE = 0.25
+LINE_RUN = 4              # samples (half px of the detection scale) in a row that must come back
 # a printed line round the ring (a step and one back) that _inner_edge passes over is at most this
 # wide: 1 cm on a 3 m ring is 0.7% of its radius, a ring wall 3-10% (sim: 5-10%); a wider border
 # is passed over only with the layout's cloth seen between it and the wall (_line_beyond)
@@ -417,7 +426,7 @@ def _wall_edge(lab, ell, min_support=0.6, lo=0.8):
     return None
 
 
-def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
+def _check_edge(lab, bgr, ell, n=360, seen_min=0.7, palette=None):
     """Refuse a boundary that is not the layout's edge all round (UserError saying why).
 
     Whatever found it, a colour step must cross the ellipse in most directions, the colour just
@@ -428,7 +437,8 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
     outer edge), unless the layout's colour comes back between it and this one (a printed line's
     edge: _line_inside). Printed ink is flat and interrupted: where ink of the wall's colour meets the
     wall the step may be missing, but the wall is still there. `seen_min`: the share of
-    directions that must show the colour step."""
+    directions that must show the colour step; `palette`: the layout's colours (Lab), for
+    _line_inside."""
     sc = _Scan(lab, ell, 0.8, 1.06, n)
     j1 = sc.j_of(1.0)
     bw = max(6, int(round(0.06 * sc.r)))    # samples: 3% of a radius, inside the narrowest wall
@@ -449,23 +459,41 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7):
                         f"{int(round(wall * n))} (printed artwork reaching the wall?); {what}")
     sup = sc.support(3)[:sc.j_of(0.975)]
     jl = int(np.flatnonzero(sup >= 0.6)[-1]) if sup.size and sup.max() >= 0.6 else None
-    if jl is not None and not _line_inside(sc, lab, ell, jl, j1):
+    if jl is not None and not _line_inside(sc, lab, ell, jl, j1, palette):
         raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
                         f"inside the one found also runs all round (the wall's inner edge?); {what}")
 
 
-def _line_inside(sc, lab, ell, jl, j1):
+def _line_inside(sc, lab, ell, jl, j1, palette=None):
     """True when the outermost edge all round short of the boundary (column `jl` of `sc`; the
     boundary at `j1`) has the layout's own colour again beyond it, before the boundary: a line
     printed round the layout near the wall, not the wall's inner edge (a wall has wall beyond it).
     The layout's colour is the median inside 0.75 of `ell`; the colour must come back to within
-    LINE_BACK of the farthest it went from it, over the directions' median."""
+    LINE_BACK of the farthest it went from it, over the directions' median; or, direction by
+    direction, to one of `palette`'s colours (Lab) in LINE_PALETTE_SHARE of them and to the
+    layout's in LINE_CLOTH_SHARE (artwork of several colours beyond the line)."""
     layout = _layout_lab(lab, ell)
     if not np.isfinite(layout).all():
         return False
-    d = np.median(np.linalg.norm(sc.lab - layout, axis=2), axis=0)
+    dirs = np.linalg.norm(sc.lab - layout, axis=2)
+    d = np.median(dirs, axis=0)
     far = d[max(0, jl - 2 * sc.w):jl + 1].max()   # the line's own colour, short of its far edge
-    return j1 - 2 > jl + 2 and far >= _Scan.STEP_MIN and bool(d[jl + 2:j1 - 2].min() < LINE_BACK * far)
+    if not (j1 - 2 > jl + 2 and far >= _Scan.STEP_MIN):
+        return False
+    if d[jl + 2:j1 - 2].min() < LINE_BACK * far:
+        return True
+    if palette is None or not len(palette):
+        return False
+    beyond = sc.lab[:, jl + 2:j1 - 2]
+    if beyond.shape[1] < LINE_RUN:
+        return False
+    to_palette = np.linalg.norm(beyond[:, :, None, :] - np.asarray(palette, np.float32)[None, None], axis=3).min(axis=2)
+    back = LINE_BACK * far
+
+    def comes_back(dist):   # per direction: LINE_RUN samples in a row back (not one lit or grained sample)
+        return sliding_window_view(dist, LINE_RUN, axis=1).max(axis=2).min(axis=1) < back
+    return bool(np.mean(comes_back(to_palette)) >= LINE_PALETTE_SHARE
+                and np.mean(comes_back(dirs[:, jl + 2:j1 - 2])) >= LINE_CLOTH_SHARE)
 
 
 def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
@@ -808,7 +836,8 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     # little for the detection-scale picture's colour step, which is not asked; in its place the
     # full-resolution fit stood on a step of LIKE_WALL_DIR_MIN or more in EDGE_SHARE of the
     # directions (no gap over EDGE_GAP_DEG), sharp at the fit (_sharp), no band inside it
-    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7)
+    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7,
+                palette=centres)
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
