@@ -111,8 +111,9 @@ SOLO = "solo"
 GROUPS = {
     # tests/vision/vcache.py's held-out face models and calibrated scenes: test_printed_edge
     # reuses test_own_texture's scenes and model and one of test_judge_evidence's models (~28 s
-    # of CPU), test_judge_evidence one of test_heldout_sets' (~5 s). test_ring_training's ring
-    # photos and test_chips' model are used in no other file of this group.
+    # of CPU), test_judge_evidence one of test_heldout_sets' (~5 s), when the tests that make them
+    # run (some are `make soak` only since the twenty-fourth session: then the next asker makes
+    # them). test_ring_training's ring photos and test_chips' model are used in no other file.
     "vcache": ("vision/test_judge_evidence.py", "vision/test_own_texture.py",
                "vision/test_printed_edge.py", "vision/test_heldout_sets.py"),
     # the two-camera `site2` fixture (calibrated and trained: ~7 s), and test_chips, whose vcache

@@ -23,7 +23,6 @@ def test_score_counts_a_void_of_a_valid_spin_as_wrong():
     assert s["per_kind"] == {"rim": {"no-spin->unsure": 1}, "valid": {"odds->no-spin": 1}}
 
 
-@pytest.mark.slow   # make soak (ARCHITECTURE "Test run time")
 def test_check_1080p_sample_real_coin_faces():
     cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 1))   # the set's settings, fresh seeds
     model = heldout_model(heldout.SETS["check-1080p"], n=6)

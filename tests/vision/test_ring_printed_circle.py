@@ -198,3 +198,37 @@ def test_a_walls_inner_band_of_a_layout_colour_past_artwork_is_not_taken_for_pri
         except UserError:
             continue   # refused: safe
         assert _off(found, spec) < 1.5
+
+
+def _scan_past_a_line(beyond):
+    """A made-up _Scan round a ring of radius 100 (detection px) whose layout is grey cloth
+    (Lab 50, 0, 0) with ink (Lab 20, 0, 0): a line of red ink ends at column 20, the wall's edge
+    is column 60, and `beyond(k)` gives direction k's 36 samples between them (columns 22-57)."""
+    from types import SimpleNamespace
+    cloth, line = np.array([50.0, 0, 0], np.float32), np.array([50.0, 60, 40], np.float32)
+    lab = np.zeros((400, 400, 3), np.float32) + cloth   # the layout inside 0.75 of the ring: cloth
+    sc = np.zeros((360, 80, 3), np.float32) + cloth
+    sc[:, 10:21] = line
+    for k in range(360):
+        sc[k, 22:58] = beyond(k)
+    return SimpleNamespace(lab=sc, w=4), lab, ((200.0, 200.0), (200.0, 200.0), 0.0)
+
+
+CLOTH, INK, OTHER = np.array([50.0, 0, 0]), np.array([20.0, 0, 0]), np.array([50.0, -40, 50])
+PALETTE = np.array([CLOTH, INK], np.float32)
+
+
+@pytest.mark.parametrize("beyond, line", [
+    (lambda k: CLOTH if k < 108 else INK, True),    # cloth in 30% of directions, ink in the rest: print
+    (lambda k: INK, False),                          # ink all round: a wall's band of an ink's colour
+    (lambda k: OTHER if k < 54 else (CLOTH if k < 162 else INK), False),   # 15% of no layout colour
+    # cloth only in single samples (a lit grain) in 30% of directions: not back (ring.LINE_RUN)
+    (lambda k: np.where((np.arange(36) % 3 == 0)[:, None], CLOTH, INK) if k < 108 else INK, False),
+])
+def test_a_line_has_the_layouts_colours_beyond_it_direction_by_direction(beyond, line):
+    """ring._line_inside's per-direction branch (the median over directions is ink, never back):
+    the colour beyond must come back, 4 samples in a row, to a layout colour in 90% of the
+    directions and to the cloth in a quarter."""
+    sc, lab, ell = _scan_past_a_line(beyond)
+    assert ringmod._line_inside(sc, lab, ell, 20, 60, PALETTE) is line
+    assert ringmod._line_inside(sc, lab, ell, 20, 60) is False   # no palette: the median test alone
