@@ -482,7 +482,7 @@ def _line_inside(sc, lab, ell, jl, j1, palette=None):
         return False
     if d[jl + 2:j1 - 2].min() < LINE_BACK * far:
         return True
-    if palette is None or not len(palette):
+    if palette is None:
         return False
     beyond = sc.lab[:, jl + 2:j1 - 2]
     if beyond.shape[1] < LINE_RUN:
@@ -636,9 +636,9 @@ def find_boundary(img, notes=None):
             # the full size's reason without its fix (which the half size made needless)
             notes.append(f"the ring's edge was measured at half the photo's size ({w2} x {h2} px): at full size "
                          f"it was refused ({str(exc).split(';')[0]}); a lens's colour fringes or the camera's "
-                         "sharpening do this; check the boundary printed above (centre, semi-axes) lies on the wall's "
-                         "foot all round on the photo (once the faces are trained, `ring vision classify --annotate` "
-                         "draws it)")
+                         "sharpening do this; check the boundary `ring vision calibrate` printed (centre, semi-axes) lies "
+                         "on the wall's foot all round on the photo (once the faces are trained, `ring vision classify "
+                         "--annotate` draws it)")
         # a half-size pixel's centre c is the full size's 2 c + 0.5
         return (2 * cx + 0.5, 2 * cy + 0.5), (2 * a, 2 * b), an, layout, 2 * edge_px
 
