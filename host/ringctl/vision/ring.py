@@ -56,6 +56,15 @@ LINE_RUN = 4              # samples (half px of the detection scale) in a row th
 # wide: 1 cm on a 3 m ring is 0.7% of its radius, a ring wall 3-10% (sim: 5-10%); a wider border
 # is passed over only with the layout's cloth seen between it and the wall (_line_beyond)
 LINE_PX, LINE_REL = 8.0, 0.02
+# ... and a wider one, a circle printed at 0.75-0.95 of the radius (up to 40 px at 1080p; 10-20
+# rings in 150 of sealed-25 to -28 refused for it), is passed over when the colour comes back,
+# L* and chromaticity (L* and a*, b* within WIDE_LINE_TOL: the light falls off by up to 1.1 L*
+# across a 30 px band near the wall), and the edge found has a wall of its own
+# colour beyond it and the floor past that (_steps_beyond: one step), so that the layout's cloth
+# lies between the line and a wall. A wall of two colours, its outer part painted the cloth's,
+# has the floor beyond the edge found, no second step: refused as before (its inner part could
+# be the line). Looked for from WIDE_FROM_REL of the radius in (a line straddling 0.8)
+WIDE_LINE_REL, WIDE_LINE_TOL, WIDE_FROM_REL = 0.1, 2.0, 0.3
 # beyond the boundary, out to this share of its radius (a wall 3-10%, a border against it a few
 # %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
 TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
@@ -750,11 +759,30 @@ def _find_boundary(img):
         except UserError:
             raise none
     for ell, pal, local in cands:
+        if isinstance(refusal, BandRefusal) and refusal.walled and \
+                _ell_gap(refusal.band, ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])) \
+                <= 0.5 * refusal.width:
+            # the band the last candidate was refused for, which had a wall and the floor beyond
+            # it: taking the band is the same guess the other way round (a circle printed at 0.83
+            # of the ring among artwork, refused round the wall, was then taken from the wall's
+            # inner edge, 85 px inside: sealed-25 2839296033). With nothing beyond, the edge
+            # refused may be the wall's outer edge, and the band the wall (sealed-28 1821290394)
+            continue
         try:
             return _measure(img, small, blurred, lab, f, ell, pal, local)
         except UserError as exc:
             refusal = exc
     raise refusal
+
+
+class BandRefusal(UserError):
+    """The refusal for a band all round just inside the edge found (`band`: the ellipse of its
+    inner side, full-res px; `width`: px to the edge found; `walled`: a wall and the floor beyond
+    the edge found, _steps_beyond)."""
+
+    def __init__(self, message, band, width, walled):
+        super().__init__(message)
+        self.band, self.width, self.walled = band, width, walled
 
 
 def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None):
@@ -794,7 +822,8 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     # unless the layout's cloth and then the wall show beyond the band (a border printed a few px
     # short of the wall: _line_beyond); a narrow printed line, a step and one back, is neither:
     # _inner_edge passes over it
-    s_in = _inner_edge(img, full[0]) if _stands(full) else None
+    walled = _stands(full) and _steps_beyond(img, full[0]) == 1
+    s_in = _inner_edge(img, full[0], wide=walled) if _stands(full) else None
     if s_in is not None and line is not None and abs(s_in + _ell_gap(line, full[0])) <= 3.0:
         s_in = None   # the band is the line passed over, with the layout beyond it (_line_beyond)
     if s_in is not None and passes < 2:
@@ -807,11 +836,13 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
             return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, band)
     if s_in is not None:
         r_full = sum(full[0][1]) / 4
-        raise UserError(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
+        k = 1 + s_in / r_full
+        raise BandRefusal(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
                         "just inside the edge found, of the layout's colour but lighter or darker (the wall's inner "
                         "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
                         "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
-                        "border with plain cloth of the layout's colour, and photograph the empty ring again")
+                        "border with plain cloth of the layout's colour, and photograph the empty ring again",
+                          (full[0][0], (full[0][1][0] * k, full[0][1][1] * k), full[0][2]), -s_in, walled)
     if not _stands(full):
         _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
         if d_wall <= ALIKE_CHROMA_TOL:
@@ -1009,7 +1040,7 @@ def _like_wall(bgr, s, r):
     return d <= EDGE_CHROMA_TOL, d, float(lab[1, 0] - lab[0, 0])
 
 
-def _inner_edge(img, ell, n=360):
+def _inner_edge(img, ell, n=360, wide=False):
     """The offset (px, < 0) of the innermost lasting edge concentric with `ell` inside it, from
     INNER_FROM_PX to 20% of its radius in, at full resolution, or None.
 
@@ -1018,12 +1049,14 @@ def _inner_edge(img, ell, n=360):
     none but a printed line round the ring, a step and one back within LINE_REL of the radius
     (or LINE_PX: _line_end), which is passed over; inside the wall's OUTER edge there is the wall's own
     inner part and the layout's edge, which a layout of the wall's colour may show only as a
-    step of brightness a few L* high."""
+    step of brightness a few L* high. `wide` (a wall and then the floor beyond `ell`): a line up
+    to WIDE_LINE_REL of the radius wide whose colour comes back is passed over too, and one that
+    begins further in than 20% of the radius (from WIDE_FROM_REL) is looked at whole."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
-    # from 20% in to where the edge's own step (2 px windows, blur) no longer reaches, and the
-    # windows' 2 px beyond
-    s = np.arange(-0.2 * r, -INNER_FROM_PX + 2.01, 0.5)
+    # from 20% in (WIDE_FROM_REL when `wide`) to where the edge's own step (2 px windows, blur) no
+    # longer reaches, and the windows' 2 px beyond
+    s = np.arange(-(WIDE_FROM_REL if wide else 0.2) * r, -INNER_FROM_PX + 2.01, 0.5)
     _, lab = _across(img, ell, s, n, 3)
     med = np.median(_steps(lab[..., 0], 4, fill=0.0), axis=0)
     med[s > -INNER_FROM_PX] = 0.0
@@ -1038,9 +1071,41 @@ def _inner_edge(img, ell, n=360):
         while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:   # the step's own peak
             j += 1
         end = _line_end(lab[..., 0], med, s, j, line)
+        if end is None and wide:
+            end = _wide_line_end(lab, med, s, j, WIDE_LINE_REL * r)
+        if end is None and s[j] < -0.2 * r:   # (only `wide` looks there) not a line: on past the step
+            while j + 1 < len(s) and med[j + 1] * sign >= INNER_L_MIN:
+                j += 1
+            end = j + 1
         if end is None:
             return float(s[j])
         j = end   # a printed line: on past it
+
+
+def _wide_line_end(lab, med, s, j, reach):
+    """Where a wide line printed round the ring ends, if the step med[j] is one side of one, else
+    None: the first step back at least half as far within `reach` px, to the colour it had (L*,
+    and a* and b*, within WIDE_LINE_TOL; the median over the directions 2 px before
+    the near side's ramp starts and 3 px after the far side's ends: a wide line's far edge must
+    bring back the cloth, not only its brightness)."""
+    sign = np.sign(med[j])
+    back = np.flatnonzero((s > s[j]) & (s <= s[j] + reach) & (med * sign <= -0.5 * abs(med[j])))
+    if not back.size:
+        return None
+    k = int(back[0])
+    while k < len(s) and med[k] * sign < -0.1 * abs(med[j]):   # to the far side's step's end
+        k += 1
+    i = j
+    while i > 0 and med[i - 1] * sign > 0.1 * abs(med[j]):   # to the near side's start (a blurred ramp)
+        i -= 1
+    before, after = max(0, np.searchsorted(s, s[i] - 2.0)), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
+    level = np.median(lab, axis=0)
+    d = level[after] - level[before]
+    if abs(d[0]) >= WIDE_LINE_TOL or np.hypot(d[1], d[2]) >= WIDE_LINE_TOL:
+        return None
+    while k < len(s) and med[k] * sign < 0:   # on past the step's faint tail, as _line_end
+        k += 1
+    return k
 
 
 def _edge_full_res(img, ell, f, layout=None, n=360):
