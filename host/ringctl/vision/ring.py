@@ -59,12 +59,19 @@ LINE_PX, LINE_REL = 8.0, 0.02
 # ... and a wider one, a circle printed at 0.75-0.95 of the radius (up to 40 px at 1080p; 10-20
 # rings in 150 of sealed-25 to -28 refused for it), is passed over when the colour comes back,
 # L* and chromaticity (L* and a*, b* within WIDE_LINE_TOL: the light falls off by up to 1.1 L*
-# across a 30 px band near the wall), and the edge found has a wall of its own
-# colour beyond it and the floor past that (_steps_beyond: one step), so that the layout's cloth
-# lies between the line and a wall. A wall of two colours, its outer part painted the cloth's,
-# has the floor beyond the edge found, no second step: refused as before (its inner part could
-# be the line). Looked for from WIDE_FROM_REL of the radius in (a line straddling 0.8)
+# across a 30 px band near the wall), and the edge found has one band beyond it and the floor
+# past that (_steps_beyond: one step), as a wall has. A wall of two colours, its outer part of
+# the cloth's colour, on a plain floor has none beyond it: refused as before (its inner part
+# could be the line); on a floor with a mat or a band round the wall it has one, and from above
+# it looks just like a printed circle and a wall: told apart only where its inner part is a
+# darker shade of the cloth (WIDE_INK below), not where it is of another colour (docs/VISION.md
+# Known limits). Looked for from WIDE_FROM_REL of the radius in (a line straddling 0.8)
 WIDE_LINE_REL, WIDE_LINE_TOL, WIDE_FROM_REL = 0.1, 2.0, 0.3
+# ... and only when it is ink, this far from the cloth (L*a*b*; the sealed sets' printed circles
+# 12-80), and not a darker shade of the cloth's own colour (b, g, r shares within
+# EDGE_CHROMA_TOL): a wall's foot in shadow, the wall above it of the cloth's colour and a mat
+# beyond, looks like such a line and the wall beyond it
+WIDE_INK = 10.0
 # beyond the boundary, out to this share of its radius (a wall 3-10%, a border against it a few
 # %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
 TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
@@ -762,11 +769,13 @@ def _find_boundary(img):
         if isinstance(refusal, BandRefusal) and refusal.walled and \
                 _ell_gap(refusal.band, ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])) \
                 <= 0.5 * refusal.width:
-            # the band the last candidate was refused for, which had a wall and the floor beyond
+            # the band the last candidate was refused for, which had a band and the floor beyond
             # it: taking the band is the same guess the other way round (a circle printed at 0.83
             # of the ring among artwork, refused round the wall, was then taken from the wall's
-            # inner edge, 85 px inside: sealed-25 2839296033). With nothing beyond, the edge
-            # refused may be the wall's outer edge, and the band the wall (sealed-28 1821290394)
+            # inner edge, 85 px inside: sealed-25 2839296033), so the ring is refused. (With a
+            # mat beyond the wall, the edge refused may be the wall's outer edge and the band the
+            # wall: refused too, where before the band was taken, rightly.) With nothing beyond,
+            # the band is taken as before (sealed-28 1821290394: the wall's outer edge first)
             continue
         try:
             return _measure(img, small, blurred, lab, f, ell, pal, local)
@@ -938,8 +947,11 @@ def _line_beyond(img, ell, layout_bgr, n=360):
     wall at 1080p: the detection scale, a third of that, blurs the layout between away)."""
     r = sum(ell[1]) / 4
     s = np.arange(-12.0, 0.15 * r, 0.5)
-    _, lab = _across(img, ell, s, n, 3)
+    bgr, lab = _across(img, ell, s, n, 3)
     ref = cv2.cvtColor((np.asarray(layout_bgr, np.float32) / 255.0)[None, None], cv2.COLOR_BGR2LAB)[0, 0]
+    if _darker_shade(bgr[:, (s > 0.5) & (s <= 3.5)], lab[:, (s > 0.5) & (s <= 3.5)],
+                     bgr[:, (s >= -12.0) & (s <= -3.0)], lab[:, (s >= -12.0) & (s <= -3.0)]):
+        return None   # the wall's foot in its shadow, not a line (WIDE_INK)
     d = np.linalg.norm(lab - ref, axis=2)
     # the layout's own spread from its median colour (felt, light), just inside, in each direction
     inside = np.median(d[:, (s >= -12.0) & (s <= -3.0)], axis=1)
@@ -976,6 +988,14 @@ def _line_beyond(img, ell, layout_bgr, n=360):
     if e is None or inl.sum() < 0.6 * n:
         return None
     return cv2.fitEllipse(np.array(pts, np.float32)[inl])
+
+
+def _darker_shade(bgr, lab, bgr_cloth, lab_cloth):
+    """Is the colour of profiles `bgr`/`lab` (directions first; the median over everything) a
+    darker shade of the cloth's (the same b, g, r shares within EDGE_CHROMA_TOL, lower L*)?"""
+    shade = np.median(bgr.reshape(-1, 3), axis=0), np.median(bgr_cloth.reshape(-1, 3), axis=0)
+    return bool(np.median(lab[..., 0]) < np.median(lab_cloth[..., 0])
+                and np.linalg.norm(_chroma(shade[0]) - _chroma(shade[1])) < EDGE_CHROMA_TOL)
 
 
 def _stands(full):
@@ -1057,7 +1077,7 @@ def _inner_edge(img, ell, n=360, wide=False):
     # from 20% in (WIDE_FROM_REL when `wide`) to where the edge's own step (2 px windows, blur) no
     # longer reaches, and the windows' 2 px beyond
     s = np.arange(-(WIDE_FROM_REL if wide else 0.2) * r, -INNER_FROM_PX + 2.01, 0.5)
-    _, lab = _across(img, ell, s, n, 3)
+    bgr, lab = _across(img, ell, s, n, 3)
     med = np.median(_steps(lab[..., 0], 4, fill=0.0), axis=0)
     med[s > -INNER_FROM_PX] = 0.0
     line = max(LINE_PX, LINE_REL * r)
@@ -1072,7 +1092,7 @@ def _inner_edge(img, ell, n=360, wide=False):
             j += 1
         end = _line_end(lab[..., 0], med, s, j, line)
         if end is None and wide:
-            end = _wide_line_end(lab, med, s, j, WIDE_LINE_REL * r)
+            end = _wide_line_end(bgr, lab, med, s, j, WIDE_LINE_REL * r)
         if end is None and s[j] < -0.2 * r:   # (only `wide` looks there) not a line: on past the step
             while j + 1 < len(s) and med[j + 1] * sign >= INNER_L_MIN:
                 j += 1
@@ -1082,12 +1102,14 @@ def _inner_edge(img, ell, n=360, wide=False):
         j = end   # a printed line: on past it
 
 
-def _wide_line_end(lab, med, s, j, reach):
+def _wide_line_end(bgr, lab, med, s, j, reach):
     """Where a wide line printed round the ring ends, if the step med[j] is one side of one, else
     None: the first step back at least half as far within `reach` px, to the colour it had (L*,
     and a* and b*, within WIDE_LINE_TOL; the median over the directions 2 px before
     the near side's ramp starts and 3 px after the far side's ends: a wide line's far edge must
-    bring back the cloth, not only its brightness)."""
+    bring back the cloth, not only its brightness); and the line is ink (WIDE_INK from the cloth
+    at its middle), not a darker shade of the cloth (the wall's foot in its shadow, or painted
+    darker, with the wall above it of the cloth's colour: a review's case, 21-51 px off)."""
     sign = np.sign(med[j])
     back = np.flatnonzero((s > s[j]) & (s <= s[j] + reach) & (med * sign <= -0.5 * abs(med[j])))
     if not back.size:
@@ -1103,7 +1125,11 @@ def _wide_line_end(lab, med, s, j, reach):
     d = level[after] - level[before]
     if abs(d[0]) >= WIDE_LINE_TOL or np.hypot(d[1], d[2]) >= WIDE_LINE_TOL:
         return None
-    while k < len(s) and med[k] * sign < 0:   # on past the step's faint tail, as _line_end
+    mid = (j + int(back[0])) // 2
+    if np.linalg.norm(level[mid] - level[before]) < WIDE_INK or \
+            _darker_shade(bgr[:, mid], lab[:, mid], bgr[:, before], lab[:, before]):
+        return None
+    while k < len(s) and med[k] * sign < 0:   # on past the step's faint tail (as _line_end walks)
         k += 1
     return k
 
