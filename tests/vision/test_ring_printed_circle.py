@@ -295,3 +295,41 @@ def test_a_wide_line_is_passed_over_only_back_to_the_cloth(inner, outer, beyond,
     assert (found is None) == passed, found
     narrow = ringmod._inner_edge(img, ell)
     assert narrow is not None and narrow < -0.08 * 450, narrow
+
+
+def _wall_of_two_tones_on_a_mat(spec, img, foot, mat):
+    """The empty photo with the wall's inner half `foot` (BGR) and its outer half the cloth's own
+    colour, then a 25 px band `mat` on the floor beyond it (a review's case of the twenty-fifth
+    session): the wall's outer edge has one band and the floor beyond it, as a wall has."""
+    ring = spec["ring"]
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    d = np.hypot(xx - ring["center"][0], yy - ring["center"][1])
+    r, wall = ring["radius"], ring["wall_px"]
+    out = img.astype(np.float32)
+    out[(d > r + wall) & (d <= r + wall + 25)] = mat
+    out[(d > r) & (d <= r + wall)] = np.array(spec["layout"]["color"]) * spec["lighting"]["gain"]
+    out[(d > r) & (d <= r + 0.5 * wall)] = foot
+    band = (d > r - 2) & (d <= r + wall + 27)
+    out[band] += np.random.default_rng(0).normal(0, 1.5, (int(band.sum()), 3))
+    out[band] = cv2.GaussianBlur(out, (0, 0), 0.8)[band]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("name, seed", THIN_WALL)
+@pytest.mark.parametrize("dark, mat", [(0.7, 0.5), (0.7, 1.6), (0.8, 1.6)])
+def test_a_wall_whose_foot_is_a_darker_shade_of_the_cloth_on_a_mat_is_not_passed_over(name, seed, dark, mat):
+    """The wall's foot the cloth x 0.7-0.8 (in its shadow, or painted so), the rest of the wall the
+    cloth's colour, a mat on the floor darker or lighter than it: from the wall's outer edge, a
+    wide band coming back to the cloth with a band and the floor beyond, as a printed circle at
+    0.95 with the wall beyond. The first form of ring.WIDE_LINE_REL calibrated it on the wall's
+    outer edge (25-27 px out); a darker shade of the cloth is no line (ring._darker_shade).
+    Refused, or found right."""
+    spec, img = _empty(name, seed)
+    cloth = np.array(spec["layout"]["color"]) * spec["lighting"]["gain"]
+    img = _wall_of_two_tones_on_a_mat(spec, img, cloth * dark, np.array(spec["floor"]["color"]) * spec["lighting"]["gain"] * mat)
+    try:
+        found = ringmod.find_boundary(img)
+    except UserError:
+        return   # refused: safe
+    assert _off(found, spec) < 1.5
