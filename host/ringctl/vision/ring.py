@@ -831,27 +831,28 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     # unless the layout's cloth and then the wall show beyond the band (a border printed a few px
     # short of the wall: _line_beyond); a narrow printed line, a step and one back, is neither:
     # _inner_edge passes over it
-    walled = _stands(full) and _steps_beyond(img, full[0]) == 1
+    steps = _steps_beyond(img, full[0]) if _stands(full) else None   # bands beyond the edge, for below too
+    walled = steps == 1
     s_in = _inner_edge(img, full[0], wide=walled) if _stands(full) else None
     if s_in is not None and line is not None and abs(s_in + _ell_gap(line, full[0])) <= 3.0:
         s_in = None   # the band is the line passed over, with the layout beyond it (_line_beyond)
+    if s_in is not None:
+        r_full = sum(full[0][1]) / 4
+        k = 1 + s_in / r_full
+        band = (full[0][0], (full[0][1][0] * k, full[0][1][1] * k), full[0][2])
     if s_in is not None and passes < 2:
         # the band may be a line printed round the layout whose far edge was measured: then the
         # layout's own colour lies beyond it, and the wall beyond that
-        k = 1 + s_in / (sum(full[0][1]) / 4)
-        band = (full[0][0], (full[0][1][0] * k, full[0][1][1] * k), full[0][2])
         outer = _line_beyond(img, band, layout_bgr)
         if outer is not None:
             return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, band)
     if s_in is not None:
-        r_full = sum(full[0][1]) / 4
-        k = 1 + s_in / r_full
         raise BandRefusal(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
                         "just inside the edge found, of the layout's colour but lighter or darker (the wall's inner "
                         "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
                         "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
                         "border with plain cloth of the layout's colour, and photograph the empty ring again",
-                          (full[0][0], (full[0][1][0] * k, full[0][1][1] * k), full[0][2]), -s_in, walled)
+                          band, -s_in, walled)
     if not _stands(full):
         _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
         if d_wall <= ALIKE_CHROMA_TOL:
@@ -882,7 +883,6 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
-    steps = _steps_beyond(img, full[0])
     if line is not None and steps == 0:
         raise UserError("ring edge uncertain: past a line printed round the layout, no wall shows beyond the edge "
                         "found (a floor that changes colour?); photograph the empty ring again with that line "
@@ -951,7 +951,7 @@ def _line_beyond(img, ell, layout_bgr, n=360):
     ref = cv2.cvtColor((np.asarray(layout_bgr, np.float32) / 255.0)[None, None], cv2.COLOR_BGR2LAB)[0, 0]
     if _darker_shade(bgr[:, (s > 0.5) & (s <= 3.5)], lab[:, (s > 0.5) & (s <= 3.5)],
                      bgr[:, (s >= -12.0) & (s <= -3.0)], lab[:, (s >= -12.0) & (s <= -3.0)]):
-        return None   # the wall's foot in its shadow, not a line (WIDE_INK)
+        return None   # the wall's foot in its shadow, not a line (_darker_shade)
     d = np.linalg.norm(lab - ref, axis=2)
     # the layout's own spread from its median colour (felt, light), just inside, in each direction
     inside = np.median(d[:, (s >= -12.0) & (s <= -3.0)], axis=1)
