@@ -4,7 +4,7 @@ every common colour with white edge spots inside and outside the ring, coins 40-
 import cv2
 import numpy as np
 
-from ringctl.sim import heldout
+from ringctl.sim import faces, heldout
 from ringctl.sim import render, scenes
 
 
@@ -184,3 +184,18 @@ def test_a_cameras_colour_fringes_and_sharpening_are_drawn():
     spec, _ = heldout.make(heldout.set_seeds(cfg, 1)[0], "valid", cfg)
     assert {"sharpen", "aberration", "distort"} <= set(spec["_post"]) and spec["noise"] >= 2
     assert all("sharpen" not in sp["_post"] for sp, _ in _specs("sealed-26", 20))
+
+
+def test_no_name_in_the_generators_tables_is_written_twice():
+    """A dict literal keeps the last of two equal keys: a new sealed set's coin or layout named
+    like an old one's silently recolours the old set (298d71f's "rose-gold" and "plum" did)."""
+    import ast
+    for module in (heldout, faces):
+        tree = ast.parse(open(module.__file__).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                keys = [ast.literal_eval(k) for k in node.keys if isinstance(k, ast.Constant)]
+                twice = {k for k in keys if keys.count(k) > 1}
+                assert not twice, (module.__name__, node.lineno, twice)
+    assert heldout.COIN_COLOURS["rose-gold"] == (110, 128, 198)      # sealed-20's, as run
+    assert heldout.LAYOUTS["plum"] == (70, 30, 96)                   # sealed-15's, as run

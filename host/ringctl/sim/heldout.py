@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-29` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-30` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -117,6 +117,9 @@ SEALED28_ENTROPY = 0x4C1DAE60A05CF130
 # "sealed-29": entropy drawn at the start of the twenty-fifth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED29_ENTROPY = 0x68F611F9D1E74B71
+# "sealed-30": entropy drawn at the start of the twenty-sixth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED30_ENTROPY = 0x1A30AADC051D3D23
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -138,7 +141,9 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "coral": (100, 120, 220),  # coral: sealed-26 only, a pale warm cloth
            "sky": (200, 170, 120),    # sky: sealed-27 only, a pale blue cloth
            "jade": (110, 150, 60),    # jade: sealed-28 only, a mid blue-green cloth
-           "plum": (90, 45, 95)}      # plum: sealed-29 only, a dark purple cloth
+           "aubergine": (90, 45, 95),  # aubergine: sealed-29 only, a dark purple cloth (named "plum"
+                                       # in 298d71f, which shadowed sealed-15's plum; same colour)
+           "mint": (165, 200, 150)}    # mint: sealed-30 only, a pale green cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -170,7 +175,9 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "pewter": (124, 124, 120),        # a dull grey pewter, between nickel and gunmetal (sealed-26 only)
                 "ochre": (34, 110, 150),          # a dark, saturated brownish gold (sealed-27 only)
                 "bright-silver": (182, 184, 186),  # a bright, new cupronickel (sealed-28 only)
-                "rose-gold": (130, 150, 205)}     # a pinkish copper-gold alloy (sealed-29 only)
+                "blush-gold": (130, 150, 205),    # a pinkish copper-gold alloy (sealed-29 only; named
+                                                  # "rose-gold" in 298d71f, shadowing sealed-20's)
+                "antique-bronze": (72, 92, 118)}  # a dark, brownish, tarnished bronze (sealed-30 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -352,10 +359,17 @@ SETS = {
     # sealed (twenty-fifth session, entropy drawn at its start): relief struck from a seventh small
     # portrait and the legs of the cameraman's tripod (faces.RELIEF_PICTURE 124), a rose-gold
     # coin, a plum layout, circles printed and players' shadows cast as in sealed-28
-    "sealed-29": dict(size=None, coin_px=(40, 120), coin="rose-gold", faces="render:124",
+    "sealed-29": dict(size=None, coin_px=(40, 120), coin="blush-gold", faces="render:124",
                       stream=SEALED29_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
-                      motion_p=0.35, artwork_p=0.3, coins=("rose-gold",), circle_p=0.4, shadow_p=0.35,
-                      layouts=("green", "blue", "maroon", "black", "plum")),
+                      motion_p=0.35, artwork_p=0.3, coins=("blush-gold",), circle_p=0.4, shadow_p=0.35,
+                      layouts=("green", "blue", "maroon", "black", "aubergine")),
+    # sealed (twenty-sixth session, entropy drawn at its start): relief struck from an eighth
+    # small portrait and the branching vessels of a retina (faces.RELIEF_PICTURE 125), an
+    # antique-bronze coin, a mint layout, circles printed and players' shadows as in sealed-29
+    "sealed-30": dict(size=None, coin_px=(40, 120), coin="antique-bronze", faces="render:125",
+                      stream=SEALED30_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("antique-bronze",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "mint")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
