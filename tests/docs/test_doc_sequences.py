@@ -42,7 +42,7 @@ def test_the_documented_sim_commissioning_runs_as_written(tmp_path):
     # the new image and confirmed its hash; the doctor found the board from --flash-dir.
     assert "provisioned device SIM" in out["device provision"][0]
     assert re.search(r"board runs image [0-9a-f]{16}", out["device deploy"][-1])
-    assert "link up on /dev/pts/" in out["link status"][0]
+    assert re.search(r"link up on \S*ringsim-by-id/SIM", out["link status"][0])
     assert out["vision train"][0].startswith("saved the face model coins.model\n"
                                               "The two faces separate well")
     no_camera, full = out["doctor --flash-dir"]
@@ -154,4 +154,5 @@ def test_sim_md_python_example_runs(tmp_path, monkeypatch):
     scope = {"flash_dir": tmp_path / "flash", "key": os.urandom(32)}
     exec(compile(code, "firmware/SIM.md", "exec"), scope)
     b = scope["b"]
-    assert b.tty.startswith("/dev/pts/") and b.device_id.startswith("SIM")
+    assert b.tty.endswith("ringsim-by-id/" + b.device_id) and b.device_id.startswith("SIM")
+    assert b.pts.startswith("/dev/pts/")

@@ -43,3 +43,21 @@ def test_a_ring_board_with_another_key_is_named(board, tmp_path):  # noqa: F811
     last = p.stderr.strip().splitlines()[-1]       # (the link's own warning may come first)
     assert p.returncode == 1 and "does not accept this key" in last and b.tty in last, p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_a_port_another_program_holds_is_named(board, tmp_path):  # noqa: F811
+    """The link opens a device path exclusively: a second program on the line (a `ring run`
+    left running, mpremote, a terminal) is named, not taken for a board that does not answer."""
+    import serial
+    b, keyfile = board
+    held = serial.Serial(b.tty, exclusive=True)
+    try:
+        p = subprocess.run([RING, "run", "--port", b.tty, "--key", keyfile, "--log",
+                            str(tmp_path / "a.db"), "--link-wait", "2"], input="",
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, RING_HOME=str(tmp_path)))
+    finally:
+        held.close()
+    err = p.stderr.strip()
+    assert p.returncode == 1 and "held by another program" in err and b.tty in err, err
+    assert "\n" not in err and "Traceback" not in err

@@ -196,3 +196,35 @@ def test_crash_is_logged_and_resets_never_the_repl(tmp_path):
         assert "broken build under test" in (tmp_path / "flash" / "crash.txt").read_text()
     finally:
         b.stop()
+
+
+def test_a_host_still_reopening_a_stopped_boards_port_never_takes_the_next_boards_line(tmp_path):
+    """The kernel gives a freed /dev/pts number to the next pty made. A host still reopening a
+    stopped board's /dev/pts/N (a `ring run` whose board went away; another test's) locked the
+    next board's line: its own host then heard nothing ("no ring board answered", a CI failure
+    of 2026-12-04). Each board's link path is its own and goes when the board stops."""
+    import os
+    from ringctl.link.client import LinkClient
+    from ringctl.sim.simboard import SimBoard
+    key_a, key_b = os.urandom(32), os.urandom(32)
+    a = SimBoard(tmp_path / "a", key=key_a).start()
+    left = LinkClient(a.tty, key_a, reopen_ms=20)        # the host left running
+    b = None
+    try:
+        assert left.wait_up(15)
+        a_pts, a_tty = a.pts, a.tty
+        a.stop()
+        assert not os.path.exists(a_tty)
+        b = SimBoard(tmp_path / "b", key=key_b).start()
+        assert b.tty != a_tty and os.path.realpath(b.tty) == b.pts
+        time.sleep(0.3)                                   # the left host reopens meanwhile
+        c = LinkClient(b.tty, key_b)
+        try:
+            assert c.wait_up(10), (a_pts, b.pts, c.last_error)
+        finally:
+            c.close()
+    finally:
+        left.close()
+        a.stop()
+        if b is not None:
+            b.stop()

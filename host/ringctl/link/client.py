@@ -113,7 +113,8 @@ class LinkClient:
         self._cb_pending = collections.deque()
         self._cb_retry_at = 0
         self.last_error = None
-        self._thread = threading.Thread(target=self._run, name="ring-link", daemon=True)
+        # the port in the name: a thread dump (a hung shutdown) or a test names the line held
+        self._thread = threading.Thread(target=self._run, name="ring-link %s" % port, daemon=True)
         if start:
             self._thread.start()
 

@@ -41,6 +41,15 @@ def check_path(port):
                         f"terminal, e.g. the null device); {LIST_HINT}", code=1)
 
 
+def _not_opened(port, timeout_s, error):
+    """The line never opened: another program holding it is the usual cause (the link opens a
+    device path exclusively), said as such rather than as a board that does not answer."""
+    if "lock" in error:
+        return (f"port {port} is held by another program (a second `ring run`, `ring link`, "
+                f"mpremote or a serial terminal): close it, then start again")
+    return f"port {port} could not be opened within {timeout_s:g} s: {error}; {LIST_HINT}"
+
+
 def check_answers(link, port, timeout_s):
     """Wait up to `timeout_s` for the link handshake (LinkClient.wait_up); UserError naming
     why none came: at the REPL, a key that does not match, or no ring board there."""
@@ -52,6 +61,8 @@ def check_answers(link, port, timeout_s):
                         "controller: reset it, or redeploy with `ring device deploy`", code=1)
     if link.key_mismatch:
         raise UserError(f"the board on {port} answers, but: {KEY_MISMATCH_MSG}", code=1)
+    if link.opens == 0 and link.last_error:
+        raise UserError(_not_opened(port, timeout_s, link.last_error), code=1)
     raise UserError(f"no ring board answered on {port} within {timeout_s:g} s: it is not a ring "
                     f"board, or the controller firmware is not running (`ring doctor --port "
                     f"{port}`); {LIST_HINT}", code=1)

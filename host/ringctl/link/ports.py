@@ -63,6 +63,34 @@ def register_sim_port(tty_path, device_id):
         pass
 
 
+def link_sim_port(tty_path, device_id):
+    """-> a path of the board's own that leads to `tty_path` (its /dev/pts/N), as
+    /dev/serial/by-id/... names a Pico by its serial number. Open this, not /dev/pts/N: the
+    kernel gives a freed pty number to the next pty made, so a host still reopening a stopped
+    board's /dev/pts/N would lock the next board's line (another test's, another `ring sim
+    board`'s); this path goes when its board stops and comes back when that board starts."""
+    d = _sim_registry().parent / "ringsim-by-id"
+    d.mkdir(parents=True, exist_ok=True)
+    link = d / device_id
+    tmp = d / (".%s.%d" % (device_id, os.getpid()))
+    try:
+        tmp.unlink()
+    except OSError:
+        pass
+    os.symlink(tty_path, tmp)
+    os.replace(tmp, link)       # a stale link from a board killed without stop() is replaced
+    return str(link)
+
+
+def unlink_sim_port(link, tty_path):
+    """Remove the board's own path, unless another board has taken it since."""
+    try:
+        if os.readlink(link) == tty_path:
+            os.unlink(link)
+    except OSError:
+        pass
+
+
 def forget_sim_port(tty_path):
     try:
         (_sim_registry() / _sim_key(tty_path)).unlink()
@@ -71,7 +99,7 @@ def forget_sim_port(tty_path):
 
 
 def sim_device_id_for_port(port):
-    """Device id of the running simulated board whose link is on `port` (a /dev/pts path)."""
+    """Device id of the running simulated board whose link is on `port` (its link path or /dev/pts path)."""
     f = _sim_registry() / _sim_key(os.path.realpath(port))
     try:
         dev, pid = f.read_text().split()[:2]
@@ -82,7 +110,8 @@ def sim_device_id_for_port(port):
 
 
 def sim_port_for_device(device_id):
-    """The pty of the running simulated board with this device id (newest first), or None:
+    """The link path (link_sim_port) of the running simulated board with this device id (newest
+    first; its pty when it has none), or None:
     `--flash-dir DIR` names a board without the technician copying its /dev/pts path."""
     if not device_id:
         return None
@@ -96,9 +125,10 @@ def sim_port_for_device(device_id):
             found.append((f.stat().st_mtime, "/" + f.name.replace("_", "/")))
         except (OSError, ValueError):
             continue
+    link = _sim_registry().parent / "ringsim-by-id" / device_id
     for _, port in sorted(found, reverse=True):
         if os.path.exists(port):
-            return port
+            return str(link) if os.path.realpath(link) == port else port
     return None
 
 

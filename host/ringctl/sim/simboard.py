@@ -1,14 +1,15 @@
 """Start the simulated ring board: the real firmware under `micropython` with board_sim, link on a pty, sensors on a socket.
 
     b = SimBoard(flash_dir, key).start()    # key: 32 bytes (written to flash_dir/key.bin)
-    b.tty                 # /dev/pts/N: open it with pyserial / LinkClient like a real board
+    b.tty                 # the board's own link path (ringsim-by-id/<device id> -> /dev/pts/N):
+                          # open it with pyserial / LinkClient like a real board
     b.sensor_socket       # AF_UNIX path, protocol in firmware/SIM.md
     b.send_sensor("beam 3 pulse 4000")
     b.light_state()       # {"name": "barred", "lamps": "1001", "edge_us": 412, "t": monotonic}
     b.wait_light("barred", timeout=2) ; b.wait_line(prefix, timeout)
     b.kill(); b.restart(); b.stop()
 
-The pty and its path survive restarts (this object holds both ends; each firmware process gets
+The pty and its paths survive restarts (this object holds both ends; each firmware process gets
 the master fd), so a connected host sees a reboot, not a vanished port. A firmware reset
 (CMD_RESET, crash) exits the process with code 75 and is restarted with reset cause "soft".
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..fw import ringmsg
 from ..cliutil import OneLineParser
-from ..link.ports import forget_sim_port, register_sim_port
+from ..link.ports import forget_sim_port, link_sim_port, register_sim_port, unlink_sim_port
 from ..mpunix import micropython_binary
 from ..stopsignals import stop_on_signals
 from .sensors import socket_lines
@@ -73,7 +74,8 @@ class SimBoard:
         self.extra_env = dict(env or {})
         self.proc = None
         self.master = self.slave = None
-        self.tty = None
+        self.tty = None       # the board's own path to its link (link_sim_port)
+        self.pts = None       # the pty itself, /dev/pts/N
         self._sockdir = tempfile.mkdtemp(prefix="ringsim")
         self.sensor_socket = os.path.join(self._sockdir, "sensors.sock")
         self._sock = None
@@ -111,10 +113,11 @@ class SimBoard:
             self.master, self.slave = os.openpty()
             tty.setraw(self.slave)
             os.set_blocking(self.master, False)   # shared with the firmware process
-            self.tty = os.ttyname(self.slave)
+            self.pts = os.ttyname(self.slave)
+            self.tty = link_sim_port(self.pts, self.device_id)
         self._spawn(reset_cause)
         self._connect(timeout)
-        register_sim_port(self.tty, self.device_id)
+        register_sim_port(self.pts, self.device_id)
         if self._watch is None:
             self._watch = threading.Thread(target=self._watchdog, daemon=True)
             self._watch.start()
@@ -269,8 +272,9 @@ class SimBoard:
     def stop(self):
         self._stopping = True
         self.kill()
-        if self.tty:
-            forget_sim_port(self.tty)
+        if self.pts:
+            forget_sim_port(self.pts)
+            unlink_sim_port(self.tty, self.pts)
         if self._sock is not None:
             try:
                 self._sock.close()
