@@ -199,6 +199,17 @@ def test_a_wall_past_a_circle_among_artwork_of_two_colours_is_found_or_refused()
     assert _off(found, spec) < 1.5
 
 
+def test_a_band_refused_with_nothing_beyond_the_edge_is_still_taken():
+    """sealed-28 (opened) 1821290394: the wall's outer edge is found first and refused for the
+    band just inside it, the wall itself; with only the floor's colour and nothing else beyond
+    that edge (ring._steps_beyond is not 1), the next candidate lying on that band is the wall's
+    inner edge and is taken. Only a band refused with a band and the floor beyond it
+    (BandRefusal.walled) keeps the next candidate off it; without that condition this ring is
+    refused."""
+    spec, img = _empty("sealed-28", 1821290394)
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
 @pytest.mark.parametrize("part, lit", [(0.3, 0.0), (0.6, 0.0), (1.0, 0.9)])
 def test_a_walls_inner_band_of_a_layout_colour_past_artwork_is_not_taken_for_print(part, lit):
     """The same ring with the wall's inner part painted in each of the layout's colours: a band
