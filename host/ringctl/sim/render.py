@@ -132,8 +132,11 @@ def _layout(spec, w, h):
         txt = np.zeros((h, w), np.uint8)   # putText draws on 8-bit images only
         cv2.putText(txt, "TWO-UP", (int(w * 0.3), int(h * 0.55)), cv2.FONT_HERSHEY_TRIPLEX,
                     min(w, h) / 250, 255, max(2, int(min(w, h) / 200)), cv2.LINE_AA)
-        a = (txt.astype(np.float32) / 255)[..., None]
-        img = img * (1 - a) + np.array(ink, np.float32) * a
+        # blended only round the lettering: elsewhere its weight is 0 and the pixel stays as it is
+        x, y, bw, bh = cv2.boundingRect(txt)
+        if bw and bh:
+            a = (txt[y:y + bh, x:x + bw].astype(np.float32) / 255)[..., None]
+            img[y:y + bh, x:x + bw] = img[y:y + bh, x:x + bw] * (1 - a) + np.array(ink, np.float32) * a
     for cx, cy, r, width, ink in lay.get("circles", ()):   # a circle printed round the middle
         cv2.circle(img, (round(cx * 16), round(cy * 16)), round(r * 16), (np.array(ink) / 255).tolist(),
                    max(1, round(width)), cv2.LINE_AA, 4)
@@ -148,16 +151,28 @@ def _background(spec, w, h, origin=(0.0, 0.0)):
     ring = spec["ring"]
     cx, cy = ring["center"][0] - origin[0], ring["center"][1] - origin[1]
     r, wall = float(ring["radius"]), float(ring["wall_px"])
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    d = np.sqrt((xx - cx) ** 2 + (yy - cy) ** 2)
-    ang = np.arctan2(yy - cy, xx - cx)
+    dx = np.arange(w, dtype=np.float32)[None, :] - cx
+    dy = np.arange(h, dtype=np.float32)[:, None] - cy
+    d = np.sqrt(dx ** 2 + dy ** 2)
+    a_wall = np.clip(r + wall - d + 0.5, 0, 1)
+    a_in = np.clip(r - d + 0.5, 0, 1)
+    # the wall and the blends are worked out only where they change a pixel: beyond the wall the
+    # floor stays as it is (weight 0), inside the layout's edge the layout replaces it (weight 1),
+    # so the picture is the same, bit for bit, as blending every pixel (the tests' scenes and the
+    # held-out sets stay what they were); a 4K frame's background took ~1.2 s, most of it here
+    edge = (a_wall > 0) & (a_in < 1)
+    ys, xs = np.nonzero(edge)
+    de, aw, ai = d[ys, xs], a_wall[ys, xs][:, None], a_in[ys, xs][:, None]
+    ang = np.arctan2(dy[ys, 0], dx[0, xs])
     # wall: wood with grain, darker just above the layout (its own shadow); antialiased edges
-    grain = 1 + 0.08 * np.sin(ang * 90 + 3 * np.sin(ang * 7)) - 0.35 * np.clip(1 - (d - r) / (0.3 * wall), 0, 1)
+    grain = 1 + 0.08 * np.sin(ang * 90 + 3 * np.sin(ang * 7)) - 0.35 * np.clip(1 - (de - r) / (0.3 * wall), 0, 1)
     wall_img = grain[..., None] * (np.array(ring["wall_color"], np.float32) / 255)
-    a_wall = np.clip(r + wall - d + 0.5, 0, 1)[..., None]
-    img = img * (1 - a_wall) + wall_img * a_wall
-    a_in = np.clip(r - d + 0.5, 0, 1)[..., None]
-    return img * (1 - a_in) + _layout(spec, w, h) * a_in
+    layout = _layout(spec, w, h)
+    blend = img[ys, xs] * (1 - aw) + wall_img * aw
+    blend = blend * (1 - ai) + layout[ys, xs] * ai
+    np.copyto(img, layout, where=(a_in >= 1)[..., None])
+    img[ys, xs] = blend
+    return img
 
 
 def _plain(o):
@@ -459,10 +474,14 @@ def render_scene(spec, rng=None):
     canvas = _lighting(canvas, spec)
     if spec.get("blur"):
         canvas = cv2.GaussianBlur(canvas, (0, 0), float(spec["blur"]))
+    # in place from here (a 4K frame is 100 MB of float32 a step): the same sums in the same order
     canvas *= 255
     if spec.get("noise"):
-        canvas += rng.standard_normal(canvas.shape, dtype=np.float32) * float(spec["noise"])
-    img = np.clip(canvas + 0.5, 0, 255).astype(np.uint8)
+        noise = rng.standard_normal(canvas.shape, dtype=np.float32)
+        noise *= float(spec["noise"])
+        canvas += noise
+    canvas += 0.5
+    img = np.clip(canvas, 0, 255, out=canvas).astype(np.uint8)
     if spec.get("jpeg"):
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(spec["jpeg"])])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
