@@ -397,7 +397,8 @@ def _lighting(img, spec):
                 m = cv2.GaussianBlur(m, (0, 0), soft)
             sh_mask = np.maximum(sh_mask, m)
         field *= 1 - cv2.resize(sh_mask, (w, h), interpolation=cv2.INTER_LINEAR)
-    return img * field[..., None]
+    img *= field[..., None]     # in place: render_scene owns the canvas, fastrender its ones
+    return img
 
 
 def render_scene(spec, rng=None):
