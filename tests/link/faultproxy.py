@@ -95,9 +95,20 @@ class FaultProxy:
         self.thread.start()
         return self
 
+    def _unpoint(self):
+        """The link goes before its pty closes, as udev removes a by-id link on unplug: the
+        kernel gives a freed pty number to the next pty made anywhere on the machine (another
+        test's simulated board), and a host reopening a link still pointing at it took and
+        locked that board's line (two CI failures of 2026-12-04)."""
+        try:
+            os.unlink(self.host_link)
+        except FileNotFoundError:
+            pass
+
     def stop(self):
         self._stop = True
         self.thread.join(2)
+        self._unpoint()
         if self.host:
             self.host.close()
 
@@ -169,6 +180,7 @@ class FaultProxy:
 
     def _unplug(self, now):
         self.unplugs += 1
+        self._unpoint()
         self.host.close()
         self.host = None
         self.replug_at = now + self.rng.uniform(0.2, 0.4)

@@ -161,13 +161,13 @@ def test_unplug_is_survived_and_nothing_is_lost(tmp_path):
         os.close(board.master)
         old_slave = board.slave
         assert _wait(lambda: c.stats()["line_errors"] >= 1 and not c.link_up)
+        link.unlink()           # before the old pty is freed: its number may go to another pty
         board.master, board.slave = pty.openpty()        # replug under a new tty name
         tty.setraw(board.slave)
         os.close(old_slave)
         board.s.start(board.now())
         board.event(2)
         board.event(3)
-        link.unlink()
         link.symlink_to(os.ttyname(board.slave))
         board.stop = False
         board.t = threading.Thread(target=board.run, daemon=True)
