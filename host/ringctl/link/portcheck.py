@@ -45,8 +45,9 @@ def _not_opened(port, timeout_s, error):
     """The line never opened: another program holding it is the usual cause (the link opens a
     device path exclusively), said as such rather than as a board that does not answer."""
     if "lock" in error:
-        return (f"port {port} is held by another program (a second `ring run`, `ring link`, "
-                f"mpremote or a serial terminal): close it, then start again")
+        return (f"port {port} is held by another program (a second `ring run`, `ring link` or "
+                f"`ring doctor`, or a serial terminal that locks its port): close it, then start "
+                f"again")
     return f"port {port} could not be opened within {timeout_s:g} s: {error}; {LIST_HINT}"
 
 
