@@ -42,7 +42,7 @@ def test_the_documented_sim_commissioning_runs_as_written(tmp_path):
     # the new image and confirmed its hash; the doctor found the board from --flash-dir.
     assert "provisioned device SIM" in out["device provision"][0]
     assert re.search(r"board runs image [0-9a-f]{16}", out["device deploy"][-1])
-    assert re.search(r"link up on \S*ringsim-by-id/SIM", out["link status"][0])
+    assert re.search(r"link up on \S*ringsim-by-id-\d+/SIM", out["link status"][0])
     assert out["vision train"][0].startswith("saved the face model coins.model\n"
                                               "The two faces separate well")
     no_camera, full = out["doctor --flash-dir"]
@@ -149,10 +149,11 @@ def test_sim_md_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
     text = (ROOT / "firmware/SIM.md").read_text()
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
-    code = code.replace("b.kill(); b.restart()", "b.kill(); b.restart(); b.stop()")
+    code = code.replace("b.kill(); b.restart()", "b.kill(); b.restart(); tty, pts = b.tty, b.pts; b.stop()")
     import os
     scope = {"flash_dir": tmp_path / "flash", "key": os.urandom(32)}
     exec(compile(code, "firmware/SIM.md", "exec"), scope)
     b = scope["b"]
-    assert b.tty.endswith("ringsim-by-id/" + b.device_id) and b.device_id.startswith("SIM")
-    assert b.pts.startswith("/dev/pts/")
+    assert scope["tty"].endswith("ringsim-by-id-%d/%s" % (os.getuid(), b.device_id))
+    assert b.device_id.startswith("SIM") and scope["pts"].startswith("/dev/pts/")
+    assert not os.path.lexists(scope["tty"])        # gone with its board

@@ -61,3 +61,13 @@ def test_a_port_another_program_holds_is_named(board, tmp_path):  # noqa: F811
     err = p.stderr.strip()
     assert p.returncode == 1 and "held by another program" in err and b.tty in err, err
     assert "\n" not in err and "Traceback" not in err
+
+
+def test_only_a_lock_is_named_as_a_held_port():
+    from ringctl.link.portcheck import _not_opened
+    port = "/dev/serial/by-id/usb-Blocklab_Pico"
+    missing = _not_opened(port, 8, f"[Errno 2] could not open port {port}: No such file or directory")
+    assert "held by another program" not in missing and "No such file" in missing
+    held = _not_opened(port, 8, f"[Errno 11] Could not exclusively lock port {port}: "
+                                "[Errno 11] Resource temporarily unavailable")
+    assert "held by another program" in held

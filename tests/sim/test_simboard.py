@@ -214,7 +214,7 @@ def test_a_host_still_reopening_a_stopped_boards_port_never_takes_the_next_board
         assert left.wait_up(15)
         a_pts, a_tty = a.pts, a.tty
         a.stop()
-        assert not os.path.exists(a_tty)
+        assert not os.path.lexists(a_tty)
         b = SimBoard(tmp_path / "b", key=key_b).start()
         assert b.tty != a_tty and os.path.realpath(b.tty) == b.pts
         time.sleep(0.3)                                   # the left host reopens meanwhile
@@ -228,3 +228,28 @@ def test_a_host_still_reopening_a_stopped_boards_port_never_takes_the_next_board
         a.stop()
         if b is not None:
             b.stop()
+
+
+def test_a_link_left_by_a_board_killed_without_stop_does_not_lead_to_the_next_board(tmp_path):
+    """A board whose owner died (SIGKILL, a crashed test worker) never removed its link; the next
+    board given the freed pty number removes any other link to it, so the dead board's name
+    cannot lead a host to the new board's line (the review of 256ce6f)."""
+    import os
+    from ringctl.sim.simboard import SimBoard
+    a = SimBoard(tmp_path / "a", key=os.urandom(32)).start()
+    a_tty, a_pts = a.tty, a.pts
+    a.kill()                                  # the owner dies: nothing runs stop()
+    os.close(a.master)
+    os.close(a.slave)
+    a.master = a.slave = None
+    b = SimBoard(tmp_path / "b", key=os.urandom(32)).start()
+    try:
+        assert not (os.path.lexists(a_tty) and os.readlink(a_tty) == b.pts), (a_pts, b.pts)
+        assert os.readlink(b.tty) == b.pts
+    finally:
+        b.stop()
+        a._stopping = True
+        try:
+            os.unlink(a_tty)
+        except OSError:
+            pass

@@ -44,10 +44,10 @@ def check_path(port):
 def _not_opened(port, timeout_s, error):
     """The line never opened: another program holding it is the usual cause (the link opens a
     device path exclusively), said as such rather than as a board that does not answer."""
-    if "lock" in error:
+    if "Could not exclusively lock port" in error:     # pyserial's words for EWOULDBLOCK
         return (f"port {port} is held by another program (a second `ring run`, `ring link` or "
-                f"`ring doctor`, or a serial terminal that locks its port): close it, then start "
-                f"again")
+                f"`ring doctor`, mpremote, or a serial terminal that locks its port): close it, "
+                f"then start again")
     return f"port {port} could not be opened within {timeout_s:g} s: {error}; {LIST_HINT}"
 
 

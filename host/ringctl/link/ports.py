@@ -63,15 +63,39 @@ def register_sim_port(tty_path, device_id):
         pass
 
 
+def _sim_links():
+    """This user's folder of simulated boards' link paths (0700: another user on a shared /tmp
+    can neither block nor re-point them)."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    d = base / ("ringsim-by-id-%d" % os.getuid())
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if d.stat().st_uid != os.getuid():
+        raise UserError(f"{d} belongs to another user: remove it, or set XDG_RUNTIME_DIR to a "
+                        "folder of your own", code=1)
+    return d
+
+
+def sim_link_path(device_id):
+    """Where a simulated board with this device id puts its link (link_sim_port)."""
+    return _sim_links() / device_id
+
+
 def link_sim_port(tty_path, device_id):
     """-> a path of the board's own that leads to `tty_path` (its /dev/pts/N), as
     /dev/serial/by-id/... names a Pico by its serial number. Open this, not /dev/pts/N: the
     kernel gives a freed pty number to the next pty made, so a host still reopening a stopped
     board's /dev/pts/N would lock the next board's line (another test's, another `ring sim
     board`'s); this path goes when its board stops and comes back when that board starts."""
-    d = _sim_registry().parent / "ringsim-by-id"
-    d.mkdir(parents=True, exist_ok=True)
-    link = d / device_id
+    link = sim_link_path(device_id)
+    d = link.parent
+    # a board killed without stop() left its link to the pty number this board now has: that
+    # name would lead to this board, so it goes
+    for other in d.iterdir():
+        try:
+            if other != link and os.readlink(other) == tty_path:
+                other.unlink()
+        except OSError:
+            pass
     tmp = d / (".%s.%d" % (device_id, os.getpid()))
     try:
         tmp.unlink()
@@ -125,7 +149,7 @@ def sim_port_for_device(device_id):
             found.append((f.stat().st_mtime, "/" + f.name.replace("_", "/")))
         except (OSError, ValueError):
             continue
-    link = _sim_registry().parent / "ringsim-by-id" / device_id
+    link = sim_link_path(device_id)
     for _, port in sorted(found, reverse=True):
         if os.path.exists(port):
             return str(link) if os.path.realpath(link) == port else port

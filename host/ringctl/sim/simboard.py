@@ -1,7 +1,7 @@
 """Start the simulated ring board: the real firmware under `micropython` with board_sim, link on a pty, sensors on a socket.
 
     b = SimBoard(flash_dir, key).start()    # key: 32 bytes (written to flash_dir/key.bin)
-    b.tty                 # the board's own link path (ringsim-by-id/<device id> -> /dev/pts/N):
+    b.tty                 # the board's own link path (ringsim-by-id-<uid>/<device id> -> /dev/pts/N):
                           # open it with pyserial / LinkClient like a real board
     b.sensor_socket       # AF_UNIX path, protocol in firmware/SIM.md
     b.send_sensor("beam 3 pulse 4000")
@@ -275,6 +275,7 @@ class SimBoard:
         if self.pts:
             forget_sim_port(self.pts)
             unlink_sim_port(self.tty, self.pts)
+            self.pts = self.tty = None    # a second stop() must not touch the next board's
         if self._sock is not None:
             try:
                 self._sock.close()
