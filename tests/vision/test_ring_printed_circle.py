@@ -210,6 +210,25 @@ def test_a_band_refused_with_nothing_beyond_the_edge_is_still_taken():
     assert _off(ringmod.find_boundary(img), spec) < 1.5
 
 
+@pytest.mark.parametrize("seed, circle_px", [(2033041379, 96), (3155147022, 61)])
+def test_a_wide_circle_inside_a_refused_walled_edge_is_never_taken(seed, circle_px):
+    """sealed-30 (opened): a wide circle printed at 0.82 / 0.88 of the radius among artwork. The
+    layout's edge, with the wall and the floor beyond it, is found first and refused, for another
+    edge all round 16% inside it (2033041379) or a band 10% wide (3155147022); the next candidate,
+    the circle's inner edge, was then taken: the boundary 96 / 61 px inside the wall, every coin
+    between them "outside". A later candidate inside an edge so refused is not taken
+    (ring.BandRefusal.edge, walled): refused, or found right."""
+    spec, img = _empty("sealed-30", seed)
+    assert spec["layout"]["circles"] and spec.get("_artwork")
+    try:
+        found = ringmod.find_boundary(img)
+    except ringmod.BandRefusal as exc:
+        assert exc.walled and exc.edge is not None
+        assert abs(sum(exc.edge[1]) / 4 - spec["ring"]["radius"]) < 3   # the true edge, refused
+        return
+    assert _off(found, spec) < 1.5, circle_px
+
+
 @pytest.mark.parametrize("part, lit", [(0.3, 0.0), (0.6, 0.0), (1.0, 0.9)])
 def test_a_walls_inner_band_of_a_layout_colour_past_artwork_is_not_taken_for_print(part, lit):
     """The same ring with the wall's inner part painted in each of the layout's colours: a band

@@ -476,8 +476,9 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7, palette=None):
     sup = sc.support(3)[:sc.j_of(0.975)]
     jl = int(np.flatnonzero(sup >= 0.6)[-1]) if sup.size and sup.max() >= 0.6 else None
     if jl is not None and not _line_inside(sc, lab, ell, jl, j1, palette):
-        raise UserError(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
-                        f"inside the one found also runs all round (the wall's inner edge?); {what}")
+        raise BandRefusal(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
+                          f"inside the one found also runs all round (the wall's inner edge?); {what}",
+                          None, None, False)
 
 
 def _line_inside(sc, lab, ell, jl, j1, palette=None):
@@ -766,9 +767,15 @@ def _find_boundary(img):
         except UserError:
             raise none
     for ell, pal, local in cands:
-        if isinstance(refusal, BandRefusal) and refusal.walled and \
-                _ell_gap(refusal.band, ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])) \
-                <= 0.5 * refusal.width:
+        cand = ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])
+        if isinstance(refusal, BandRefusal) and refusal.walled and (
+                sum(cand[1]) / 4 < sum(refusal.edge[1]) / 4 - max(3.0, 0.01 * sum(refusal.edge[1]) / 4)
+                or refusal.band is not None and _ell_gap(refusal.band, cand) <= 0.5 * refusal.width):
+            # inside an edge refused with a wall and the floor beyond it, for a band or another edge
+            # all round inside it: that edge is most likely the layout's, and what lies inside it
+            # print (sealed-30 2033041379 and 3155147022: a wide circle at 0.82 and 0.88 of the
+            # radius among artwork, taken for the boundary 96 and 61 px inside the wall), so the
+            # ring is refused.
             # the band the last candidate was refused for, which had a band and the floor beyond
             # it: taking the band is the same guess the other way round (a circle printed at 0.83
             # of the ring among artwork, refused round the wall, was then taken from the wall's
@@ -785,13 +792,14 @@ def _find_boundary(img):
 
 
 class BandRefusal(UserError):
-    """The refusal for a band all round just inside the edge found (`band`: the ellipse of its
-    inner side, full-res px; `width`: px to the edge found; `walled`: a wall and the floor beyond
-    the edge found, _steps_beyond)."""
+    """The refusal of an edge found (`edge`, full-res px) for a band or another edge all round
+    just inside it (`band`: the ellipse of a band's inner side, full-res px, None for an edge;
+    `width`: px to the edge found; `walled`: a wall and the floor beyond the edge found,
+    _steps_beyond)."""
 
-    def __init__(self, message, band, width, walled):
+    def __init__(self, message, band, width, walled, edge=None):
         super().__init__(message)
-        self.band, self.width, self.walled = band, width, walled
+        self.band, self.width, self.walled, self.edge = band, width, walled, edge
 
 
 def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None):
@@ -852,7 +860,7 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
                         "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
                         "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
                         "border with plain cloth of the layout's colour, and photograph the empty ring again",
-                          band, -s_in, walled)
+                          band, -s_in, walled, full[0])
     if not _stands(full):
         _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
         if d_wall <= ALIKE_CHROMA_TOL:
@@ -878,8 +886,12 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     # little for the detection-scale picture's colour step, which is not asked; in its place the
     # full-resolution fit stood on a step of LIKE_WALL_DIR_MIN or more in EDGE_SHARE of the
     # directions (no gap over EDGE_GAP_DEG), sharp at the fit (_sharp), no band inside it
-    _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7,
-                palette=centres)
+    try:
+        _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7,
+                    palette=centres)
+    except BandRefusal as exc:     # another edge all round inside: what lies beyond this one says
+        exc.walled, exc.edge = walled, full[0]
+        raise
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
