@@ -45,8 +45,12 @@ def resolve_port(spec, serial_number=None):
     return found[0]["port"]
 
 
+def _runtime_dir():
+    return Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+
+
 def _sim_registry():
-    d = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / "ringsim-ports"
+    d = _runtime_dir() / "ringsim-ports"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -66,8 +70,7 @@ def register_sim_port(tty_path, device_id):
 def _sim_links():
     """This user's folder of simulated boards' link paths (0700: another user on a shared /tmp
     can neither block nor re-point them)."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    d = base / ("ringsim-by-id-%d" % os.getuid())
+    d = _runtime_dir() / ("ringsim-by-id-%d" % os.getuid())
     d.mkdir(mode=0o700, parents=True, exist_ok=True)
     if d.stat().st_uid != os.getuid():
         raise UserError(f"{d} belongs to another user: remove it, or set XDG_RUNTIME_DIR to a "

@@ -118,7 +118,8 @@ SEALED28_ENTROPY = 0x4C1DAE60A05CF130
 # defined before any of that session's vision code; run once on its final code
 SEALED29_ENTROPY = 0x68F611F9D1E74B71
 # "sealed-30": entropy drawn at the start of the twenty-sixth session (secrets.randbits(64)), set
-# defined before any of that session's vision code; run once on its final code
+# defined before any of that session's code; run once before its one vision change, which the
+# set's calibration sweep then called for (docs/VISION.md "Sealed set 30")
 SEALED30_ENTROPY = 0x1A30AADC051D3D23
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade

@@ -768,22 +768,22 @@ def _find_boundary(img):
             raise none
     for ell, pal, local in cands:
         cand = ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])
-        if isinstance(refusal, BandRefusal) and refusal.walled and (
-                sum(cand[1]) / 4 < sum(refusal.edge[1]) / 4 - max(3.0, 0.01 * sum(refusal.edge[1]) / 4)
-                or refusal.band is not None and _ell_gap(refusal.band, cand) <= 0.5 * refusal.width):
-            # inside an edge refused with a wall and the floor beyond it, for a band or another edge
-            # all round inside it: that edge is most likely the layout's, and what lies inside it
-            # print (sealed-30 2033041379 and 3155147022: a wide circle at 0.82 and 0.88 of the
-            # radius among artwork, taken for the boundary 96 and 61 px inside the wall), so the
-            # ring is refused.
-            # the band the last candidate was refused for, which had a band and the floor beyond
-            # it: taking the band is the same guess the other way round (a circle printed at 0.83
-            # of the ring among artwork, refused round the wall, was then taken from the wall's
-            # inner edge, 85 px inside: sealed-25 2839296033), so the ring is refused. (With a
-            # mat beyond the wall, the edge refused may be the wall's outer edge and the band the
-            # wall: refused too, where before the band was taken, rightly.) With nothing beyond,
-            # the band is taken as before (sealed-28 1821290394: the wall's outer edge first)
-            continue
+        if isinstance(refusal, BandRefusal) and refusal.walled:
+            r_edge = sum(refusal.edge[1]) / 4
+            inside = sum(cand[1]) / 4 < r_edge - max(3.0, 0.01 * r_edge)
+            on_band = refusal.band is not None and _ell_gap(refusal.band, cand) <= 0.5 * refusal.width
+            if inside or on_band:
+                # the edge refused, for a band or another edge all round inside it, had a wall and
+                # the floor beyond it: it is most likely the layout's, and taking what lies inside
+                # it is the same guess the other way round (sealed-25 2839296033: a circle at 0.83
+                # among artwork taken, 85 px inside the wall; sealed-30
+                # 2033041379 and 3155147022: a wide circle at 0.82 and 0.88 taken 96 and 61 px
+                # inside), so the ring is refused. (With a mat beyond the wall, the edge refused may
+                # be the wall's outer edge and the band the wall: refused too, where before the band
+                # was taken, rightly.) With nothing beyond, the band is taken as before (sealed-28
+                # 1821290394: the wall's outer edge first). `on_band` keeps a narrow band's own
+                # inner side, less than the tolerance inside the edge, from being taken.
+                continue
         try:
             return _measure(img, small, blurred, lab, f, ell, pal, local)
         except UserError as exc:
