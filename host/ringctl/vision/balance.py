@@ -46,9 +46,12 @@ def gains(img, ring):
     iy, ix, log_bg = _samples(ring)
     if len(iy) < MIN_SAMPLES:
         return np.ones(3), 1.0
+    # the samples' pixels: by their flat index in a whole frame (a fifth of the cost of a pair of
+    # index arrays), where the frame lies in one block
+    px = np.take(img.reshape(-1, 3), iy * img.shape[1] + ix, axis=0) if img.flags.c_contiguous else img[iy, ix]
     # log of the value itself (a black pixel's as half a level): log(1 + v) would bend the ratios
     # of dark pixels towards 1 (a 0.7x frame measured 0.708, a dark channel 1% off the others)
-    r = np.log(np.maximum(img[iy, ix].astype(np.float32), 0.5)) - log_bg
+    r = np.log(np.maximum(px.astype(np.float32), 0.5)) - log_bg
     n = len(r)
     # the mean of the middle half of the log ratios: robust to coins, chips and hands as the
     # median is, without the median's steps of 1/value (whole-number pixel values); partitioned

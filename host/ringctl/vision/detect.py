@@ -638,7 +638,7 @@ def measure_all(img, ring, blobs, thr_small):
         return
     f = ring.factor
     r_img = ring.coin_radius_px
-    step = float(np.clip(r_img / 40, 0.5, 1.0))   # radial sample spacing, px
+    step = min(max(r_img / 40, 0.5), 1.0)   # radial sample spacing, px
     reach = [1.8 * r_img * max(1.0, math.sqrt(b.area_coins)) + 2 * f for b in blobs]
     rr = np.arange(0, max(reach), step, dtype=np.float32)
     cos, sin = _ray_dirs(N_RAYS)
@@ -748,9 +748,6 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
     blob.chroma, blob.extra["brightness"] = face_colour(region)
 
 
-_NO_PX = np.zeros((0, 3), np.uint8)
-
-
 def face_colour(region, mask=None):
     """(chromaticity (b, g, r) summing to 1, mean brightness) of a BGR region (where `mask` is
     set): the chromaticity from its pixels below CLIP_LEVEL when they are UNCLIPPED_MIN of it or
@@ -759,15 +756,22 @@ def face_colour(region, mask=None):
         x, y, w, h = cv2.boundingRect(mask)
         px = region[y:y + h, x:x + w][mask[y:y + h, x:x + w] > 0]
         col = px.sum(axis=0, dtype=np.float64) / max(len(px), 1)
+        lit = col
+        if len(px) and int(px.max()) >= CLIP_LEVEL:
+            keep = px.max(axis=-1) < CLIP_LEVEL
+            if UNCLIPPED_MIN * len(px) <= keep.sum() < len(px):
+                lit = px[keep].sum(axis=0, dtype=np.float64) / keep.sum()
     else:
         # exact integer sums (in double) over the count: what ndarray.mean gives, without its cost
-        col = np.array(cv2.sumElems(region)[:3]) / max(region.size // 3, 1)
-        px = region.reshape(-1, 3) if region.size and cv2.minMaxLoc(region.reshape(-1, 1))[1] >= CLIP_LEVEL else _NO_PX
-    lit = col
-    if len(px) and int(px.max()) >= CLIP_LEVEL:
-        keep = px.max(axis=-1) < CLIP_LEVEL
-        if UNCLIPPED_MIN * len(px) <= keep.sum() < len(px):
-            lit = px[keep].sum(axis=0, dtype=np.float64) / keep.sum()
+        col = lit = np.array(cv2.sumElems(region)[:3]) / max(region.size // 3, 1)
+        if region.size and cv2.minMaxLoc(region.reshape(region.shape[0], -1))[1] >= CLIP_LEVEL:
+            # the pixels with no channel clipped, by cv2's per-pixel max and a masked sum: the same
+            # exact integer sums as numpy's over those pixels, at a fifth of the cost
+            b, g, r = cv2.split(region)
+            keep = cv2.compare(cv2.max(cv2.max(b, g), r), CLIP_LEVEL, cv2.CMP_LT)
+            n, total = cv2.countNonZero(keep), region.shape[0] * region.shape[1]
+            if UNCLIPPED_MIN * total <= n < total:
+                lit = np.array(cv2.sumElems(cv2.bitwise_and(region, region, mask=keep))[:3]) / n
     return tuple((lit / (lit.sum() + 1e-6)).tolist()), float(col.mean())
 
 

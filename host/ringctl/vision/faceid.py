@@ -40,6 +40,7 @@ TENSOR_BLUR = 0.9     # patch px: the structure tensor's window (the edges' loca
 NORM_BLUR = 2.4       # patch px: the neighbourhood that edge strength is normalised by
 NORM_FLOOR = 0.05     # of the patch's mean edge energy: a blank field stays weak, not noise made strong
 CUES = ((0,), (1, 2))  # feature channels of each independent cue: edge strength, edge orientation
+_CUE_STARTS = [c[0] for c in CUES]   # each cue's channels follow one another (np.add.reduceat sums them)
 _CUE_SHARE = np.array([len(c) / 3 for c in CUES])   # each cue's share of the combined score
 CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
@@ -272,23 +273,24 @@ def _spectrum(f):
     return np.fft.rfft(f, axis=-1)
 
 
-def cue_match(spec_a, templates_spec_conj_r):
+def cue_match(spec_a, templates_spec_conj_ck):
     """Per template, at its best rotation: (combined score, per-cue scores (T, len(CUES)), that
     rotation (the angle bin k: the template turned by -k * 360 / N_ANG deg fits, as `_turn`)).
-    `templates_spec_conj_r`: the templates' spectra conjugated, radius first (R, T, C, K).
+    `templates_spec_conj_ck`: the templates' spectra conjugated, as (C, K, R, T).
 
     Scores are normalised correlations (1 = the same coin); a cue's score is its channels' share
     of the combined score, at the rotation that fits all cues best."""
-    # sum over radii of A(k) * conj(T(k)), per channel, then back to rotations. Radius first, the
-    # sum adds whole contiguous blocks: the same additions in the same order as over a middle
-    # axis, at half the cost
-    a_r = np.ascontiguousarray(spec_a.transpose(1, 0, 2))[:, None]
-    corr = np.fft.irfft(np.add.reduce(a_r * templates_spec_conj_r, axis=0), n=N_ANG, axis=-1)  # (T, C, ang)
+    # sum over radii of A(k) * conj(T(k)), per channel and frequency: one small matrix product
+    # per (channel, frequency), (1 x R) @ (R x T), at a quarter of the elementwise product's
+    # and sum's cost (BLAS adds in its own order: the scores differ from that sum's in the last
+    # float bits only, tests/vision/test_speed_exact.py)
+    prod = (spec_a.transpose(0, 2, 1)[:, :, None, :] @ templates_spec_conj_ck)[:, :, 0, :]   # (C, K, T)
+    corr = np.fft.irfft(prod.transpose(2, 0, 1), n=N_ANG, axis=-1)                      # (T, C, ang)
     norm = float(spec_a.shape[0] * spec_a.shape[1] * N_ANG)
     total = corr.sum(axis=1)
     best = total.argmax(axis=1)
     at = corr[np.arange(len(corr)), :, best] / norm                        # (T, C)
-    return total[np.arange(len(total)), best] / norm, np.stack([at[:, list(c)].sum(axis=1) for c in CUES], 1), best
+    return total[np.arange(len(total)), best] / norm, np.add.reduceat(at, _CUE_STARTS, axis=1), best
 
 
 def best_match(spec_a, templates_spec, norm, conj=None):
@@ -614,8 +616,8 @@ class FaceModel:
         self.report = dict(report)
         self.n_photos = len(self.labels) if n_photos is None else int(n_photos)
         self._spec = _spectrum(self.templates)
-        # every read correlates with these (radius first: cue_match)
-        self._spec_conj_r = np.ascontiguousarray(np.conj(self._spec).transpose(2, 0, 1, 3))
+        # every read correlates with these (channel and frequency first: cue_match)
+        self._spec_conj_ck = np.ascontiguousarray(np.conj(self._spec).transpose(1, 3, 2, 0))
         self._norm = float(self.templates[0].size)
         self._lab = np.array([1 if l == "heads" else 0 for l in self.labels])
         photo = np.arange(len(self.labels)) < self.n_photos
@@ -631,7 +633,7 @@ class FaceModel:
         """[(heads score, tails score, heads per-cue scores, tails per-cue scores, heads template,
         tails template)] of the best template of each face: over all templates first, then within
         each family; and each template's best rotation (`cue_match`)."""
-        total, cues, rot = cue_match(_spectrum(feat), self._spec_conj_r)
+        total, cues, rot = cue_match(_spectrum(feat), self._spec_conj_ck)
         out = []
         for heads, tails in self._picks:
             ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
@@ -683,7 +685,7 @@ class FaceModel:
                     and bool(np.all((ch - ct) * sign >= CUE_SHARE_MIN * _CUE_SHARE * (fh - ft) * sign))
                     for fh, ft, ch, ct, _, _ in families)
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= need and agree else None
-        conf = float(np.clip(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0, 1))
+        conf = min(max(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0.0), 1.0)
         return face, (conf if agree else min(conf, 0.25)), h, t
 
     def light_leans(self, coin_lean, picked, rot):
