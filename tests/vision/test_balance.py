@@ -55,6 +55,25 @@ def test_the_gains_are_measured_and_an_unchanged_frame_is_left_as_it_is(chip_sce
         assert note == "" and np.allclose(balance.gains(fixed, rm)[0], 1, atol=0.005)
 
 
+def test_thinned_samples_measure_the_gains_as_all_of_them(chip_scene, monkeypatch):
+    """A 4K view of half a big ring has ~35 000 samples, thinned to SAMPLES_MAX: here a 1080p
+    ring's ~1 000 thinned to 400 measure every cast as all of them do, to a tenth of BALANCE_TOL."""
+    rm, _, img = chip_scene
+    frames = [_cast(img, bgr) for bgr in ((1, 1, 1), (0.93, 1, 1.07), (1, 1.05, 1), (1.1, 0.95, 1), (0.8, 0.8, 0.8))]
+    every = [balance.gains(f, rm) for f in frames]
+    n_all = len(balance._samples(rm)[0])
+    monkeypatch.setattr(balance, "SAMPLES_MAX", 400)
+    del rm._balance_samples
+    try:
+        n_thin = len(balance._samples(rm)[0])
+        assert n_all > 800 and 300 <= n_thin <= 400
+        for f, (g, e) in zip(frames, every):
+            g2, e2 = balance.gains(f, rm)
+            assert np.abs(g2 - g).max() < 0.1 * balance.BALANCE_TOL and abs(e2 - e) < 0.1 * balance.EXPOSURE_TOL
+    finally:
+        del rm._balance_samples
+
+
 def test_a_cast_too_large_to_put_right_is_named_and_never_called(chip_scene):
     rm, model, img = chip_scene
     for v in _judges(_cast(img, (0.8, 1, 1.2)), rm, model):

@@ -207,7 +207,7 @@ def _hiding_places(ring, model):
     cache = ring.__dict__.setdefault("_hiding_places", {})
     key = tuple(float(c) for c in model.chroma)
     if key not in cache:
-        near, _, inner = _print_colour(ring, model.chroma)
+        near, _, inner, _ = _print_colour(ring, model.chroma)
         k = 2 * int(math.ceil(ring.coin_radius_px / ring.factor)) + 1
         grown = cv2.dilate(near.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         cache.clear()   # one coin colour in use at a time
@@ -487,8 +487,7 @@ def _chip_rim(img, ring, b):
 def _ring_printed(ring, model):
     """Share of the ring's layout the empty ring shows printed in about the coin's colour (any
     brightness)."""
-    near, _, inner = _print_colour(ring, model.chroma)
-    return float(near[inner].mean()) if inner.any() else 0.0
+    return _print_colour(ring, model.chroma)[3]
 
 
 def _print_reason(ring, model, b, reason):
@@ -502,7 +501,7 @@ def _print_reason(ring, model, b, reason):
 def _on_print(ring, model, b):
     """Share of the layout round object `b` (0.7-1.35 of its long axis, inside the ring, off its
     wall) that the empty ring shows printed in about the coin's colour and brightness."""
-    near, total, inner = _print_colour(ring, model.chroma)
+    near, total, inner, _ = _print_colour(ring, model.chroma)
     f = ring.factor
     cx, cy = (b.center[0] + 0.5) / f - 0.5, (b.center[1] + 0.5) / f - 0.5
     a = b.axes[0] / f
@@ -638,7 +637,8 @@ def _changed(img, ring, pts):
 
 def _print_colour(ring, chroma):
     """(where the empty ring is about `chroma`'s colour, its brightness sum, the ring's inside off
-    its wall), detection scale: kept on the ring per coin colour (the background never changes)."""
+    its wall, the share of that inside so printed), detection scale: kept on the ring per coin
+    colour (the background never changes)."""
     cache = ring.__dict__.setdefault("_print_colour", {})
     key = tuple(float(c) for c in chroma)
     if key not in cache:
@@ -647,7 +647,7 @@ def _print_colour(ring, chroma):
         near = np.abs(bg / (total[..., None] + 1e-6) - np.asarray(chroma, np.float32)).sum(2) <= COLOUR_TOL
         inner = cv2.erode(detect.ring_mask(ring), np.ones((3, 3), np.uint8)) > 0
         cache.clear()   # one coin colour in use at a time
-        cache[key] = (near, total, inner)
+        cache[key] = (near, total, inner, float(near[inner].mean()) if inner.any() else 0.0)
     return cache[key]
 
 
