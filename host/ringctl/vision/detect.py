@@ -548,8 +548,8 @@ def _level(v, floor):
 
 
 def _median(a):
-    """np.median of a float32 array (the same value), without its overhead: sorted (numpy's SIMD
-    sort beats its selection at these sizes, 72 to a few thousand values, many of them equal)."""
+    """np.median of a float32 array (the same value), without its overhead: sorted (numpy 2.4's
+    vectorised sort beats its selection at these sizes, 72 to a few thousand values)."""
     a = a.ravel()
     m = a.size // 2
     s = np.sort(a)
