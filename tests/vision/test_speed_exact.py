@@ -94,11 +94,11 @@ def test_ray_table_is_the_angles_computed_per_fit():
 
 
 
-def _plain_face_colour(region):
-    """face_colour of a whole region as first written: numpy over the pixels with no channel clipped."""
-    px = region.reshape(-1, 3)
+def _plain_face_colour(region, mask=None):
+    """face_colour as first written: numpy over the (masked) pixels with no channel clipped."""
+    px = region.reshape(-1, 3) if mask is None else region[mask > 0]
     col = lit = px.sum(axis=0, dtype=np.float64) / max(len(px), 1)
-    keep = px.max(axis=-1) < detect.CLIP_LEVEL
+    keep = px.max(axis=-1) < detect.CLIP_LEVEL if len(px) else np.zeros(0, bool)
     if detect.UNCLIPPED_MIN * len(px) <= keep.sum() < len(px):
         lit = px[keep].sum(axis=0, dtype=np.float64) / keep.sum()
     return tuple((lit / (lit.sum() + 1e-6)).tolist()), float(col.mean())
@@ -107,14 +107,18 @@ def _plain_face_colour(region):
 def test_a_regions_colour_by_cv2_is_numpys_over_its_unclipped_pixels_bit_for_bit():
     rng = np.random.default_rng(10)
     clipped = 0
-    for _ in range(400):
+    for _ in range(600):
         big = rng.integers(0, 256, size=(60, 70, 3), dtype=np.uint8)
         lo = int(rng.integers(0, 256))
         big = np.clip(big.astype(int) + lo - 128, 0, 255).astype(np.uint8)   # from all dark to most clipped
         y0, x0 = rng.integers(0, 30, 2)
         region = big[y0:y0 + rng.integers(1, 30), x0:x0 + rng.integers(1, 40)]   # a view, as the fit takes it
-        got, want = detect.face_colour(region), _plain_face_colour(region)
-        assert got == want
+        assert detect.face_colour(region) == _plain_face_colour(region)
+        mask = np.zeros(big.shape[:2], np.uint8)     # as training draws it: an ellipse of 1s, or nothing
+        if rng.random() < 0.9:
+            cv2.ellipse(mask, ((float(rng.uniform(0, 70)), float(rng.uniform(0, 60))),
+                               (float(rng.uniform(1, 50)), float(rng.uniform(1, 50))), float(rng.uniform(0, 180))), 1, -1)
+        assert detect.face_colour(big, mask) == _plain_face_colour(big, mask)
         keep = region.max(axis=-1) < detect.CLIP_LEVEL
         clipped += bool(detect.UNCLIPPED_MIN * keep.size <= keep.sum() < keep.size)
     assert clipped > 50   # the unclipped pixels' branch ran

@@ -750,27 +750,29 @@ def _fit_outline(img, ring, blob, k, r, polar, rr, step, inv):
 def face_colour(region, mask=None):
     """(chromaticity (b, g, r) summing to 1, mean brightness) of a BGR region (where `mask` is
     set): the chromaticity from its pixels below CLIP_LEVEL when they are UNCLIPPED_MIN of it or
-    more, the brightness from all."""
+    more, the brightness from all.
+
+    Exact integer sums (in double) over the count, as numpy's mean over the pixels gives them, by
+    cv2 (a fifth of numpy's cost): a whole region's sum at once, and the pixels with no channel
+    clipped looked for only where some channel reaches CLIP_LEVEL."""
     if mask is not None:
         x, y, w, h = cv2.boundingRect(mask)
-        px = region[y:y + h, x:x + w][mask[y:y + h, x:x + w] > 0]
-        col = px.sum(axis=0, dtype=np.float64) / max(len(px), 1)
-        lit = col
-        if len(px) and int(px.max()) >= CLIP_LEVEL:
-            keep = px.max(axis=-1) < CLIP_LEVEL
-            if UNCLIPPED_MIN * len(px) <= keep.sum() < len(px):
-                lit = px[keep].sum(axis=0, dtype=np.float64) / keep.sum()
+        region, mask = region[y:y + h, x:x + w], mask[y:y + h, x:x + w]
+        n_all = cv2.countNonZero(mask) if mask.size else 0
+        sums = cv2.sumElems(cv2.bitwise_and(region, region, mask=mask))[:3] if n_all else (0.0,) * 3
+        col = np.array(sums) / max(n_all, 1)
     else:
-        # exact integer sums (in double) over the count: what ndarray.mean gives, without its cost
-        col = lit = np.array(cv2.sumElems(region)[:3]) / max(region.size // 3, 1)
-        if region.size and cv2.minMaxLoc(region.reshape(region.shape[0], -1))[1] >= CLIP_LEVEL:
-            # the pixels with no channel clipped, by cv2's per-pixel max and a masked sum: the same
-            # exact integer sums as numpy's over those pixels, at a fifth of the cost
-            b, g, r = cv2.split(region)
-            keep = cv2.compare(cv2.max(cv2.max(b, g), r), CLIP_LEVEL, cv2.CMP_LT)
-            n, total = cv2.countNonZero(keep), region.shape[0] * region.shape[1]
-            if UNCLIPPED_MIN * total <= n < total:
-                lit = np.array(cv2.sumElems(cv2.bitwise_and(region, region, mask=keep))[:3]) / n
+        n_all = region.size // 3
+        col = np.array(cv2.sumElems(region)[:3]) / max(n_all, 1)
+    lit = col
+    if n_all and cv2.minMaxLoc(region.reshape(region.shape[0], -1))[1] >= CLIP_LEVEL:
+        b, g, r = cv2.split(region)
+        keep = cv2.compare(cv2.max(cv2.max(b, g), r), CLIP_LEVEL, cv2.CMP_LT)
+        if mask is not None:
+            keep = cv2.bitwise_and(keep, keep, mask=mask)
+        n = cv2.countNonZero(keep)
+        if UNCLIPPED_MIN * n_all <= n < n_all:
+            lit = np.array(cv2.sumElems(cv2.bitwise_and(region, region, mask=keep))[:3]) / n
     return tuple((lit / (lit.sum() + 1e-6)).tolist()), float(col.mean())
 
 
