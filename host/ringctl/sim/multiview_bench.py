@@ -57,9 +57,9 @@ def timing(repeat=10, seed=0):
     for coins in scenes:
         frames = _moment(ring, cams, rng, coins)
         if cold is None:
-            # the first judgement makes each view's caches (its balance samples, difference gate,
-            # empty ring's features): live, the watcher judges the still empty ring before any
-            # spin, so every spin's moments find them made; timed apart from the moments below
+            # the first judgement makes each view's caches not made yet (its balance samples,
+            # difference gate, the empty ring's features): live, the watcher judges the still
+            # empty ring before any spin, so every spin's moments find them made; timed apart
             c0 = time.thread_time()
             judge_views(frames, rig, model)
             cold = (time.thread_time() - c0) * 1000

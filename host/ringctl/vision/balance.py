@@ -8,7 +8,8 @@ lying in the ring on red print went unseen: both coins were called, where the ch
 (7.3.2) leaves the spin to the boxer. A frame 0.8x as bright (auto exposure, a lamp dimmed) made
 the print of the coin's colour differ everywhere and left 6 of 29 printed rings' spins unsure. So
 each frame's gains against the empty ring are measured (per channel, the mean of the middle half
-of the log ratios over flat parts of the ring, at a sparse grid of detection pixels, SAMPLES_MAX at most: ~0.1-0.5 ms)
+of the log ratios over flat parts of the ring, at a sparse grid of detection pixels, SAMPLES_MAX
+at most: ~0.1-0.3 ms)
 and split into a colour cast (the gains over their mean) and an exposure (their mean); when the
 cast is more than BALANCE_TOL or the exposure more than EXPOSURE_TOL off, the frame is judged with
 them taken out. A cast past BALANCE_MAX, or an exposure past EXPOSURE_MAX, is no drift but a
@@ -28,9 +29,9 @@ EXPOSURE_MAX = 0.6    # a frame this much darker or brighter (a factor 1.6) is n
 STRIDE = 4            # detection pixels between samples, across and down
 DARK = 8              # samples darker than this (in the empty ring, any channel) make unsteady ratios
 MIN_SAMPLES = 300     # fewer usable samples than this: too little to tell, the frame is used as it is
-# more usable samples than this are thinned evenly to about this many: a 1080p view has ~3 500, a
-# 4K view of half a 2.5 m ring ~35 000, whose gains took 2.6 ms a frame for a precision (~1e-4)
-# far finer than BALANCE_TOL
+# more usable samples than this are thinned evenly to about this many: a 1080p view has 1 000-3 500,
+# a single 4K ring 5 500-6 500, a 4K view of half a 2.5 m ring ~35 000, whose gains took ~1 ms a
+# frame even sorted, for a precision (~1e-4) far finer than BALANCE_TOL
 SAMPLES_MAX = 8000
 CAST = ("unsure: the picture's colours differ from the empty ring's photo by {:.0f}% (the camera's white "
         "balance or the lamps changed since calibration): set the camera's white balance fixed and "

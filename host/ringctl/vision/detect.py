@@ -754,7 +754,7 @@ def face_colour(region, mask=None):
 
     Exact integer sums (in double) over the count, as numpy's mean over the pixels gives them, by
     cv2 (a fifth of numpy's cost): a whole region's sum at once, and the pixels with no channel
-    clipped looked for only where some channel reaches CLIP_LEVEL."""
+    clipped looked for only when some channel reaches CLIP_LEVEL."""
     if mask is not None:
         x, y, w, h = cv2.boundingRect(mask)
         region, mask = region[y:y + h, x:x + w], mask[y:y + h, x:x + w]

@@ -41,6 +41,7 @@ NORM_BLUR = 2.4       # patch px: the neighbourhood that edge strength is normal
 NORM_FLOOR = 0.05     # of the patch's mean edge energy: a blank field stays weak, not noise made strong
 CUES = ((0,), (1, 2))  # feature channels of each independent cue: edge strength, edge orientation
 _CUE_STARTS = [c[0] for c in CUES]   # each cue's channels follow one another (np.add.reduceat sums them)
+assert [i for c in CUES for i in c] == [0, 1, 2], "cue_match sums each cue's channels as one run"
 _CUE_SHARE = np.array([len(c) / 3 for c in CUES])   # each cue's share of the combined score
 CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
@@ -293,11 +294,10 @@ def cue_match(spec_a, templates_spec_conj_ck):
     return total[np.arange(len(total)), best] / norm, np.add.reduceat(at, _CUE_STARTS, axis=1), best
 
 
-def best_match(spec_a, templates_spec, norm, conj=None):
-    """Max over rotations of the normalised correlation of one coin with each template
-    (`conj`: the templates' spectra conjugated, if already at hand)."""
+def best_match(spec_a, templates_spec, norm):
+    """Max over rotations of the normalised correlation of one coin with each template."""
     # sum over feature channels and radii of A(k) * conj(T(k)), then back to rotations
-    prod = (spec_a[None] * (np.conj(templates_spec) if conj is None else conj)).sum(axis=(1, 2))
+    prod = (spec_a[None] * np.conj(templates_spec)).sum(axis=(1, 2))
     corr = np.fft.irfft(prod, n=N_ANG, axis=-1)
     return corr.max(axis=-1) / norm
 
