@@ -50,6 +50,7 @@ LINE_BACK = 0.35
 # of the directions one by one to one of the layout's colours, and in LINE_CLOTH_SHARE to the
 # layout's own (a wall's inner band, the same all round, comes back to the layout nowhere)
 LINE_PALETTE_SHARE = 0.9
+LINE_LOCAL = (2, 5)       # the cloth just inside a line: 2-5 scan windows short of its far edge
 LINE_CLOTH_SHARE = 0.25
 LINE_RUN = 4              # samples (half px of the detection scale) in a row that must come back
 # a printed line round the ring (a step and one back) that _inner_edge passes over is at most this
@@ -486,9 +487,11 @@ def _line_inside(sc, lab, ell, jl, j1, palette=None):
     boundary at `j1`) has the layout's own colour again beyond it, before the boundary: a line
     printed round the layout near the wall, not the wall's inner edge (a wall has wall beyond it).
     The layout's colour is the median inside 0.75 of `ell`; the colour must come back to within
-    LINE_BACK of the farthest it went from it, over the directions' median; or, direction by
-    direction, to one of `palette`'s colours (Lab) in LINE_PALETTE_SHARE of them and to the
-    layout's in LINE_CLOTH_SHARE (artwork of several colours beyond the line)."""
+    LINE_BACK of the farthest it went from it, over the directions' median; or, the same, from
+    the cloth just inside the line in each direction (LINE_LOCAL: the light's fall-off towards
+    the wall); or, direction by direction, to one of `palette`'s colours (Lab) in
+    LINE_PALETTE_SHARE of them and to the layout's in LINE_CLOTH_SHARE (artwork of several
+    colours beyond the line)."""
     layout = _layout_lab(lab, ell)
     if not np.isfinite(layout).all():
         return False
@@ -498,6 +501,17 @@ def _line_inside(sc, lab, ell, jl, j1, palette=None):
     if not (j1 - 2 > jl + 2 and far >= _Scan.STEP_MIN):
         return False
     if d[jl + 2:j1 - 2].min() < LINE_BACK * far:
+        return True
+    # ... or to the layout's colour just inside the line, direction by direction (LINE_LOCAL): the
+    # light falls off towards the wall, and by the wall the cloth can lie further from the middle's
+    # colour than a faint line does (sealed-31 3890086326, opened: a light green line 7 px wide at
+    # 0.91 of a green ring, 18 from the middle's colour, the cloth either side of it 9-10 from it:
+    # refused; 21.5 and 4.6 from the cloth just inside it). A wall beyond the edge stays far from
+    # that cloth; a line wider than LINE_LOCAL's gap puts itself in the reference, and stays refused
+    ref = np.median(sc.lab[:, max(0, jl - LINE_LOCAL[1] * sc.w):max(1, jl - LINE_LOCAL[0] * sc.w)], axis=1)
+    d_loc = np.median(np.linalg.norm(sc.lab - ref[:, None, :], axis=2), axis=0)
+    far_loc = d_loc[max(0, jl - 2 * sc.w):jl + 1].max()
+    if far_loc >= _Scan.STEP_MIN and d_loc[jl + 2:j1 - 2].min() < LINE_BACK * far_loc:
         return True
     if palette is None:
         return False
