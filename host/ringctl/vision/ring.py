@@ -44,13 +44,16 @@ INNER_FROM_PX = 5.0       # px: inside the edge, its own step (2 px windows, blu
 # from it of what lies just beyond the edge) is a line printed on the layout, not the wall (a
 # printed circle at 0.85 of the ring was taken for it; a wall's outer edge has wall just inside it)
 LINE_BACK = 0.35
+# ... or the same measured from the cloth just inside the line, direction by direction, LINE_LOCAL
+# scan windows short of its far edge (by the wall the light's fall-off can leave the cloth further
+# from the middle's colour than a faint line: sealed-31 3890086326)
+LINE_LOCAL = (2, 5)
 # ... or, over printed artwork of two or more colours beyond the line (which defeats the median
 # over directions: sealed-25 2839296033, black cloth and beige boxes beyond a circle at 0.87, the
 # wall refused and the circle taken, 85 px inside), the colour comes back in LINE_PALETTE_SHARE
 # of the directions one by one to one of the layout's colours, and in LINE_CLOTH_SHARE to the
 # layout's own (a wall's inner band, the same all round, comes back to the layout nowhere)
 LINE_PALETTE_SHARE = 0.9
-LINE_LOCAL = (2, 5)       # the cloth just inside a line: 2-5 scan windows short of its far edge
 LINE_CLOTH_SHARE = 0.25
 LINE_RUN = 4              # samples (half px of the detection scale) in a row that must come back
 # a printed line round the ring (a step and one back) that _inner_edge passes over is at most this
