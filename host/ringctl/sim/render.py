@@ -114,7 +114,7 @@ def _layout(spec, w, h):
     f = np.ones((h, w), np.float32)
     if tex in ("felt", "pattern"):
         f += s * (0.6 * _noise_field(seed, w, h, 40) + 0.4 * _noise_field(seed + 7, w, h, 3))
-    img = f[..., None] * col
+    img = _tinted(f, col)
     if tex == "pattern":
         # printed layout: grid lines, printed circles and lettering in a lighter ink
         ink = (np.array(lay["ink"]) / 255).tolist() if lay.get("ink") else np.clip(col * 1.35 + 0.08, 0, 1).tolist()
@@ -143,36 +143,56 @@ def _layout(spec, w, h):
     return img
 
 
+def _tinted(f, col):
+    """HxWx3 float32: the float32 field `f` times each channel of `col`. The same products as
+    `f[..., None] * col` (one rounding each), made plane by plane: numpy's broadcast over a last
+    axis of 3 took 70-100 ms of a 4K frame, the planes and cv2.merge a fifth of that."""
+    col = np.asarray(col, np.float32)
+    return cv2.merge([f * col[0], f * col[1], f * col[2]])
+
+
 def _background(spec, w, h, origin=(0.0, 0.0)):
     """Floor, ring wall and layout in ring-plane coordinates minus `origin` (float32 0..1, HxWx3)."""
     fl = spec["floor"]
     floor = (1 + float(fl.get("strength", 0.12)) * _noise_field(int(fl.get("seed", 1)), w, h, 6))
-    img = floor[..., None] * (np.array(fl["color"], np.float32) / 255)
+    img = _tinted(floor, np.array(fl["color"], np.float32) / 255)
     ring = spec["ring"]
     cx, cy = ring["center"][0] - origin[0], ring["center"][1] - origin[1]
     r, wall = float(ring["radius"]), float(ring["wall_px"])
-    dx = np.arange(w, dtype=np.float32)[None, :] - cx
-    dy = np.arange(h, dtype=np.float32)[:, None] - cy
-    d = np.sqrt(dx ** 2 + dy ** 2)
-    a_wall = np.clip(r + wall - d + 0.5, 0, 1)
-    a_in = np.clip(r - d + 0.5, 0, 1)
     # the wall and the blends are worked out only where they change a pixel: beyond the wall the
     # floor stays as it is (weight 0), inside the layout's edge the layout replaces it (weight 1),
     # so the picture is the same, bit for bit, as blending every pixel (the tests' scenes and the
-    # held-out sets stay what they were); a 4K frame's background took ~1.2 s, most of it here
+    # held-out sets stay what they were); a 4K frame's background took ~1.2 s, most of it here.
+    # Outside the square round the wall every weight is 0: nothing there is measured at all.
+    reach = r + wall + 2
+    x0, x1 = max(0, int(np.floor(cx - reach))), min(w, int(np.ceil(cx + reach)) + 1)
+    y0, y1 = max(0, int(np.floor(cy - reach))), min(h, int(np.ceil(cy + reach)) + 1)
+    x1, y1 = max(x0, x1), max(y0, y1)
+    dx = np.arange(w, dtype=np.float32)[None, x0:x1] - cx
+    dy = np.arange(h, dtype=np.float32)[y0:y1, None] - cy
+    d = np.sqrt(dx ** 2 + dy ** 2)
+    a_wall = _unit(r + wall - d + 0.5)
+    a_in = _unit(r - d + 0.5)
     edge = (a_wall > 0) & (a_in < 1)
     ys, xs = np.nonzero(edge)
     de, aw, ai = d[ys, xs], a_wall[ys, xs][:, None], a_in[ys, xs][:, None]
     ang = np.arctan2(dy[ys, 0], dx[0, xs])
+    ys, xs = ys + y0, xs + x0
     # wall: wood with grain, darker just above the layout (its own shadow); antialiased edges
     grain = 1 + 0.08 * np.sin(ang * 90 + 3 * np.sin(ang * 7)) - 0.35 * np.clip(1 - (de - r) / (0.3 * wall), 0, 1)
     wall_img = grain[..., None] * (np.array(ring["wall_color"], np.float32) / 255)
     layout = _layout(spec, w, h)
     blend = img[ys, xs] * (1 - aw) + wall_img * aw
     blend = blend * (1 - ai) + layout[ys, xs] * ai
-    np.copyto(img, layout, where=(a_in >= 1)[..., None])
+    np.copyto(img[y0:y1, x0:x1], layout[y0:y1, x0:x1], where=(a_in >= 1)[..., None])
     img[ys, xs] = blend
     return img
+
+
+def _unit(a):
+    """np.clip(a, 0, 1), in place (the same values; np.clip took 40 ms a 4K frame)."""
+    np.maximum(a, 0, out=a)
+    return np.minimum(a, 1, out=a)
 
 
 def _plain(o):
