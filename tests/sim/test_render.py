@@ -67,7 +67,11 @@ def test_the_background_is_the_same_bit_for_bit_as_blending_every_pixel(monkeypa
     cases = [({"size": [640, 480], "ring": {"center": [321.3, 240.7], "radius": 190.2, "wall_px": 17.6}}, (0.0, 0.0)),
              ({"size": [800, 600], "ring": {"radius": 250.0, "wall_px": 31.0, "wall_color": [30, 60, 90]},
                "layout": {"color": [120, 62, 22], "texture": "pattern", "seed": 5, "boxes": [[100, 100, 300, 200, -1]],
-                          "circles": [[400.0, 300.0, 210.0, 12.0, [200, 200, 200]]]}}, (-13.0, 7.0))]
+                          "circles": [[400.0, 300.0, 210.0, 12.0, [200, 200, 200]]]}}, (-13.0, 7.0)),
+             # worked out only in the square round the wall: a ring that leaves the picture, and
+             # one wholly outside it
+             ({"size": [640, 480], "ring": {"center": [20.0, 460.0], "radius": 150.0, "wall_px": 12.0}}, (0.0, 0.0)),
+             ({"size": [640, 480], "ring": {"center": [900.0, -300.0], "radius": 100.0, "wall_px": 10.0}}, (0.0, 0.0))]
     for spec, origin in cases:
         spec = render.full_spec(spec)
         w, h = spec["size"]
@@ -76,3 +80,10 @@ def test_the_background_is_the_same_bit_for_bit_as_blending_every_pixel(monkeypa
             m.setattr(render.cv2, "boundingRect", lambda a: (0, 0, a.shape[1], a.shape[0]))
             want = _background_every_pixel(spec, w, h, origin)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_tinted_field_is_the_broadcast_product():
+    """render._tinted makes `f[..., None] * col` plane by plane (cv2.merge): the same bits."""
+    f = np.random.default_rng(1).standard_normal((37, 53)).astype(np.float32)
+    col = np.array([40, 105, 35], np.float32) / 255
+    assert np.array_equal(render._tinted(f, col), f[..., None] * col)
