@@ -32,6 +32,15 @@ ROUND_AREA = (0.1, 1.8)    # coin areas of an object worth the search (one coin,
 # ... or a clean fit that is not round, through part of the outline only: the faint arc left
 # out, the rest can fit an ellipse (a tilted coin's whole outline fits one)
 ROUND_FLAT, ROUND_PART = 0.945, 0.9
+# ... or a clean fit through the whole outline whose roundness lies between what judge.py calls
+# tilted and flat (TILT_RATIO, FLAT_FULL): a dark part of the face reaching the rim can dent a flat
+# coin's outline there by a fifth of its radius (sealed-32 4169846147, opened: a cat's eye struck
+# on a copper coin on blue cloth, 13 rays short, 0.947 round: unsure). The rays are measured again
+# near the circle through the rest; the outline is then `remeasured` and `dented`, and judge.py
+# calls it flat only from DENTED_FLAT. Below TILT_RATIO an outline stays tilted: no void is
+# turned into a call here.
+ROUND_DENT = (0.93, 0.95)
+DENT_ONE_SIDE = 0.6   # |mean direction| of the rays off the circle, at least (1: one ray; 0: even all round)
 ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radius), ring-plane px
 ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
 ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
@@ -693,17 +702,21 @@ def measure_all(img, ring, blobs, thr_small):
             continue
         rays = slice(i * R, (i + 1) * R)
         _fit_outline(img, ring, b, k, r[i * R + k], polar[rays, :ns[i]], rr[:ns[i]], step, inv)
-        if b.axes is not None and (b.fit_err > ROUND_FIT or (b.axes[1] / b.axes[0] < ROUND_FLAT and
-                                                          b.extra["inliers"] <= ROUND_PART * N_RAYS)) \
-                and ROUND_AREA[0] < b.area_coins < ROUND_AREA[1]:
-            # a ray's own inside-outside contrast that counts as a faint rim
-            need = min(ROUND_MIN_CONTRAST * spread[i], ROUND_MIN_LEVEL * thr_small)
+        if b.axes is None or not ROUND_AREA[0] < b.area_coins < ROUND_AREA[1]:
+            continue
+        ratio = b.axes[1] / b.axes[0]
+        # a ray's own inside-outside contrast that counts as a faint rim
+        need = min(ROUND_MIN_CONTRAST * spread[i], ROUND_MIN_LEVEL * thr_small)
+        if b.fit_err > ROUND_FIT or (ratio < ROUND_FLAT and b.extra["inliers"] <= ROUND_PART * N_RAYS):
             if not _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]],
                                   step, inv, need):
                 _recentred(img, ring, b, k, r[i * R + k], need)
             if not _coin_like(ring, b) and b.area_coins <= TEXTURE_AREA_MAX and b.extra.get("in_ring_coins", 0) > 0:
                 # a part of a coin in the ring (no more than about a coin stands out)
                 _textured(img, ring, b, k, r[i * R + k], need)
+        elif ROUND_DENT[0] <= ratio < ROUND_DENT[1]:
+            _round_outline(img, ring, b, k, r[i * R + k], d[rays, :ns[i]], polar[rays, :ns[i]], rr[:ns[i]],
+                           step, inv, need, dent=True)
 
 
 def _medians(a):
@@ -804,7 +817,7 @@ def _edge_circles(ring, blob, k, r):
     return r_img, max(ROUND_TOL[0], ROUND_TOL[1] * r_img), pp, ctr, rad
 
 
-def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
+def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need, dent=False):
     """Give `blob` the outline of one flat coin whose rim is faint along part of its length (see
     ROUND_*), when there is one: a circle through at least ROUND_MIN_ON of the first-pass edge
     points with at most ROUND_MAX_BEYOND beyond it (ROUND_MAX_BEYOND_MOST if it holds
@@ -813,7 +826,9 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     inside and outside, edges on it along at least ROUND_MIN_SUPPORT of the rays. The outline is
     then fitted as ever (an ellipse: a tilted coin stays tilted) and kept only if it is clean.
     Anything else (two coins in one outline, a coin and a chip, a shape that is no circle)
-    keeps its first measurement."""
+    keeps its first measurement. With `dent` (ROUND_DENT) the rays off the circle must lie to one
+    side of it (DENT_ONE_SIDE: a tilted coin's outline falls short of the circle on both its short
+    sides, unless its edge shows on one of them) and the outline measured again must be rounder."""
     r_img, tol, pp, ctr, rad = _edge_circles(ring, blob, k, r)
     if not len(rad):
         return False
@@ -835,9 +850,11 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
             beyond > (ROUND_MAX_BEYOND if on.sum() < ROUND_MOST_ON * N_RAYS else ROUND_MAX_BEYOND_MOST):
         return False
     rest = np.array(sorted(set(range(N_RAYS)) - set(k[on].tolist())), int)
-    trial = _outline_near_circle(img, ring, blob.center, k[on], r[on], rest, c0, rho, d, polar, rr, step, inv, need)
-    if trial is None:
+    if dent and (not len(rest) or abs(np.exp(2j * np.pi * rest / N_RAYS).mean()) < DENT_ONE_SIDE):
         return False
+    trial = _outline_near_circle(img, ring, blob.center, k[on], r[on], rest, c0, rho, d, polar, rr, step, inv, need)
+    if trial is None or (dent and trial.axes[1] / trial.axes[0] < blob.axes[1] / blob.axes[0]):
+        return False   # a dent filled in only ever rounds an outline: nothing here makes a coin look tilted
     first = round(float(blob.fit_err), 2)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
@@ -845,6 +862,8 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need):
     # how the outline was found, for the record: rays measured again near the circle, and the
     # first fit's error
     blob.extra.update(trial.extra, remeasured=len(rest) - trial.extra.pop("missed"), first_fit_err=first)
+    if dent:
+        blob.extra["dented"] = True   # judge.DENTED_FLAT
     return True
 
 

@@ -105,6 +105,11 @@ TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); be
 # sealed-13 3098010207, tenth session) came out 0.959 and 0.951 so and were called (paid wrong
 # calls); of 57 flat coins' such outlines (edge-tune, sealed-12 valid scenes) 54 measure >= 0.965
 RESCUED_FLAT = 0.965
+# ... and an outline dented where part of the rim did not stand out (detect.ROUND_DENT: a clean
+# fit 0.93-0.95 round, measured again near the circle through the rest) only from this: a coin
+# tilted 18-30 deg comes out up to 0.027 rounder so (0.961 at most, twenty-eighth session's
+# sweep), flat coins so dented 0.971-0.996
+DENTED_FLAT = 0.97
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
 # two flat coins touching - valid: 7.3.4 voids a coin that does not lie flat - or a few px apart
@@ -366,6 +371,9 @@ def _judged(img, ring, model, blobs):
             entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
         elif ratio < FLAT_RATIO or b.fit_err > 1.0 or (ratio < FLAT_FULL and bb / r_exp < SHORT_MIN):
             unsure.append("unsure: cannot tell whether a coin lies flat")
+        elif "dented" in b.extra and ratio < DENTED_FLAT:
+            unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where part of "
+                          "its rim did not stand out comes out nearly round, not round) (7.3.4)")
         elif ratio < RESCUED_FLAT and _rescued(b):
             unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
                           "hid part of it comes out nearly round, not round) (7.3.4)")
