@@ -32,8 +32,8 @@ ROUND_AREA = (0.1, 1.8)    # coin areas of an object worth the search (one coin,
 # ... or a clean fit that is not round, through part of the outline only: the faint arc left
 # out, the rest can fit an ellipse (a tilted coin's whole outline fits one)
 ROUND_FLAT, ROUND_PART = 0.945, 0.9
-# ... or a clean fit through the whole outline whose roundness lies between what judge.py calls
-# tilted and flat (TILT_RATIO, FLAT_FULL): a dark part of the face reaching the rim can dent a flat
+# ... or any other clean fit whose roundness lies between what judge.py calls tilted and flat
+# (TILT_RATIO, FLAT_FULL): a dark part of the face reaching the rim can dent a flat
 # coin's outline there by a fifth of its radius (sealed-32 4169846147, opened: a cat's eye struck
 # on a copper coin on blue cloth, 13 rays short, 0.947 round: unsure). The rays are measured again
 # near the circle through the rest; the outline is then `remeasured` and `dented`, and judge.py
@@ -1171,7 +1171,7 @@ def _textured(img, ring, blob, k, r, need, at=None):
             return False
     first = round(float(blob.fit_err), 2)
     seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
-    for key in ("remeasured", "recentred"):
+    for key in ("remeasured", "recentred", "dented"):
         blob.extra.pop(key, None)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
