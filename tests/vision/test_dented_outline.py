@@ -33,7 +33,7 @@ def test_a_flat_coin_dented_by_its_dark_face_at_the_rim_is_measured_round_and_ca
     assert judge.classify(img, rm, model)["result"] == "tails"
     monkeypatch.setattr(detect, "ROUND_DENT", (0.0, 0.0))   # as measured before
     b = _outline_of(img, rm, model, coin)
-    assert 0.93 <= b.axes[1] / b.axes[0] < 0.95 and "remeasured" not in b.extra
+    assert 0.93 <= b.axes[1] / b.axes[0] < 0.95 and "dented" not in b.extra
     assert judge.classify(img, rm, model)["result"] == "unsure"
 
 

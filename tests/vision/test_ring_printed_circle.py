@@ -370,4 +370,3 @@ def test_a_faint_line_near_the_wall_where_the_light_falls_off_is_passed_over():
     inside the line, it comes back (ring.LINE_LOCAL)."""
     spec, img = _empty("sealed-31", 3890086326)
     assert _off(ringmod.find_boundary(img), spec) < 1.5
-

@@ -108,7 +108,7 @@ RESCUED_FLAT = 0.965
 # ... and an outline dented where part of the rim did not stand out (detect.ROUND_DENT: a clean
 # fit 0.93-0.95 round, measured again near the circle through the rest) only from this: a coin
 # tilted 18-30 deg comes out up to 0.027 rounder so (0.961 at most, twenty-eighth session's
-# sweep), flat coins so dented 0.971-0.996
+# sweep), flat coins so dented 0.971-0.996 (one small coin of sealed-9 0.956: unsure)
 DENTED_FLAT = 0.97
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
