@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-32` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-33` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -127,6 +127,9 @@ SEALED31_ENTROPY = 0x6BFC7AA2717177E6
 # "sealed-32": entropy drawn at the start of the twenty-eighth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED32_ENTROPY = 0x7B8CF3419AE620C0
+# "sealed-33": entropy drawn at the start of the twenty-ninth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED33_ENTROPY = 0x1B649F3296AC1770
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -152,7 +155,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
                                        # in 298d71f, which shadowed sealed-15's plum; same colour)
            "mint": (165, 200, 150),    # mint: sealed-30 only, a pale green cloth
            "scarlet": (40, 30, 170),   # scarlet: sealed-31 only, a bright red cloth near a red chip
-           "indigo": (100, 40, 60)}    # indigo: sealed-32 only, a deep blue-violet cloth
+           "indigo": (100, 40, 60),    # indigo: sealed-32 only, a deep blue-violet cloth
+           "tangerine": (30, 110, 215)}  # tangerine: sealed-33 only, a bright orange cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -188,7 +192,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                                                   # "rose-gold" in 298d71f, shadowing sealed-20's)
                 "antique-bronze": (72, 92, 118),  # a dark, brownish, tarnished bronze (sealed-30 only)
                 "satin-brass": (110, 150, 170),   # a matte, greyish pale brass (sealed-31 only)
-                "burnished-copper": (58, 98, 178)}  # a polished, mid red copper (sealed-32 only)
+                "burnished-copper": (58, 98, 178),  # a polished, mid red copper (sealed-32 only)
+                "matte-gold": (70, 145, 190)}       # a brushed, yellow gold-coloured alloy (sealed-33 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -395,6 +400,13 @@ SETS = {
                       stream=SEALED32_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("burnished-copper",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "indigo")),
+    # sealed (twenty-ninth session, entropy drawn at its start): relief struck from an eleventh
+    # small portrait and a galaxy of the Hubble deep field (faces.RELIEF_PICTURE 128), a
+    # matte-gold coin, a tangerine layout, circles printed and players' shadows as in sealed-32
+    "sealed-33": dict(size=None, coin_px=(40, 120), coin="matte-gold", faces="render:128",
+                      stream=SEALED33_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("matte-gold",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "tangerine")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
