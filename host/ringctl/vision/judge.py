@@ -378,9 +378,10 @@ def _judged(img, ring, model, blobs):
             unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
                           "hid part of it comes out nearly round, not round) (7.3.4)")
         elif _rescued(b) and shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
-            unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
-                          "hid part of it takes in the layout in shadow just inside its rim, as a tilted coin's "
-                          "shadow fills the round it leaves) (7.3.4)")
+            hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
+            unsure.append(f"unsure: cannot tell whether a coin lies flat (its outline measured again where {hid} "
+                          "takes in the layout in shadow just inside its rim, as a tilted coin's shadow fills the "
+                          "round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
             if entry["inside"]:
