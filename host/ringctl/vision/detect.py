@@ -693,13 +693,7 @@ def measure_all(img, ring, blobs, thr_small):
     jj = np.maximum(j, 1)
     v0, v1 = d[rows, jj - 1], d[rows, jj]
     t = t[:, 0]
-    # between the two samples: a ray already below the level where the search starts (0.3 r)
-    # has its edge there, short of the rim. Extrapolated from two samples both below the level,
-    # it fell anywhere along the ray (sealed-32 541947636, opened: a coin half on a printed box
-    # of its colour, edges 1.5-12 coin radii out; every outline found again was refused as not
-    # holding the object). Dropping such rays instead let clean fits through part of a tilted
-    # coin's outline pass as flat (edge-4k 3900661392, a coin tilted 24.7 deg: 0.950, paid)
-    frac = np.where(v0 != v1, np.clip((v0 - t) / np.where(v0 != v1, v0 - v1, 1), 0.0, 1.0), 0.0)
+    frac = np.where(v0 != v1, (v0 - t) / np.where(v0 != v1, v0 - v1, 1), 0.0)
     r = rr[jj - 1] + frac * (rr[1] - rr[0])
     inv = cv2.invertAffineTransform(ring.to_plane)
     for i, b in enumerate(blobs):
