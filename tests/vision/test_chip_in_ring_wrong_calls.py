@@ -3,7 +3,9 @@ found by forced chip-in-ring scenes of opened sets (nineteenth session):
 - sealed-22 1640437339, called odds: a black chip on the black layout, across grey print, had its
   outline fitted 2944 x 165 px, centre far outside the ring, and was ignored as an object outside;
   an outline longer than detect.OUTLINE_MAX (10) coin radii is no measurement, and the object, unmeasured,
-  reaches into the ring;
+  reached into the ring ("unexplained object"). Since the twenty-ninth session the first pass keeps
+  each edge within its ray (the 2944 px came from edges extrapolated past it): the chip's part
+  measures 27 px and is doubted as a coin-coloured object of the wrong size;
 - sealed-23 2602295545, voided "7.3.4 coin lying on the other coin": a yellow chip near the bright
   gold coin's colour, cut by print into an elongated outline, measured as two coins one on the
   other while the spin's two coins lay apart in the ring; such an outline voids only when no other
@@ -14,7 +16,7 @@ from ringctl.sim import heldout
 from ringctl.vision import judge
 from vcache import heldout_model, scene
 
-CASES = (("sealed-22", 1640437339, "unsure: unexplained object in the ring"),
+CASES = (("sealed-22", 1640437339, "unsure: coin-coloured object of the wrong size"),
          ("sealed-23", 2602295545, "unsure: an object in the ring measured as two coins one on the other, "
                                    "with another coin in the ring"))
 

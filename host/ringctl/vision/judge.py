@@ -478,7 +478,8 @@ def _judged(img, ring, model, blobs):
 
 
 def _rescued(b):
-    """An outline detect measured again where print hid part of the coin (searched near a circle)."""
+    """An outline detect measured again near a circle: where print hid part of the coin, or where
+    part of its rim did not stand out (dented)."""
     return any(k in b.extra for k in ("remeasured", "recentred", "textured"))
 
 
