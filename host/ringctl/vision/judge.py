@@ -101,9 +101,10 @@ FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds); blurred, smear
 FLAT_FULL, SHORT_MIN = 0.95, 0.94
 TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); between: unsure
 # An outline measured again where print hid part of it (detect's remeasured, recentred, textured
-# outlines; a dented one, DENTED_FLAT below) is flat only from this round: two coins tilted 30 deg on print (edge-tune 4237230137,
-# sealed-13 3098010207, tenth session) came out 0.959 and 0.951 so and were called (paid wrong
-# calls); of 57 flat coins' such outlines (edge-tune, sealed-12 valid scenes) 54 measure >= 0.965
+# outlines; a dented one: DENTED_FLAT below) is flat only from this round: two coins tilted 30 deg
+# on print (edge-tune 4237230137, sealed-13 3098010207, tenth session) came out 0.959 and 0.951
+# so and were called (paid wrong calls); of 57 flat coins' such outlines (edge-tune, sealed-12
+# valid scenes) 54 measure >= 0.965
 RESCUED_FLAT = 0.965
 # ... and an outline dented where part of the rim did not stand out (detect.ROUND_DENT: a clean
 # fit 0.93-0.95 round, measured again near the circle through the rest) only from this: a coin

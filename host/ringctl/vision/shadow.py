@@ -2,10 +2,11 @@
 ring's own colour only darker (the layout in a coin's shadow), not a coin of the trained colour.
 
 An outline measured again where print hid part of a coin (detect's remeasured, recentred and
-textured outlines), or where part of its rim did not stand out (dented), is searched near a circle, and a coin tilted 25-35 deg with its shadow beside
-it can come out round so: the shadow fills the crescent between the tilted coin's ellipse and the
-circle (sealed-12 2488924052 and 2557509314, forced tilted: round 0.974 and 0.976, called and
-paid). A flat coin's outline holds the coin all round; its own shadow lies outside it.
+textured outlines), or where part of its rim did not stand out (dented), is searched near a
+circle, and a coin tilted 25-35 deg with its shadow beside it can come out round so: the shadow
+fills the crescent between the tilted coin's ellipse and the circle (sealed-12 2488924052 and
+2557509314, forced tilted: round 0.974 and 0.976, called and paid). A flat coin's outline holds
+the coin all round; its own shadow lies outside it.
 
 On print of about the coin's colour the shadow is the coin's colour too, only darker: there it
 counts where it is much darker than the coin's own face (edge-1080p 420366459, forced tilted: a
