@@ -269,7 +269,8 @@ def _scan_past_a_line(beyond):
     sc[:, 10:21] = line
     for k in range(360):
         sc[k, 22:58] = beyond(k)
-    return SimpleNamespace(lab=sc, w=4), lab, ((200.0, 200.0), (200.0, 200.0), 0.0)
+    return SimpleNamespace(lab=sc, w=4, t=np.linspace(0, 2 * np.pi, 360, endpoint=False)), lab, \
+        ((200.0, 200.0), (200.0, 200.0), 0.0)
 
 
 CLOTH, INK, OTHER = np.array([50.0, 0, 0]), np.array([20.0, 0, 0]), np.array([50.0, -40, 50])
@@ -369,4 +370,47 @@ def test_a_faint_line_near_the_wall_where_the_light_falls_off_is_passed_over():
     asked), and the ring was refused ("another edge 7% inside"). Measured from the cloth just
     inside the line, it comes back (ring.LINE_LOCAL)."""
     spec, img = _empty("sealed-31", 3890086326)
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+def test_a_wide_white_circle_whose_blurred_side_ramps_long_is_passed_over():
+    """sealed-33 3941584093 (opened): a white circle 16 px wide at 0.82 of a green ring, a wall
+    and a green floor beyond. 2 px before its near side seemed to start, the ramp was still 2.1
+    L* off the cloth (WIDE_LINE_TOL 2.0), and the ring was refused ("a band 17% of the radius
+    wide ... just inside the edge found"). Each side's colour is now the median over SIDE_SPAN px
+    (ring._side): 0.6 L* apart."""
+    spec, img = _empty("sealed-33", 3941584093)
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+def test_a_narrow_line_whose_near_side_is_too_faint_to_be_a_step_is_passed_over():
+    """sealed-33 3046680975 (opened): a yellow line 6 px wide at 0.93 of an orange ring. Its
+    colour is in a* and b*: its near side steps 0.7 L* up (under INNER_L_MIN), its far side 1.0
+    down, so only the far side was seen, with nothing stepping back beyond it, and the ring was
+    refused ("a band 6% ..."). The far side with the near side's faint step before it, the
+    brightness back where it was, is a line (ring._line_start)."""
+    spec, img = _empty("sealed-33", 3046680975)
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+def test_a_wide_line_on_a_cloth_lit_from_one_side_is_passed_over():
+    """sealed-30 2940754135 (opened): a white line 16 px wide at 0.86 of a mint ring lit from
+    above (L* 72-95 round the ring). Beyond the line the cloth lay 18 from the middle's colour,
+    15.3 asked (LINE_BACK), and the line is too wide for LINE_LOCAL's reference just inside it:
+    refused, "another edge 14% inside". Each direction's own cloth further in (LINE_RAY), on a
+    cloth of one colour all round but for its brightness, is the reference."""
+    spec, img = _empty("sealed-30", 2940754135)
+    assert _off(ringmod.find_boundary(img), spec) < 1.5
+
+
+@pytest.mark.parametrize("seed, circle", [(1328670542, (0.878, 23.5)), (1825426009, (0.776, 27.6))])
+def test_a_wide_circle_of_another_hue_whose_antialiased_sides_dip_is_passed_over(seed, circle):
+    """tune-1080p+circle (`ring bench calibration`): a magenta circle 24-28 px wide on a green
+    ring of about its brightness. Antialiased, each side dips about 1-3 L* below both colours
+    before the 4-7 L* step: the dip before the near side was taken for an edge of its own (and
+    the far side's recovery after the line, 1825426009), not a line: refused, "a band 16-19% of
+    the radius". A step within FRINGE_PX of a bigger one the other way is that edge's fringe."""
+    from ringctl.sim import calib_bench
+    spec, img = _empty("tune-1080p", seed)
+    assert calib_bench.printed_circle(img, spec, seed) == circle
     assert _off(ringmod.find_boundary(img), spec) < 1.5

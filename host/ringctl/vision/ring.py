@@ -48,6 +48,8 @@ LINE_BACK = 0.35
 # scan windows short of its far edge (by the wall the light's fall-off can leave the cloth further
 # from the middle's colour than a faint line: sealed-31 3890086326)
 LINE_LOCAL = (2, 5)
+# ... or from each direction's own cloth at LINE_RAY of the radius (its median there)
+LINE_RAY, LINE_RAY_CHROMA, LINE_RAY_SHARE = (0.6, 0.75), 0.02, 0.95
 # ... or, over printed artwork of two or more colours beyond the line (which defeats the median
 # over directions: sealed-25 2839296033, black cloth and beige boxes beyond a circle at 0.87, the
 # wall refused and the circle taken, 85 px inside), the colour comes back in LINE_PALETTE_SHARE
@@ -71,6 +73,8 @@ LINE_PX, LINE_REL = 8.0, 0.02
 # darker shade of the cloth (WIDE_INK below), not where it is of another colour (docs/VISION.md
 # Known limits). Looked for from WIDE_FROM_REL of the radius in (a line straddling 0.8)
 WIDE_LINE_REL, WIDE_LINE_TOL, WIDE_FROM_REL = 0.1, 2.0, 0.3
+FRINGE_PX = 2.0           # px: a step this close to a bigger one the other way is its fringe (_inner_edge)
+SIDE_SPAN = 4.0           # px: either side of a wide line, its colour is the median over this (_side)
 # ... and only when it is ink, this far from the cloth (L*a*b*; the sealed sets' printed circles
 # 12-80), and not a darker shade of the cloth's own colour (b, g, r shares within
 # EDGE_CHROMA_TOL): a wall's foot in shadow, the wall above it of the cloth's colour and a mat
@@ -516,6 +520,25 @@ def _line_inside(sc, lab, ell, jl, j1, palette=None):
     far_loc = d_loc[max(0, jl - 2 * sc.w):jl + 1].max()
     if far_loc >= _Scan.STEP_MIN and d_loc[jl + 2:j1 - 2].min() < LINE_BACK * far_loc:
         return True
+    # ... or to each direction's own cloth further in (LINE_RAY of the radius): a light falling off
+    # from one side leaves the cloth beyond the line far from the middle's colour on the dim side,
+    # and a line wider than LINE_LOCAL's gap is itself in that reference (sealed-30 2940754135,
+    # opened: a white line 16 px wide at 0.86 of a mint ring lit from above; 18 from the middle's
+    # colour beyond it, 15.3 asked). The light, not print: only where that cloth is of one colour
+    # all round but for its brightness (b, g, r shares within LINE_RAY_CHROMA of their median in
+    # LINE_RAY_SHARE of the directions; 0.007 at most on that mint ring, 0.06-0.09 in a tenth of
+    # them on sealed-25 2839296033's artwork, where a wall's inner band painted in an artwork
+    # colour came back to it in enough directions: test_a_walls_inner_band_of_a_layout_...)
+    mx, my = _ellipse_grid(ell, sc.t, np.linspace(LINE_RAY[0], LINE_RAY[1], 8))
+    ref = np.median(cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), axis=1)
+    chroma = _chroma(cv2.cvtColor(np.clip(ref, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)[0]
+                     .astype(np.float32))
+    plain = np.linalg.norm(chroma - np.median(chroma, axis=0), axis=1) <= LINE_RAY_CHROMA
+    if np.mean(plain) >= LINE_RAY_SHARE:
+        d_ray = np.median(np.linalg.norm(sc.lab - ref[:, None, :], axis=2), axis=0)
+        far_ray = d_ray[max(0, jl - 2 * sc.w):jl + 1].max()
+        if far_ray >= _Scan.STEP_MIN and d_ray[jl + 2:j1 - 2].min() < LINE_BACK * far_ray:
+            return True
     if palette is None:
         return False
     beyond = sc.lab[:, jl + 2:j1 - 2]
@@ -1096,11 +1119,13 @@ def _inner_edge(img, ell, n=360, wide=False):
     The median over all directions of the brightness step keeps only what runs round the ring
     (print, felt and noise are not concentric: they cancel). Inside the layout's edge there is
     none but a printed line round the ring, a step and one back within LINE_REL of the radius
-    (or LINE_PX: _line_end), which is passed over; inside the wall's OUTER edge there is the wall's own
-    inner part and the layout's edge, which a layout of the wall's colour may show only as a
-    step of brightness a few L* high. `wide` (a wall and then the floor beyond `ell`): a line up
-    to WIDE_LINE_REL of the radius wide whose colour comes back is passed over too, and one that
-    begins further in than 20% of the radius (from WIDE_FROM_REL) is looked at whole."""
+    (or LINE_PX: _line_end; _line_start when its near side is too faint to be a step), which
+    is passed over, as is a step's antialiased or sharpened fringe (FRINGE_PX); inside the
+    wall's OUTER edge there is the wall's own inner part and the layout's edge, which a layout
+    of the wall's colour may show only as a step of brightness a few L* high. `wide` (a wall and
+    then the floor beyond `ell`): a line up to WIDE_LINE_REL of the radius wide whose colour
+    comes back is passed over too, and one that begins further in than 20% of the radius (from
+    WIDE_FROM_REL) is looked at whole."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     # from 20% in (WIDE_FROM_REL when `wide`) to where the edge's own step (2 px windows, blur) no
@@ -1119,7 +1144,23 @@ def _inner_edge(img, ell, n=360, wide=False):
         sign = np.sign(med[j])
         while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:   # the step's own peak
             j += 1
+        # a dip just before a bigger step the other way is that edge's own fringe (ink of another
+        # hue and about the cloth's brightness, antialiased: magenta on green dips 1 L* below both
+        # before it rises 4), not an edge of its own: the bigger step is the one looked at
+        over = np.flatnonzero((s > s[j]) & (s <= s[j] + FRINGE_PX) & (-med * sign > abs(med[j])))
+        if over.size:
+            j, sign = int(over[0]), -sign
+            while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:
+                j += 1
+        # ... and one just after a bigger step the other way, the far side of a line passed over
+        elif np.any((s < s[j]) & (s >= s[j] - FRINGE_PX) & (-med * sign > abs(med[j]))):
+            while j + 1 < len(s) and med[j + 1] * sign > 0:
+                j += 1
+            j += 1
+            continue
         end = _line_end(lab[..., 0], med, s, j, line)
+        if end is None:
+            end = _line_start(lab[..., 0], med, s, j, line)
         if end is None and wide:
             end = _wide_line_end(bgr, lab, med, s, j, WIDE_LINE_REL * r)
         if end is None and s[j] < -0.2 * r:   # (only `wide` looks there) not a line: on past the step
@@ -1134,11 +1175,12 @@ def _inner_edge(img, ell, n=360, wide=False):
 def _wide_line_end(bgr, lab, med, s, j, reach):
     """Where a wide line printed round the ring ends, if the step med[j] is one side of one, else
     None: the first step back at least half as far within `reach` px, to the colour it had (L*,
-    and a* and b*, within WIDE_LINE_TOL; the median over the directions 2 px before
-    the near side's ramp starts and 3 px after the far side's ends: a wide line's far edge must
-    bring back the cloth, not only its brightness); and the line is ink (WIDE_INK from the cloth
-    at its middle), not a darker shade of the cloth (the wall's foot in its shadow, or painted
-    darker, with the wall above it of the cloth's colour: a review's case, 21-51 px off)."""
+    and a* and b*, within WIDE_LINE_TOL; the median over the directions and SIDE_SPAN px, from
+    2 px before the near side's ramp starts and from 3 px after the far side's ends: a wide
+    line's far edge must bring back the cloth, not only its brightness); and the line is ink
+    (WIDE_INK from the cloth at its middle), not a darker shade of the cloth (the wall's foot in
+    its shadow, or painted darker, with the wall above it of the cloth's colour: a review's
+    case, 21-51 px off)."""
     sign = np.sign(med[j])
     back = np.flatnonzero((s > s[j]) & (s <= s[j] + reach) & (med * sign <= -0.5 * abs(med[j])))
     if not back.size:
@@ -1149,18 +1191,29 @@ def _wide_line_end(bgr, lab, med, s, j, reach):
     i = j
     while i > 0 and med[i - 1] * sign > 0.1 * abs(med[j]):   # to the near side's start (a blurred ramp)
         i -= 1
-    before, after = max(0, np.searchsorted(s, s[i] - 2.0)), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
     level = np.median(lab, axis=0)
-    d = level[after] - level[before]
+    before, after = _side(level, s, s[i] - 2.0, -1), _side(level, s, s[k - 1] + 3.0, 1)
+    d = after - before
     if abs(d[0]) >= WIDE_LINE_TOL or np.hypot(d[1], d[2]) >= WIDE_LINE_TOL:
         return None
-    mid = (j + int(back[0])) // 2
-    if np.linalg.norm(level[mid] - level[before]) < WIDE_INK or \
-            _darker_shade(bgr[:, mid], lab[:, mid], bgr[:, before], lab[:, before]):
+    mid, b0 = (j + int(back[0])) // 2, max(0, np.searchsorted(s, s[i] - 2.0))
+    if np.linalg.norm(level[mid] - before) < WIDE_INK or \
+            _darker_shade(bgr[:, mid], lab[:, mid], bgr[:, b0], lab[:, b0]):
         return None
     while k < len(s) and med[k] * sign < 0:   # on past the step's faint tail (as _line_end walks)
         k += 1
     return k
+
+
+def _side(level, s, at, way, span=SIDE_SPAN):
+    """The median colour of profile `level` (len(s), 3) over `span` px from offset `at` on
+    (`way` 1) or back (-1): one sample on a blurred line's long ramp (a 16 px white circle,
+    blur 1.6 px: still 2 L* off the cloth 2 px before the ramp seemed to start) is not the
+    cloth's colour; where the profile ends, what there is of the span."""
+    lo, hi = sorted((at, at + way * span))
+    j0, j1 = np.searchsorted(s, [lo, hi + 1e-6])
+    j0, j1 = min(j0, len(s) - 1), max(j1, min(j0, len(s) - 1) + 1)
+    return np.median(level[j0:j1], axis=0)
 
 
 def _edge_full_res(img, ell, f, layout=None, n=360):
@@ -1313,6 +1366,28 @@ def _line_end(L, med, s, j, line):
     while k < len(s) and med[k] * sign < 0:   # to the far side's whole step
         k += 1
     before, after = np.searchsorted(s, s[j] - 3.0), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
+    level = np.median(L, axis=0)
+    return k if abs(level[after] - level[before]) < INNER_L_MIN else None
+
+
+def _line_start(L, med, s, j, line):
+    """Where a printed line round the ring ends, if the step med[j] is its far side and its near
+    side was too faint to be taken for a step (under INNER_L_MIN: a yellow line on an orange
+    cloth, 6 px wide, steps 0.7 L* up and 1.0 down; its colour is in a* and b*), else None:
+    within `line` px before j it steps the other way at least half as far, and past j's step
+    the brightness is back to what it was before that (within INNER_L_MIN, median over the
+    directions 3 px before and after), as _line_end asks the other way round."""
+    sign = np.sign(med[j])
+    near = np.flatnonzero((s < s[j]) & (s >= s[j] - line) & (med * sign <= -0.5 * abs(med[j])))
+    if not near.size:
+        return None
+    i = int(near[0])
+    while i > 0 and med[i - 1] * sign < 0:   # to the near side's whole step
+        i -= 1
+    k = j
+    while k < len(s) and med[k] * sign > 0:   # to the far side's whole step
+        k += 1
+    before, after = np.searchsorted(s, s[i] - 3.0), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
     level = np.median(L, axis=0)
     return k if abs(level[after] - level[before]) < INNER_L_MIN else None
 
