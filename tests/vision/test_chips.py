@@ -160,3 +160,37 @@ def test_specks_along_prints_lines_are_no_chip(sealed19, seed):
     v = judge.classify(img, rm, sealed19)
     assert v["result"] == expect, v
     assert not any("edge spots" in r for r in v["reasons"])
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_an_outline_fitted_far_longer_than_any_chip_is_no_measurement(model, monkeypatch, guard):
+    """The judge's detect.OUTLINE_MAX guard, which no rendered scene reaches since the first pass
+    keeps an edge within its ray (twenty-ninth session): an object in the ring whose outline was
+    fitted absurdly long, its centre far outside (sealed-22 1640437339 before then: a black chip
+    fitted 2944 x 165 px), is not a measured object outside the ring. Set into a valid spin that
+    is called, it leaves the spin unsure, "unexplained object in the ring"; with the guard
+    switched off (OUTLINE_MAX out of reach) the object is ignored as outside and the spin called,
+    which is what the guard is for."""
+    from ringctl.vision import detect
+    spec, expect, rm = _scene(1, "valid", "green")
+    img = heldout.render_frame(spec, 1)
+    assert judge.classify(img, rm, model)["result"] == expect
+    if not guard:
+        monkeypatch.setattr(detect, "OUTLINE_MAX", 1e9)
+    judged = judge._judged
+
+    def with_a_bad_fit(img, ring, model, blobs):
+        r, (cx, cy) = ring.coin_radius_px, ring.center
+        far = ring.plane_points([(cx + 3 * ring.radius, cy)])[0]
+        x, y, f = cx, cy + 0.5 * ring.radius, ring.factor
+        bad = detect.Blob(center=(x, y), area_coins=0.7, plane_center=tuple(far), axes=(80 * r, 4 * r),
+                          fit_err=30.0, chroma=(0.33, 0.33, 0.34), extra={"in_ring_coins": 0.7},
+                          bbox=(int((x - r) / f), int((y - r) / f), int(2 * r / f), int(2 * r / f)))
+        return judged(img, ring, model, blobs + [bad])
+
+    monkeypatch.setattr(judge, "_judged", with_a_bad_fit)
+    v = judge.classify(img, rm, model)
+    if guard:
+        assert v["result"] == "unsure" and "unsure: unexplained object in the ring" in v["reasons"], v
+    else:
+        assert v["result"] == expect, v
