@@ -73,7 +73,6 @@ LINE_PX, LINE_REL = 8.0, 0.02
 # darker shade of the cloth (WIDE_INK below), not where it is of another colour (docs/VISION.md
 # Known limits). Looked for from WIDE_FROM_REL of the radius in (a line straddling 0.8)
 WIDE_LINE_REL, WIDE_LINE_TOL, WIDE_FROM_REL = 0.1, 2.0, 0.3
-FRINGE_PX = 2.0           # px: a step this close to a bigger one the other way is its fringe (_inner_edge)
 SIDE_SPAN = 4.0           # px: either side of a wide line, its colour is the median over this (_side)
 # ... and only when it is ink, this far from the cloth (L*a*b*; the sealed sets' printed circles
 # 12-80), and not a darker shade of the cloth's own colour (b, g, r shares within
@@ -1120,9 +1119,9 @@ def _inner_edge(img, ell, n=360, wide=False):
     (print, felt and noise are not concentric: they cancel). Inside the layout's edge there is
     none but a printed line round the ring, a step and one back within LINE_REL of the radius
     (or LINE_PX: _line_end; _line_start when its near side is too faint to be a step), which
-    is passed over, as is a step's antialiased or sharpened fringe (FRINGE_PX); inside the
-    wall's OUTER edge there is the wall's own inner part and the layout's edge, which a layout
-    of the wall's colour may show only as a step of brightness a few L* high. `wide` (a wall and
+    is passed over; inside the wall's OUTER edge there is the wall's own inner part and the
+    layout's edge, which a layout of the wall's colour may show only as a step of brightness a
+    few L* high. `wide` (a wall and
     then the floor beyond `ell`): a line up to WIDE_LINE_REL of the radius wide whose colour
     comes back is passed over too, and one that begins further in than 20% of the radius (from
     WIDE_FROM_REL) is looked at whole."""
@@ -1140,27 +1139,14 @@ def _inner_edge(img, ell, n=360, wide=False):
         big = np.flatnonzero(np.abs(med[j:]) >= INNER_L_MIN)
         if not big.size:
             return None
+        start = j   # where this search began: past the last line passed over
         j += int(big[0])
         sign = np.sign(med[j])
         while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:   # the step's own peak
             j += 1
-        # a dip just before a bigger step the other way is that edge's own fringe (ink of another
-        # hue and about the cloth's brightness, antialiased: magenta on green dips 1 L* below both
-        # before it rises 4), not an edge of its own: the bigger step is the one looked at
-        over = np.flatnonzero((s > s[j]) & (s <= s[j] + FRINGE_PX) & (-med * sign > abs(med[j])))
-        if over.size:
-            j, sign = int(over[0]), -sign
-            while j + 1 < len(s) and med[j + 1] * sign > med[j] * sign:
-                j += 1
-        # ... and one just after a bigger step the other way, the far side of a line passed over
-        elif np.any((s < s[j]) & (s >= s[j] - FRINGE_PX) & (-med * sign > abs(med[j]))):
-            while j + 1 < len(s) and med[j + 1] * sign > 0:
-                j += 1
-            j += 1
-            continue
         end = _line_end(lab[..., 0], med, s, j, line)
         if end is None:
-            end = _line_start(lab[..., 0], med, s, j, line)
+            end = _line_start(lab[..., 0], med, s, j, line, start)
         if end is None and wide:
             end = _wide_line_end(bgr, lab, med, s, j, WIDE_LINE_REL * r)
         if end is None and s[j] < -0.2 * r:   # (only `wide` looks there) not a line: on past the step
@@ -1370,20 +1356,29 @@ def _line_end(L, med, s, j, line):
     return k if abs(level[after] - level[before]) < INNER_L_MIN else None
 
 
-def _line_start(L, med, s, j, line):
+def _line_start(L, med, s, j, line, lo=0):
     """Where a printed line round the ring ends, if the step med[j] is its far side and its near
     side was too faint to be taken for a step (under INNER_L_MIN: a yellow line on an orange
     cloth, 6 px wide, steps 0.7 L* up and 1.0 down; its colour is in a* and b*), else None:
-    within `line` px before j it steps the other way at least half as far, and past j's step
+    within `line` px before j, and from `lo` on (not a step a line passed over already ended
+    on), it steps the other way at least half as far but under INNER_L_MIN, and past j's step
     the brightness is back to what it was before that (within INNER_L_MIN, median over the
-    directions 3 px before and after), as _line_end asks the other way round."""
+    directions 3 px before and after), as _line_end asks the other way round. (A review found
+    both limits needed: without them the rise into a two-colour wall's inner band, already
+    passed over as a line's far side, was taken again as the near side of the band's far edge,
+    and the boundary put on the wall's outer edge, 28-38 px out.)"""
     sign = np.sign(med[j])
-    near = np.flatnonzero((s < s[j]) & (s >= s[j] - line) & (med * sign <= -0.5 * abs(med[j])))
+    idx = np.arange(len(s))
+    near = np.flatnonzero((idx >= lo) & (s < s[j]) & (s >= s[j] - line) & (med * sign <= -0.5 * abs(med[j])))
     if not near.size:
         return None
-    i = int(near[0])
-    while i > 0 and med[i - 1] * sign < 0:   # to the near side's whole step
+    i = m = int(near[0])
+    while i > lo and med[i - 1] * sign < 0:   # to the near side's whole step
         i -= 1
+    while med[m] * sign < 0:
+        m += 1
+    if np.abs(med[i:m]).max() >= INNER_L_MIN:   # a step that would have been found first: not faint
+        return None
     k = j
     while k < len(s) and med[k] * sign > 0:   # to the far side's whole step
         k += 1
