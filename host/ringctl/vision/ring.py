@@ -1121,10 +1121,9 @@ def _inner_edge(img, ell, n=360, wide=False):
     (or LINE_PX: _line_end; _line_start when its near side is too faint to be a step), which
     is passed over; inside the wall's OUTER edge there is the wall's own inner part and the
     layout's edge, which a layout of the wall's colour may show only as a step of brightness a
-    few L* high. `wide` (a wall and
-    then the floor beyond `ell`): a line up to WIDE_LINE_REL of the radius wide whose colour
-    comes back is passed over too, and one that begins further in than 20% of the radius (from
-    WIDE_FROM_REL) is looked at whole."""
+    few L* high. `wide` (a wall and then the floor beyond `ell`): a line up to WIDE_LINE_REL of
+    the radius wide whose colour comes back is passed over too, and one that begins further in
+    than 20% of the radius (from WIDE_FROM_REL) is looked at whole."""
     (cx, cy), (d1, d2), an = ell
     r = (d1 + d2) / 4
     # from 20% in (WIDE_FROM_REL when `wide`) to where the edge's own step (2 px windows, blur) no
@@ -1351,40 +1350,41 @@ def _line_end(L, med, s, j, line):
     k = int(back[-1])
     while k < len(s) and med[k] * sign < 0:   # to the far side's whole step
         k += 1
-    before, after = np.searchsorted(s, s[j] - 3.0), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
+    return k if _back_to(L, s, s[j] - 3.0, s[k - 1] + 3.0) else None
+
+
+def _back_to(L, s, before, after):
+    """Is the brightness at offset `after` what it was at `before` (within INNER_L_MIN, the
+    median over the directions of profiles `L`)?"""
     level = np.median(L, axis=0)
-    return k if abs(level[after] - level[before]) < INNER_L_MIN else None
+    at = np.searchsorted(s, before), min(len(s) - 1, np.searchsorted(s, after))
+    return abs(level[at[1]] - level[at[0]]) < INNER_L_MIN
 
 
 def _line_start(L, med, s, j, line, lo=0):
     """Where a printed line round the ring ends, if the step med[j] is its far side and its near
     side was too faint to be taken for a step (under INNER_L_MIN: a yellow line on an orange
     cloth, 6 px wide, steps 0.7 L* up and 1.0 down; its colour is in a* and b*), else None:
-    within `line` px before j, and from `lo` on (not a step a line passed over already ended
-    on), it steps the other way at least half as far but under INNER_L_MIN, and past j's step
-    the brightness is back to what it was before that (within INNER_L_MIN, median over the
-    directions 3 px before and after), as _line_end asks the other way round. (A review found
-    both limits needed: without them the rise into a two-colour wall's inner band, already
-    passed over as a line's far side, was taken again as the near side of the band's far edge,
-    and the boundary put on the wall's outer edge, 28-38 px out.)"""
+    within `line` px before j, and from `lo` on, where _inner_edge's search for this step began
+    (so not a step a line passed over already ended on, and under INNER_L_MIN: one as big would
+    have been found first), it steps the other way at least half as far, and past j's step the
+    brightness is back to what it was before that (_back_to, 3 px before and after), as
+    _line_end asks the other way round. (A review found the limit needed: without it the rise
+    into a two-colour wall's inner band, already passed over as a line's far side, was taken
+    again as the near side of the band's far edge, and the boundary put on the wall's outer
+    edge, 28-38 px out.)"""
     sign = np.sign(med[j])
-    idx = np.arange(len(s))
-    near = np.flatnonzero((idx >= lo) & (s < s[j]) & (s >= s[j] - line) & (med * sign <= -0.5 * abs(med[j])))
+    ahead = s[lo:]
+    near = lo + np.flatnonzero((ahead < s[j]) & (ahead >= s[j] - line) & (med[lo:] * sign <= -0.5 * abs(med[j])))
     if not near.size:
         return None
-    i = m = int(near[0])
+    i = int(near[0])
     while i > lo and med[i - 1] * sign < 0:   # to the near side's whole step
         i -= 1
-    while med[m] * sign < 0:
-        m += 1
-    if np.abs(med[i:m]).max() >= INNER_L_MIN:   # a step that would have been found first: not faint
-        return None
     k = j
     while k < len(s) and med[k] * sign > 0:   # to the far side's whole step
         k += 1
-    before, after = np.searchsorted(s, s[i] - 3.0), min(len(s) - 1, np.searchsorted(s, s[k - 1] + 3.0))
-    level = np.median(L, axis=0)
-    return k if abs(level[after] - level[before]) < INNER_L_MIN else None
+    return k if _back_to(L, s, s[i] - 3.0, s[k - 1] + 3.0) else None
 
 
 def _refine(img, ell, layout_bgr, f, n=360, local=False):
