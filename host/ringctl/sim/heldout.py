@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-34` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-35` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -133,6 +133,9 @@ SEALED33_ENTROPY = 0x1B649F3296AC1770
 # "sealed-34": entropy drawn at the start of the thirtieth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED34_ENTROPY = 0xCBDB423B1631470B
+# "sealed-35": entropy drawn at the start of the thirty-first session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED35_ENTROPY = 0x674C35A091FA140B
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -160,7 +163,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "scarlet": (40, 30, 170),   # scarlet: sealed-31 only, a bright red cloth near a red chip
            "indigo": (100, 40, 60),    # indigo: sealed-32 only, a deep blue-violet cloth
            "tangerine": (30, 110, 215),  # tangerine: sealed-33 only, a bright orange cloth
-           "emerald": (70, 140, 10)}     # emerald: sealed-34 only, a bright blue-green cloth
+           "emerald": (70, 140, 10),     # emerald: sealed-34 only, a bright blue-green cloth
+           "lime": (50, 180, 130)}       # lime: sealed-35 only, a bright yellow-green cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -198,7 +202,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "satin-brass": (110, 150, 170),   # a matte, greyish pale brass (sealed-31 only)
                 "burnished-copper": (58, 98, 178),  # a polished, mid red copper (sealed-32 only)
                 "matte-gold": (70, 145, 190),       # a brushed, yellow gold-coloured alloy (sealed-33 only)
-                "aged-brass": (84, 138, 156)}       # a dull, greenish-yellow old brass (sealed-34 only)
+                "aged-brass": (84, 138, 156),       # a dull, greenish-yellow old brass (sealed-34 only)
+                "bell-metal": (100, 116, 150)}      # a grey-brown, high-tin bronze (sealed-35 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -419,6 +424,13 @@ SETS = {
                       stream=SEALED34_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("aged-brass",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "emerald")),
+    # sealed (thirty-first session, entropy drawn at its start): relief struck from a thirteenth
+    # small portrait and the clock's face (faces.RELIEF_PICTURE 130), a bell-metal coin, a lime
+    # layout, circles printed and players' shadows as in sealed-34
+    "sealed-35": dict(size=None, coin_px=(40, 120), coin="bell-metal", faces="render:130",
+                      stream=SEALED35_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("bell-metal",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "lime")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
