@@ -1,6 +1,7 @@
 """Run firmware code and firmware tests under the real `micropython` unix-port binary."""
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 from ringctl.mpunix import micropython_binary
@@ -20,6 +21,11 @@ def mp_env(extra_path=()):
 
 
 def run_mp(script, *args, timeout=120, extra_path=(), heapsize="2M"):
+    """One run in a temporary directory of its own (TMPDIR, where the firmware tests make
+    their boards' file systems), removed after it: a run leaves nothing in /tmp."""
     cmd = [micropython_binary(), "-X", "heapsize=" + heapsize, str(script), *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env=mp_env(extra_path), cwd=str(ROOT))
+    with tempfile.TemporaryDirectory(prefix="mprun") as tmp:
+        env = mp_env(extra_path)
+        env["TMPDIR"] = tmp
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                              cwd=str(ROOT))

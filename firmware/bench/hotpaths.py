@@ -670,7 +670,8 @@ app_cfg = {}
 
 def main():
     import os
-    root = "/tmp/ringbench_hot_%d" % (time.ticks_us() & 0xFFFFFF)
+    # TMPDIR: the bench's own directory (ringctl.board.bench), removed after the run
+    root = "%s/ringbench_hot_%d" % (os.getenv("TMPDIR") or "/tmp", time.ticks_us() & 0xFFFFFF)
     try:
         os.mkdir(root)
     except OSError:

@@ -55,7 +55,9 @@ class BusyTime(FakeTime):
 
 
 def tmpdir(name):
-    d = "/tmp/mpfw_%s_%d" % (name, os.getpid() if hasattr(os, "getpid") else _rt.ticks_us())
+    # TMPDIR: the run's own directory (tests/mprun.py), removed after it
+    d = "%s/mpfw_%s_%d" % (os.getenv("TMPDIR") or "/tmp", name,
+                           os.getpid() if hasattr(os, "getpid") else _rt.ticks_us())
     try:
         os.mkdir(d)
     except OSError:

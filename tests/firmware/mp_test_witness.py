@@ -49,7 +49,9 @@ def vectors():
 
 
 def tmpdir(name):
-    d = "/tmp/mpwit_%s_%s" % (name, os.getpid() if hasattr(os, "getpid") else id(name))
+    # TMPDIR: the run's own directory (tests/mprun.py), removed after it
+    d = "%s/mpwit_%s_%s" % (os.getenv("TMPDIR") or "/tmp", name,
+                            os.getpid() if hasattr(os, "getpid") else id(name))
     try:
         os.mkdir(d)
     except OSError:

@@ -70,8 +70,10 @@ def _mp_json(*args, heap="640K"):
     # same at both sizes: 76-79 us)
     env = dict(os.environ)
     env["MICROPYPATH"] = "%s:%s:.frozen" % (FW_DIR / "lib", FW_DIR / "bench")
-    out = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap, str(HOTPATHS), *args],
-                         capture_output=True, text=True, timeout=300, env=env)
+    with tempfile.TemporaryDirectory(prefix="ringbench") as tmp:
+        env["TMPDIR"] = tmp     # the simulated board's file system: gone after the run
+        out = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap, str(HOTPATHS),
+                              *args], capture_output=True, text=True, timeout=300, env=env)
     if out.returncode:
         raise RuntimeError("hotpaths.py failed: %s" % (out.stderr or out.stdout)[-800:])
     return json.loads(out.stdout.strip().splitlines()[-1])
