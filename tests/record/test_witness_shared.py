@@ -26,8 +26,9 @@ NAMES = sorted(n for n in dir(mod) if n.startswith("test_"))
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_witness_cpython(name, monkeypatch):
+def test_witness_cpython(name, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))   # the boards' files: pytest's, not /tmp's
     getattr(mod, name)()
 
 

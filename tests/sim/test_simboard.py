@@ -235,6 +235,7 @@ def test_a_link_left_by_a_board_killed_without_stop_does_not_lead_to_the_next_bo
     board given the freed pty number removes any other link to it, so the dead board's name
     cannot lead a host to the new board's line (the review of 256ce6f)."""
     import os
+    import shutil
     from ringctl.sim.simboard import SimBoard
     a = SimBoard(tmp_path / "a", key=os.urandom(32)).start()
     a_tty, a_pts = a.tty, a.pts
@@ -253,3 +254,4 @@ def test_a_link_left_by_a_board_killed_without_stop_does_not_lead_to_the_next_bo
             os.unlink(a_tty)
         except OSError:
             pass
+        shutil.rmtree(a._sockdir, ignore_errors=True)   # the dead owner's, left in /tmp otherwise
