@@ -11,7 +11,7 @@ AREAS = {
     "face-light": ("ringctl.sim.face_light_bench", "face models under lamps unlike their training: right/unsure/wrong"),
     "camera-drift": ("ringctl.sim.camera_drift_bench", "scenes judged after the camera moved, turned or drifted in colour since calibration"),
     "calibration": ("ringctl.sim.calib_bench", "ring calibration alone: refused, >3 px off, worst px"),
-    "training": ("ringctl.sim.training_bench", "training photos in each ring: refused (why), accepted off the coin"),
+    "training": ("ringctl.sim.training_bench", "training photos in each ring: refused (why), accepted off the coin; --scale: boundaries moved, refused for the coins' size"),
     "sim": ("ringctl.sim.bench", "toss simulation speed and rest-time distribution"),
     "rules": ("ringctl.game.bench", "rules engine ops/s at 10k/100k/1M ops; worst chip rounding"),
     "log": ("ringctl.record.bench", "audit log: durable appends/s, verify s and peak MB per million"),

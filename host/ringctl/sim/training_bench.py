@@ -1,6 +1,9 @@
 """`ring bench training`: the technician's training photos in each ring (`--train ring`), photo by
 photo: how many the training refuses and why, and how far from the coin each accepted one was
-measured (a patch off the coin would train a wrong model)."""
+measured (a patch off the coin would train a wrong model). With `--scale K,...`: each ring's
+calibration with its boundary found K times as far from the centre (a wall's inner band or a
+printed circle taken for the wall), and how often training refuses it (`faceid.check_scale`):
+at K = 1 never, the further K lies from 1 the more often."""
 import argparse
 import collections
 import json
@@ -70,6 +73,61 @@ def sweep(name, n, all_rings=False, log=None):
     return dict(t, causes=dict(why.most_common())), misses
 
 
+def boundary_moved(rm, k, empty):
+    """`rm` with its boundary found k times as far from the centre, the diameters given as they
+    were, and its empty ring's photo at the detection scale that boundary sets (as
+    `ringmod.calibrate` makes it)."""
+    moved = ringmod.RingModel(rm.image_size, rm.center, [k * a for a in rm.axes], rm.angle_deg, None,
+                              rm.coin_mm, rm.ring_mm, layout_bgr=rm.layout_bgr, edge_px=rm.edge_px)
+    moved.background = moved.small(empty)
+    return moved
+
+
+def _trains(ring, photos, empty):
+    """None if `faceid.train` would go on to fit a model on these photos with this calibration;
+    else why not: "photos" (too many refused: `faceid.LEAVE_OUT_MAX`) or "scale" (`check_scale`)."""
+    coins, refused = [], collections.Counter()
+    for pname, img, _ in photos:
+        try:
+            coins.append(faceid.training_coin(img, ring, pname, empty))
+        except faceid.TrainingPhotoError:
+            coins.append(None)
+            refused[pname.split("#")[0]] += 1
+    n = len(photos) // 2
+    if any(k > faceid.LEAVE_OUT_MAX * n or n - k < 4 for k in refused.values()):
+        return "photos"
+    try:
+        faceid.check_scale(ring, coins, [(img, None) for _, img, _ in photos], [p for p, _, _ in photos])
+    except faceid.ScaleError:
+        return "scale"
+    return None
+
+
+def scale_sweep(name, n, ks, log=None):
+    """Per boundary factor K (text key): rings trained on, refused for the coins' size ("scale"),
+    refused for too many photos ("photos"), over the first `n` rings of set `name`."""
+    if name not in heldout.SETS:
+        raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
+    cfg = heldout.SETS[name]
+    t = {f"{k:g}": collections.Counter() for k in ks}
+    refused_at_calibration = 0
+    for seed in heldout.set_seeds(cfg, n):
+        spec, _ = heldout.make(seed, None, cfg)
+        empty = heldout.empty_frame(spec, seed)
+        try:
+            rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
+        except UserError:
+            refused_at_calibration += 1
+            continue
+        photos = photos_of_ring(spec, seed)
+        got = {f"{k:g}": _trains(boundary_moved(rm, k, empty), photos, empty) or "trained" for k in ks}
+        for k, what in got.items():
+            t[k][what] += 1
+        if log:
+            log(f"{name} {seed}: " + ", ".join(f"{k}: {what}" for k, what in got.items()))
+    return {"calibration_refused": refused_at_calibration, "by_boundary": {k: dict(c) for k, c in t.items()}}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="ring bench training", description=__doc__)
     p.add_argument("--sets", default="edge-tune:8",
@@ -78,23 +136,48 @@ def main(argv=None):
     p.add_argument("--misses", action="store_true", help="list each refused (or off) photo")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="say each ring on stderr")
+    p.add_argument("--scale", metavar="K,...", help="each ring's boundary found K times as far from its "
+                   "centre (e.g. 0.9,1,1.05,1.1): how often training refuses it for the coins' size")
     a = p.parse_args(argv)
     sets = heldout.parse_sets(a.sets, 8)
     log, out = benchrun.start(a.progress, sets={})
     t0 = time.process_time()
-    for name, n in sets:
-        tally, misses = sweep(name, n, a.all_rings, log)
-        out["sets"][name] = dict(tally, misses=misses) if a.misses else tally
+    if a.scale:
+        try:
+            ks = [float(k) for k in a.scale.split(",")]
+        except ValueError:
+            raise UserError(f"--scale {a.scale!r}: give factors like 0.9,1,1.1") from None
+        for name, n in sets:
+            out["sets"][name] = scale_sweep(name, n, ks, log)
+    else:
+        for name, n in sets:
+            tally, misses = sweep(name, n, a.all_rings, log)
+            out["sets"][name] = dict(tally, misses=misses) if a.misses else tally
     out["cpu_s"] = round(time.process_time() - t0, 1)
     if a.json:
         print(json.dumps(out))
     else:
-        for name, r in out["sets"].items():
-            print(f"{name}: {r['rings']} rings ({r['calibration_refused']} refused at calibration), "
-                  f"{r['rings_refused']} refused a photo; photos {r['photos_refused']}/{r['photos']} refused, "
-                  f"{r['photos_off']} accepted off the coin (worst {r['worst_off_r']} coin radii)")
-            for cause, k in r["causes"].items():
-                print(f"  {k:4d}  {cause}")
-            for m in r.get("misses", []):
-                print("  ", json.dumps(m))
+        (_print_scale if a.scale else _print_photos)(out)
+    if a.scale:   # a right calibration is never refused for the coins' size
+        return 0 if all(r["by_boundary"].get("1", {}).get("scale", 0) == 0 for r in out["sets"].values()) else 1
     return 0 if all(r["photos_off"] == 0 for r in out["sets"].values()) else 1
+
+
+def _print_scale(out):
+    for name, r in out["sets"].items():
+        print(f"{name}: {r['calibration_refused']} rings refused at calibration; training, by where the "
+              "boundary was found (x the radius):")
+        for k, c in r["by_boundary"].items():
+            print(f"  {k:>5}: " + ", ".join(f"{c.get(w, 0)} {w}" for w in ("trained", "scale", "photos")))
+
+
+def _print_photos(out):
+    for name, r in out["sets"].items():
+        print(f"{name}: {r['rings']} rings ({r['calibration_refused']} refused at calibration), "
+              f"{r['rings_refused']} refused a photo; photos {r['photos_refused']}/{r['photos']} refused, "
+              f"{r['photos_off']} accepted off the coin (worst {r['worst_off_r']} coin radii)")
+        for cause, k in r["causes"].items():
+            print(f"  {k:4d}  {cause}")
+        for m in r.get("misses", []):
+            print("  ", json.dumps(m))
+
