@@ -55,7 +55,7 @@ def test_wrong_scale_is_refused_as_a_scale_problem():
 
 
 def test_a_boundary_found_off_the_walls_foot_is_refused_at_training_with_both_causes(tmp_path, capsys):
-    """The coins' size checks the calibration (faceid.SCALE_REL): a boundary found 10% beyond the
+    """The coins' size checks the calibration (faceid.SCALE_SMALL, SCALE_LARGE): a boundary found 10% beyond the
     wall's foot (the thirtieth session's review: a wall's narrow inner band, a strip of cloth
     before a rail, 5-12% out) or a printed circle at 0.9 of the radius taken for the wall is
     refused, where the same photos train on the ring found right."""
@@ -70,6 +70,8 @@ def test_a_boundary_found_off_the_walls_foot_is_refused_at_training_with_both_ca
         assert "the coins measure " in msg and f"% {way} than the ring's calibration expects" in msg, msg
         assert seen in msg and "or the diameters given are wrong" in msg and "--ring-mm" in msg
         assert exc.value.found["ring"]["axes"] == pytest.approx([k * a for a in rm.axes])
+        assert exc.value.found["reasons"][0].startswith("training refused: the coins measure")
+        assert abs(exc.value.found["coins"][0]["radius"] - rm.coin_radius_px) < 0.1 * rm.coin_radius_px
     # the technician's command: one line naming both causes, and the boundary drawn with a coin
     boundary_moved(rm, 1.1, rm.empty).save(tmp_path / "ring.json")
     for face in ("heads", "tails"):
@@ -83,6 +85,39 @@ def test_a_boundary_found_off_the_walls_foot_is_refused_at_training_with_both_ca
     assert rc == 2 and "\n" not in err and "Traceback" not in err and "smaller" in err, err
     assert not (tmp_path / "model.json").exists()
     assert (tmp_path / "refused" / "0.annotated.png").exists() and "0.annotated.png" in err
+
+
+def test_the_scale_check_uses_the_finders_measure_and_needs_four_photos_so_measured():
+    """check_scale reads the coin finder's radius: a coin found only by the circle of the
+    calibrated size says nothing of the scale (it was looked for at that size), one found so
+    over the finder's differing outline keeps the finder's (`finder_r`); photos left out (None)
+    are skipped; fewer than SCALE_PHOTOS measured so, no check is made."""
+    from types import SimpleNamespace
+    ring = ringmod.RingModel((1920, 1080), (960, 540), (400, 400), 0, None, 30.8, 800.0)
+    r = ring.coin_radius_px
+    photos = [(np.zeros((1080, 1920, 3), np.uint8), "heads")] * 8
+
+    def coin(radius, **extra):
+        return SimpleNamespace(axes=(radius, radius), plane_center=(960.0, 540.0), center=(960.0, 540.0), extra=extra)
+
+    def refused(coins):
+        try:
+            faceid.check_scale(ring, coins, photos, [f"p{i}" for i in range(8)])
+        except faceid.ScaleError as exc:
+            return str(exc)
+        return None
+
+    assert refused([coin(r)] * 8) is None
+    assert "smaller" in refused([coin(0.9 * r)] * 8)
+    assert "larger" in refused([coin(1.2 * r)] * 8) and "out of focus" in refused([coin(1.2 * r)] * 8)
+    # found by the calibrated size only: not a measure of it
+    assert refused([coin(0.9 * r, found_by="known size")] * 8) is None
+    # ... but the finder's own outline, where it differed, is
+    assert "smaller" in refused([coin(r, found_by="known size", finder_r=0.9 * r)] * 8)
+    # left-out photos are skipped; under four measured by the finder, no check
+    assert "smaller" in refused([None] * 4 + [coin(0.9 * r)] * 4)
+    assert refused([None] * 5 + [coin(0.9 * r)] * 3) is None
+    assert refused([coin(0.9 * r, found_by="known size")] * 5 + [coin(0.9 * r)] * 3) is None
 
 
 def test_a_printed_circle_calibrated_as_the_wall_is_refused_at_training():
