@@ -1258,9 +1258,9 @@ def _coin_by_outline(img, ring, name, blobs):
 # (`ScaleError`, `check_scale`) when the coins' median radius, as the coin finder measures it, is
 # smaller than expected by more than SCALE_SMALL of it, or larger by more than SCALE_LARGE and
 # SCALE_BLUR_PX. An outline comes out larger than the coin, never smaller: by 0.1-1.8 px on 48
-# sites (coins 40-120 px at 1080p and 4K on four layouts; the most on black cloth), 1.002-1.11
-# of the size expected on 255 right calibrations (the held-out sets' rings, a review's lenses,
-# blur, cameras; docs/VISION.md, "The coins' size checks the calibration"). So smaller is
+# sites (coins 40-120 px at 1080p and 4K on four layouts; the most on black cloth), 1.004-1.11
+# of the size expected on a review's 106 hard right calibrations (lenses, blur, low lamps, big
+# and small coins; docs/VISION.md, "The coins' size checks the calibration"). So smaller is
 # allowed only what a tape-measured ring and a nominal coin leave (~1%); larger, that blur too.
 # The blur is not known per ring: a boundary 4-10% beyond the wall's foot can still train.
 SCALE_SMALL = 0.015
@@ -1271,7 +1271,8 @@ SCALE_PHOTOS = 4   # photos measured by the finder, at least, for the check (els
 
 class ScaleError(TrainingPhotoError):
     """Training refused: the coins measure unlike the size the ring's calibration expects
-    (SCALE_SMALL, SCALE_LARGE, SCALE_BLUR_PX). `image` and `found`: one photo with the boundary and its coin drawn."""
+    (SCALE_SMALL, SCALE_LARGE, SCALE_BLUR_PX). `image` and `found`: one photo with the boundary
+    and its coin drawn."""
 
     def __init__(self, name, why, image, found):
         super().__init__(name, why, image, found)
@@ -1281,9 +1282,9 @@ class ScaleError(TrainingPhotoError):
 def check_scale(ring, coins, photos, names):
     """ScaleError when the coins' median radius over the photos, as the coin finder measured them
     (not the circle of the calibrated size, which takes that size for granted), is off what the
-    calibration expects by more than SCALE_SMALL (smaller) or SCALE_LARGE and SCALE_BLUR_PX (larger). `coins`: each photo's
-    coin Blob (None: left out); `photos`: (photo, face) pairs; fewer than SCALE_PHOTOS measured by
-    the finder: no check."""
+    calibration expects by more than SCALE_SMALL (smaller) or SCALE_LARGE and SCALE_BLUR_PX
+    (larger). `coins`: each photo's coin Blob (None: left out); `photos`: (photo, face) pairs;
+    fewer than SCALE_PHOTOS measured by the finder: no check."""
     sizes = [(b.extra.get("finder_r", b.axes[0]), i) for i, b in enumerate(coins)
              if b is not None and ("found_by" not in b.extra or "finder_r" in b.extra)]
     if len(sizes) < SCALE_PHOTOS:
@@ -1304,7 +1305,7 @@ def check_scale(ring, coins, photos, names):
            "check the boundary drawn) or the diameters given are wrong"
            + ("" if small else ", or the camera is out of focus (a blurred outline measures wide)")
            + ": measure the ring's inner diameter at the wall's foot and the coin, calibrate again with "
-           "--ring-mm and --coin-mm (and the ring's edge where the wall meets the layout), then train again")
+           "--ring-mm and --coin-mm, then train again")
     # the picture: the boundary and the coin as the finder measured it, the reason as training's
     found = _found(ring, [_entry(b, ring, radius=round(sizes[0][0], 1))], [], why)
     found["reasons"] = [f"training refused: {why}"]
