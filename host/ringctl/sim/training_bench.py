@@ -84,22 +84,20 @@ def boundary_moved(rm, k, empty):
 
 
 def _trains(ring, photos, empty):
-    """None if `faceid.train` would go on to fit a model on these photos with this calibration;
-    else why not: "photos" (too many refused: `faceid.LEAVE_OUT_MAX`) or "scale" (`check_scale`)."""
-    coins, refused = [], collections.Counter()
+    """None if `faceid.train` makes a model of these photos with this calibration (as `ring
+    vision train --empty` would); else why not: "scale" (`check_scale`), "photos" (too many
+    refused, `faceid.LEAVE_OUT_MAX`) or "faces" (they do not separate)."""
+    faces = {"heads": [], "tails": []}
     for pname, img, _ in photos:
-        try:
-            coins.append(faceid.training_coin(img, ring, pname, empty))
-        except faceid.TrainingPhotoError:
-            coins.append(None)
-            refused[pname.split("#")[0]] += 1
-    n = len(photos) // 2
-    if any(k > faceid.LEAVE_OUT_MAX * n or n - k < 4 for k in refused.values()):
-        return "photos"
+        faces[pname.split("#")[0]].append(img)
     try:
-        faceid.check_scale(ring, coins, [(img, None) for _, img, _ in photos], [p for p, _, _ in photos])
+        faceid.train(faces["heads"], faces["tails"], ring, names=[p for p, _, _ in photos], empty=empty)
     except faceid.ScaleError:
         return "scale"
+    except faceid.TrainingPhotoError:
+        return "photos"
+    except UserError:
+        return "faces"
     return None
 
 
@@ -168,7 +166,7 @@ def _print_scale(out):
         print(f"{name}: {r['calibration_refused']} rings refused at calibration; training, by where the "
               "boundary was found (x the radius):")
         for k, c in r["by_boundary"].items():
-            print(f"  {k:>5}: " + ", ".join(f"{c.get(w, 0)} {w}" for w in ("trained", "scale", "photos")))
+            print(f"  {k:>5}: " + ", ".join(f"{c.get(w, 0)} {w}" for w in ("trained", "scale", "photos", "faces")))
 
 
 def _print_photos(out):
@@ -180,4 +178,3 @@ def _print_photos(out):
             print(f"  {k:4d}  {cause}")
         for m in r.get("misses", []):
             print("  ", json.dumps(m))
-
