@@ -1175,6 +1175,9 @@ class Session:
             if self._reply is not None:
                 r = self._reply
                 self._reply = None
+                # no ADVERT ("no session") until the host has had time to confirm this
+                # reply: one right behind it would make the host drop the new session
+                self._advert_at = (now + ADVERT_MS) & _TMASK
                 return self._emit(self._hello_tx, MT_HELLO, 0, self.stream_id, self._una,
                                   r, now)
             # (peer_silent_ms and _tdiff inlined: this runs on every link pass of the board)

@@ -335,3 +335,27 @@ def test_duplicated_hello_gets_the_same_answer_and_the_session_comes_up():
     _talk(host, dev, 103, 120)
     assert host.connected and dev.connected and dev.handshakes == 2
     assert dev.recv()[1] == b"c" and host.alarms == 0 and dev.alarms == 0
+
+
+def test_no_advert_between_the_reply_and_the_hosts_first_frame():
+    # A board whose host fell silent adverts every ADVERT_MS. When a new host's HELLO
+    # arrives just as the next advert falls due, the reply must not be followed by an
+    # ADVERT ("no session"): the host would drop the session it has just made and
+    # handshake again (a CI run saw three handshakes where two were due).
+    host, dev = _pair()
+    _talk(host, dev, 0, 50)
+    assert dev.connected
+    for t in range(50, 2600):                 # the host is gone: from 2 s the board adverts
+        dev.poll(t)
+    host2 = rl.Session(KEY, rl.ROLE_HOST, {"name": "t2"})
+    host2.start(2600)
+    due = dev._advert_at                      # the HELLO lands when the next advert is due
+    assert due > 2600
+    hello = host2.poll(due)
+    dev.feed(hello, due)
+    while (out := dev.poll(due)) is not None:
+        host2.feed(out, due)
+    assert host2.connected, "the board's reply made the session"
+    _talk(host2, dev, due + 1, due + 200)
+    assert host2.connected and dev.connected
+    assert host2.handshakes == 1 and host2.link_losses == 0
