@@ -123,3 +123,20 @@ def test_a_regions_colour_by_cv2_is_numpys_over_its_unclipped_pixels_bit_for_bit
         keep = big[mask > 0].max(axis=-1) < detect.CLIP_LEVEL if mask.any() else np.zeros(0, bool)
         clipped_masked += bool(detect.UNCLIPPED_MIN * keep.size <= keep.sum() < keep.size)
     assert clipped > 50 and clipped_masked > 50   # the unclipped pixels' branch ran, both ways
+
+
+def test_the_empty_ring_sampled_through_four_channels_is_the_plain_remap_bit_for_bit():
+    """background_at remaps a four-channel copy (half the cost of three): each channel's bits are
+    the three-channel remap's, inside the frame and beyond its edges."""
+    from ringctl.sim import scenes, vision_bench as bench
+    rm = bench.site(scenes.make(31, "valid", chips=4), 31)
+    h, q = np.float32(0.5), np.float32(rm.factor)
+    w_img, h_img = rm.image_size
+    rng = np.random.default_rng(12)
+    for _ in range(100):
+        shape = (int(rng.integers(1, 150)), int(rng.integers(1, 100)))
+        x = rng.uniform(-20, w_img + 20, shape).astype(np.float32)
+        y = rng.uniform(-20, h_img + 20, shape).astype(np.float32)
+        plain = cv2.remap(detect._blurred_background(rm), (x + h) / q - h, (y + h) / q - h, cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(detect.background_at(rm, x, y), plain)
