@@ -594,21 +594,22 @@ def _add_new_objects(mask, extra, min_area):
     """Add to `mask` the objects of `extra` (the lower in-ring level) that are new: only new
     objects (or ones the main level saw only specks of, e.g. a chip's edge spots) - an object
     the main level found keeps its exact outline."""
-    n_m, lbl_m = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    near = np.zeros_like(mask)
-    if n_m > 1:
-        xs, ys = cv2.findNonZero(mask).reshape(-1, 2).T
-        lab = lbl_m[ys, xs]
-        big = np.bincount(lab, minlength=n_m)[lab] >= min_area
-        near[ys[big], xs[big]] = 1
-        near = cv2.dilate(near, _K3)
+    n_m, lbl_m, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    big = stats[:, cv2.CC_STAT_AREA] >= min_area
+    big[0] = False
+    # within a pixel of an object of the main level's
+    near = cv2.dilate(mask if big[1:].all() else big[lbl_m].view(np.uint8), _K3)
+    touch = cv2.bitwise_and(extra, near)
+    if not cv2.countNonZero(touch):   # nothing of `extra` touches one: all of it is new
+        cv2.bitwise_or(mask, extra, dst=mask)
+        return
+    if cv2.countNonZero(touch) == cv2.countNonZero(extra):   # all of it touches (an object's fringe)
+        return
     n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    xe, ye = cv2.findNonZero(extra).reshape(-1, 2).T
-    lab_x = lbl_x[ye, xe]
     touching = np.zeros(n_x, bool)
-    touching[lab_x[near[ye, xe] > 0]] = True
-    keep = ~touching[lab_x]
-    mask[ye[keep], xe[keep]] = 1
+    touching[lbl_x[touch > 0]] = True
+    touching[0] = True   # the background
+    mask[~touching[lbl_x]] = 1
 
 
 def measure(img, ring, blob, thr_small):
