@@ -140,3 +140,39 @@ def test_the_empty_ring_sampled_through_four_channels_is_the_plain_remap_bit_for
         plain = cv2.remap(detect._blurred_background(rm), (x + h) / q - h, (y + h) / q - h, cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
         assert np.array_equal(detect.background_at(rm, x, y), plain)
+
+
+def test_faint_specks_by_cv2_are_numpys():
+    rng = np.random.default_rng(13)
+    for _ in range(200):
+        shape = (int(rng.integers(5, 60)), int(rng.integers(5, 60)))
+        thr = float(rng.choice([45.0, 4.0 * float(np.float32(rng.uniform(5, 30)))]))
+        d = (rng.uniform(0, 1.2, shape) ** 3 * thr * 1.5).astype(np.float32)
+        seeds = rng.choice(np.array([0, 1, 255], np.uint8), shape, p=[0.95, 0.03, 0.02])
+        in_ring = (rng.random(shape) < 0.7).astype(np.uint8)
+        faint = ((d > detect.SPOT_FAINT * thr) & (in_ring > 0)).astype(np.uint8)
+        faint[cv2.dilate(seeds, np.ones((3, 3), np.uint8)) > 0] = 0
+        if not faint.any():
+            want = np.zeros((0, 3))
+        else:
+            n, _, stats, cent = cv2.connectedComponentsWithStats(faint, 8, cv2.CV_32S)
+            want = np.zeros((0, 3)) if n - 1 > detect.SPOT_FAINT_SHARE * in_ring.sum() else \
+                np.column_stack([cent[1:] * detect.GRID, stats[1:, cv2.CC_STAT_AREA]])
+        assert np.array_equal(detect._faint_specks(d, thr, seeds, in_ring), want)
+
+
+def test_a_specks_peak_over_its_3x3_cells_is_the_plain_maximum():
+    rng = np.random.default_rng(14)
+    for _ in range(200):
+        shape = (int(rng.integers(30, 80)), int(rng.integers(30, 80)))
+        d = rng.uniform(0, 60, shape).astype(np.float32)
+        in_ring = (rng.random(shape) < 0.9).astype(np.uint8)
+        x, y = rng.uniform(-3, 2 * shape[1] + 3, 12), rng.uniform(-3, 2 * shape[0] + 3, 12)
+        v = d[(in_ring > 0) & (d <= 45.0)][::4]
+        assert v.size >= 100   # else every speck counts, unmeasured
+        floor = detect.SPOT_NOISE * float(np.partition(v, int(0.9 * (v.size - 1)))[int(0.9 * (v.size - 1))])
+        gx, gy = (x / detect.GRID).astype(int), (y / detect.GRID).astype(int)
+        h, w = shape
+        peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
+                      axis=0)
+        assert np.array_equal(detect._over_noise(d, in_ring, 45.0, x, y), peak > floor)

@@ -279,8 +279,9 @@ def _over_noise(d, in_ring_grid, thr, x, y):
     floor = SPOT_NOISE * float(np.partition(v, q)[q])
     h, w = d.shape
     gx, gy = (np.asarray(x) / GRID).astype(int), (np.asarray(y) / GRID).astype(int)
-    peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
-                  axis=0)
+    step = np.array([[-1], [0], [1]])
+    rows, cols = np.clip(gy + step, 0, h - 1), np.clip(gx + step, 0, w - 1)   # (3, specks) each
+    peak = d[rows[:, None], cols[None]].max(axis=(0, 1))
     return peak > floor
 
 
@@ -447,7 +448,9 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
     s = 4 // GRID
     thr = _level(d[::s, ::s], 45.0)
     thr_in = _level(chroma[::s, ::s], CHROMA_IN_RING)
-    seeds = ((d > thr) | ((chroma > thr_in) & (in_ring_grid > 0))).astype(np.uint8)
+    # cv2's comparisons (255 where true; the levels are float32 values: the same as numpy's)
+    seeds = cv2.bitwise_or(cv2.compare(d, thr, cv2.CMP_GT),
+                           cv2.bitwise_and(cv2.compare(chroma, thr_in, cv2.CMP_GT), in_ring_grid))
     faint = _faint_specks(d, thr, seeds, in_ring_grid)
     none = ([], thr, (np.zeros(0, np.int64),) * 3 + (faint, d))
     if not cv2.countNonZero(seeds):
@@ -541,8 +544,8 @@ def _faint_specks(d, thr, seeds, in_ring_grid):
     of the layout's colour shows only its white edge spots, and at 4K's detection scale (1/7) they
     are a few px that the blur takes under the level (sealed-19 2439612221, its in-ring chip given
     the layout's khaki: eight spots at 42-49 against 45, the spin called). For `_spot_rings`."""
-    faint = ((d > SPOT_FAINT * thr) & (in_ring_grid > 0)).astype(np.uint8)
-    faint[cv2.dilate(seeds, _K3) > 0] = 0
+    faint = cv2.bitwise_and(cv2.bitwise_and(cv2.compare(d, SPOT_FAINT * thr, cv2.CMP_GT), in_ring_grid),
+                            cv2.compare(cv2.dilate(seeds, _K3), 0, cv2.CMP_EQ))   # none within a pixel of a seed
     if not cv2.countNonZero(faint):
         return np.zeros((0, 3))
     n, _, stats, cent = cv2.connectedComponentsWithStats(faint, 8, cv2.CV_32S)
