@@ -125,6 +125,16 @@ def test_a_regions_colour_by_cv2_is_numpys_over_its_unclipped_pixels_bit_for_bit
     assert clipped > 50 and clipped_masked > 50   # the unclipped pixels' branch ran, both ways
 
 
+def test_colour_features_are_numpys_bit_for_bit():
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        img = rng.integers(0, 256, size=(int(rng.integers(1, 60)), int(rng.integers(1, 60)), 3), dtype=np.uint8)
+        a = img.astype(np.float32)
+        s = a.sum(axis=-1) + np.float32(30)   # whole numbers: exact in any order
+        chroma, log = detect.colour_feats(img)
+        assert np.array_equal(chroma, a * (300.0 / s)[..., None]) and np.array_equal(log, cv2.log(s))
+
+
 def test_the_empty_ring_sampled_through_four_channels_is_the_plain_remap_bit_for_bit():
     """background_at remaps a four-channel copy (half the cost of three): each channel's bits are
     the three-channel remap's, inside the frame and beyond its edges."""

@@ -130,7 +130,7 @@ def colour_feats(img):
     a = img.astype(np.float32)
     s = cv2.transform(a, _SUM_30)
     k = 300.0 / s
-    chroma = cv2.multiply(a, cv2.merge([k, k, k]))   # = a * k[..., None], at a third of numpy's cost
+    chroma = cv2.multiply(a, cv2.cvtColor(k, cv2.COLOR_GRAY2BGR))   # = a * k[..., None], at a third of numpy's cost
     return chroma, cv2.log(s)
 
 
@@ -801,7 +801,11 @@ def face_colour(region, mask=None):
         n = cv2.countNonZero(keep)
         if UNCLIPPED_MIN * n_all <= n < n_all:
             lit = np.array(cv2.sumElems(cv2.bitwise_and(region, region, mask=keep))[:3]) / n
-    return tuple((lit / (lit.sum() + 1e-6)).tolist()), float(col.mean())
+    # in Python floats, the same bits as numpy's sums of three (in order) and quotients
+    b, g, r = lit.tolist()
+    t = b + g + r + 1e-6
+    b0, g0, r0 = col.tolist()
+    return (b / t, g / t, r / t), (b0 + g0 + r0) / 3
 
 
 def _circle_hypotheses(pp):

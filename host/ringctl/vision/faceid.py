@@ -146,7 +146,7 @@ def coin_patch(img, ring, blob, radius=PATCH_R):
     # patch px -> plane px -> image px
     p2plane = np.array([[s, 0, blob.plane_center[0] - s * radius], [0, s, blob.plane_center[1] - s * radius]])
     m = inv[:, :2] @ p2plane
-    m = np.hstack([m[:, :2], (inv[:, :2] @ p2plane[:, 2] + inv[:, 2])[:, None]])
+    m[:, 2] = inv[:, :2] @ p2plane[:, 2] + inv[:, 2]
     # crop first so the warp and the pre-blur touch only the coin
     c = m[:, 2] + m[:, :2] @ np.array([radius, radius])
     reach = int(math.ceil(radius * s * 1.5)) + 3
