@@ -210,6 +210,15 @@ def detection_roi(ring):
     ROI_MARGIN_COINS coin radii (at least ROI_MARGIN_RING of its radius) all round, within the
     frame. A coin beyond it is not seen, which can only make a spin unsure (fewer than two
     coins found), never a call or a void; it halves the work at 4K."""
+    key = (ring.center, ring.axes, ring.angle_deg, ring.coin_mm, ring.ring_mm, ring.image_size)
+    cached = getattr(ring, "_roi", None)
+    if cached is None or cached[0] != key:   # asked for several times a frame: computed once
+        cached = ring._roi = (key, _roi(ring))
+    return cached[1]
+
+
+def _roi(ring):
+    """`detection_roi`, computed."""
     f = ring.factor
     w, h = ring.small_size
     a, b = ring.axes
