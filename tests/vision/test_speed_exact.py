@@ -186,3 +186,19 @@ def test_a_specks_peak_over_its_3x3_cells_is_the_plain_maximum():
         peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
                       axis=0)
         assert np.array_equal(detect._over_noise(d, in_ring, 45.0, x, y), peak > floor)
+
+
+def test_points_beyond_a_distance_all_at_once_are_as_each_alone():
+    """find_blobs asks which objects lie beyond the ring (and two coin radii) for all at once:
+    the same answers as each point's own plane point and distance, also right at the limit."""
+    from ringctl.sim import scenes, vision_bench as bench
+    rm = bench.site(scenes.make(31, "valid", chips=4), 31)
+    rng = np.random.default_rng(15)
+    lim = rm.radius + 2 * rm.coin_radius_px
+    c = np.array(rm.center)
+    for _ in range(300):
+        pts = [tuple(p) for p in rng.uniform(0, rm.image_size[0], (int(rng.integers(1, 12)), 2))]
+        alone = [float(np.hypot(*(rm.plane_points([p])[0] - c))) for p in pts]
+        for limit in (lim, alone[0]):   # a point right on the limit: its own measure decides
+            want = [d > limit for d in alone]
+            assert detect._outside(rm, pts, limit).tolist() == want

@@ -248,18 +248,18 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
         cv2.GaussianBlur(small, (3, 3), 0), ring._bg_feats, ring._bg_feats_grid, ring_mask(ring)[oy:y1, ox:x1],
         ring._in_ring_grid, min_area_coins * coin_area)
     sh, sw = small.shape[:2]
-    c_ring = np.array(ring.center)
+    centres = [((o["centroid"][0] + ox + 0.5) * f - 0.5, (o["centroid"][1] + oy + 0.5) * f - 0.5) for o in objects]
+    far = _outside(ring, centres, ring.radius + 2 * ring.coin_radius_px) if skip_chroma is not None and objects \
+        else None
     col_sum = None
     blobs = []
-    for o in objects:
+    for k, (o, center) in enumerate(zip(objects, centres)):
         x, y, w, h = o["bbox"]
-        cx, cy = o["centroid"][0] + ox, o["centroid"][1] + oy
         # touching the frame's edge, or the search region's (then it may reach beyond it)
-        b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=o["area"] / coin_area,
+        b = Blob(center=center, area_coins=o["area"] / coin_area,
                  bbox=(x + ox, y + oy, w, h), touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
-        if skip_chroma is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
-            pc = ring.plane_points([b.center])[0]
-            if np.hypot(*(pc - c_ring)) > ring.radius + 2 * ring.coin_radius_px:
+        if far is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
+            if far[k]:   # outside the ring
                 if col_sum is None:   # every object's colour sum in the (unblurred) small frame
                     px = small[ys, xs].astype(np.float64)
                     col_sum = np.stack([np.bincount(lab, weights=px[:, c], minlength=o["n"]) for c in range(3)], 1)
@@ -276,6 +276,18 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     blobs = _join_pieces(ring, blobs)
     return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs, faint,
                                d_grid, thr)
+
+
+def _outside(ring, pts, lim):
+    """Per image point, whether its ring-plane distance from the ring's centre exceeds `lim`, as
+    `ring.plane_points` and np.hypot measure one point alone: all at once (the matrix product's
+    last bits can differ from one point's), each alone where that lies within 1e-6 px of `lim`."""
+    c = np.array(ring.center)
+    dist = np.hypot(*(ring.plane_points(pts) - c).T)
+    out = dist > lim
+    for i in np.flatnonzero(np.abs(dist - lim) < 1e-6):
+        out[i] = np.hypot(*(ring.plane_points([pts[i]])[0] - c)) > lim
+    return out
 
 
 def _over_noise(d, in_ring_grid, thr, x, y):
