@@ -48,9 +48,9 @@ def test_each_family_picks_the_template_argmax_over_the_masked_scores_picks():
         for fam in [np.ones(20, bool)] + m._families:
             ih = int(np.argmax(np.where((m._lab == 1) & fam, total, -np.inf)))
             it = int(np.argmax(np.where((m._lab == 0) & fam, total, -np.inf)))
-            want.append((float(total[ih]), float(total[it]), cues[ih], cues[it]))
+            want.append((float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it))
         got = m._pairs(f)[0]
-        assert [g[:2] for g in got] == [w[:2] for w in want]
+        assert [g[:2] + g[4:] for g in got] == [w[:2] + w[4:] for w in want]
         assert all(np.array_equal(g[k], w[k]) for g, w in zip(got, want) for k in (2, 3))
 
 

@@ -624,22 +624,20 @@ class FaceModel:
         # template families, each one consistent picture of both faces: the photos under the
         # training lamp, and the relit drawings (if any)
         self._families = [photo] + ([~photo] if (~photo).any() else [])
-        # per family (all templates first), the templates of each face: a read picks the best of
-        # each (the first template when a family holds none of a face, as argmax over -inf does)
-        self._picks = [(np.flatnonzero((self._lab == 1) & fam), np.flatnonzero((self._lab == 0) & fam))
-                       for fam in [np.ones(len(self.labels), bool)] + self._families]
+        # per family (all templates first), the templates of heads and of tails, a row each: a read
+        # picks the best of each row at once (the first template when a family holds none of a
+        # face: argmax over -inf)
+        self._picks = np.array([(self._lab == face) & fam for fam in [np.ones(len(self.labels), bool)] + self._families
+                                for face in (1, 0)])
 
     def _pairs(self, feat):
         """[(heads score, tails score, heads per-cue scores, tails per-cue scores, heads template,
         tails template)] of the best template of each face: over all templates first, then within
         each family; and each template's best rotation (`cue_match`)."""
         total, cues, rot = cue_match(_spectrum(feat), self._spec_conj_ck)
-        out = []
-        for heads, tails in self._picks:
-            ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
-            it = int(tails[np.argmax(total[tails])]) if len(tails) else 0
-            out.append((float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it))
-        return out, rot
+        best = np.where(self._picks, total, -np.inf).argmax(axis=1).tolist()
+        return [(float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it)
+                for ih, it in zip(best[::2], best[1::2])], rot
 
     def _match(self, feat):
         """(heads score, tails score, heads per-cue scores, tails per-cue scores) of the best
