@@ -136,8 +136,8 @@ def colour_feats(img):
 
 def diff_feats(fa, fb):
     """Chroma change plus (weaker) log-brightness change: shadows and lighting barely register."""
-    d = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
-    return d + 45 * cv2.absdiff(fa[1], fb[1])
+    d = cv2.absdiff(fa[1], fb[1])
+    return np.add(cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES), np.multiply(d, 45, out=d), out=d)
 
 
 def diff_image(a, b):
@@ -691,7 +691,7 @@ def measure_all(img, ring, blobs, thr_small):
     smooth = polar.copy()
     for i, n in enumerate(ns):   # light smoothing along the radius, each object's rays alone
         rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
-        smooth[rows, :n] = cv2.blur(polar[rows, :n], (3, 1))
+        cv2.blur(polar[rows, :n], (3, 1), dst=smooth[rows, :n])
     d = diff_image(smooth, polar_bg)
     R = N_RAYS
     # per object: the level halfway between the inside (rr < 0.45 r) and the layout around it
