@@ -202,3 +202,26 @@ def test_points_beyond_a_distance_all_at_once_are_as_each_alone():
         for limit in (lim, alone[0]):   # a point right on the limit: its own measure decides
             want = [d > limit for d in alone]
             assert detect._outside(rm, pts, limit).tolist() == want
+
+
+def test_cues_agree_as_the_arrays_expression_says():
+    """read's cue check in scalars gives the arrays' answer, also where a cue's part of the margin
+    lies within a float32 rounding of what it must carry."""
+    rng = np.random.default_rng(16)
+    need = faceid.CUE_SHARE_MIN * np.array([len(c) / 3 for c in faceid.CUES])
+    for _ in range(3000):
+        families = []
+        for _ in range(int(rng.integers(1, 3))):
+            fh, ft = (float(v) for v in rng.uniform(0, 1, 2))
+            ch = rng.uniform(0, 1, 2).astype(np.float32)
+            ct = (rng.uniform(0, 1, 2) * 10.0 ** rng.integers(-4, 1, 2)).astype(np.float32)
+            if rng.random() < 0.5:
+                # a cue's part of the margin between its difference in float32 and in double: only
+                # the float32 difference (the arrays') decides it
+                exact, rounded = float(ch[0]) - float(ct[0]), float(ch[0] - ct[0])
+                fh = ft + (exact + rounded) / 2 / need[0]
+            families.append((fh, ft, ch, ct, 0, 0))
+        sign, margin = int(rng.choice([1, -1])), float(rng.uniform(0, 0.3))
+        want = any((fh - ft) * sign >= margin and bool(np.all((ch - ct) * sign >= need * (fh - ft) * sign))
+                   for fh, ft, ch, ct, _, _ in families)
+        assert faceid._cues_agree(families, sign, margin) == want
