@@ -53,7 +53,8 @@ def gains(img, ring):
         return np.ones(3), 1.0
     # the samples' pixels: by their flat index in a whole frame (a fifth of the cost of a pair of
     # index arrays), where the frame lies in one block
-    px = np.take(img.reshape(-1, 3), iy * img.shape[1] + ix, axis=0) if img.flags.c_contiguous else img[iy, ix]
+    px = np.take(img.reshape(-1, 3), _flat(ring, iy, ix, img.shape[1]), axis=0) if img.flags.c_contiguous \
+        else img[iy, ix]
     # log of the value itself (a black pixel's as half a level): log(1 + v) would bend the ratios
     # of dark pixels towards 1 (a 0.7x frame measured 0.708, a dark channel 1% off the others)
     r = np.log(np.maximum(px.astype(np.float32), 0.5)) - log_bg
@@ -64,7 +65,16 @@ def gains(img, ring):
     # samples of a 4K view: 0.29 ms against 1.66; the twenty-third session measured the reverse)
     r = np.sort(r, axis=0)
     g = r[n // 4:n - n // 4].mean(axis=0)
-    return np.exp(g - g.mean()), float(np.exp(g.mean()))
+    m = g.mean()
+    return np.exp(g - m), float(np.exp(m))
+
+
+def _flat(ring, iy, ix, width):
+    """The samples' flat pixel indices in a frame `width` px across (kept on the ring)."""
+    got = getattr(ring, "_balance_flat", None)
+    if got is None or got[0] is not iy or got[1] != width:
+        got = ring._balance_flat = (iy, width, iy * width + ix)
+    return got[2]
 
 
 def _samples(ring):

@@ -130,14 +130,14 @@ def colour_feats(img):
     a = img.astype(np.float32)
     s = cv2.transform(a, _SUM_30)
     k = 300.0 / s
-    chroma = cv2.multiply(a, cv2.merge([k, k, k]))   # = a * k[..., None], at a third of numpy's cost
+    chroma = cv2.multiply(a, cv2.cvtColor(k, cv2.COLOR_GRAY2BGR))   # = a * k[..., None], at a third of numpy's cost
     return chroma, cv2.log(s)
 
 
 def diff_feats(fa, fb):
     """Chroma change plus (weaker) log-brightness change: shadows and lighting barely register."""
-    d = cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES)
-    return d + 45 * cv2.absdiff(fa[1], fb[1])
+    d = cv2.absdiff(fa[1], fb[1])
+    return np.add(cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES), np.multiply(d, 45, out=d), out=d)
 
 
 def diff_image(a, b):
@@ -186,6 +186,9 @@ def _blurred_background(ring):
     bg = getattr(ring, "_bg_blur", None)
     if bg is None:   # computed once per ring model: the empty ring's features, dense and on the grid
         bg = ring._bg_blur = cv2.GaussianBlur(ring.background, (3, 3), 0)
+        # with a fourth channel for `background_at`: cv2 remaps four channels at half the cost
+        # of three, each channel the same bits (tests/vision/test_speed_exact.py)
+        ring._bg_blur4 = cv2.cvtColor(bg, cv2.COLOR_BGR2BGRA)
         x0, y0, x1, y1 = detection_roi(ring)
         ring._bg_feats = colour_feats(bg[y0:y1, x0:x1])
         ring._bg_feats_grid = tuple(_every_other(a) for a in ring._bg_feats)
@@ -197,8 +200,9 @@ def background_at(ring, x, y):
     """The empty ring's photo (detection scale, blurred) sampled at frame px `x`, `y` (float32
     maps): the small image's pixel i is centred on full-res (i + 0.5) * factor - 0.5."""
     h, q = np.float32(0.5), np.float32(ring.factor)
-    return cv2.remap(_blurred_background(ring), (x + h) / q - h, (y + h) / q - h, cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE)
+    _blurred_background(ring)
+    return cv2.cvtColor(cv2.remap(ring._bg_blur4, (x + h) / q - h, (y + h) / q - h, cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE), cv2.COLOR_BGRA2BGR)
 
 
 def detection_roi(ring):
@@ -206,6 +210,15 @@ def detection_roi(ring):
     ROI_MARGIN_COINS coin radii (at least ROI_MARGIN_RING of its radius) all round, within the
     frame. A coin beyond it is not seen, which can only make a spin unsure (fewer than two
     coins found), never a call or a void; it halves the work at 4K."""
+    key = (ring.center, ring.axes, ring.angle_deg, ring.coin_mm, ring.ring_mm, ring.image_size)
+    cached = getattr(ring, "_roi", None)
+    if cached is None or cached[0] != key:   # asked for several times a frame: computed once
+        cached = ring._roi = (key, _roi(ring))
+    return cached[1]
+
+
+def _roi(ring):
+    """`detection_roi`, computed."""
     f = ring.factor
     w, h = ring.small_size
     a, b = ring.axes
@@ -235,18 +248,18 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
         cv2.GaussianBlur(small, (3, 3), 0), ring._bg_feats, ring._bg_feats_grid, ring_mask(ring)[oy:y1, ox:x1],
         ring._in_ring_grid, min_area_coins * coin_area)
     sh, sw = small.shape[:2]
-    c_ring = np.array(ring.center)
+    centres = [((o["centroid"][0] + ox + 0.5) * f - 0.5, (o["centroid"][1] + oy + 0.5) * f - 0.5) for o in objects]
+    far = _outside(ring, centres, ring.radius + 2 * ring.coin_radius_px) if skip_chroma is not None and objects \
+        else None
     col_sum = None
     blobs = []
-    for o in objects:
+    for k, (o, center) in enumerate(zip(objects, centres)):
         x, y, w, h = o["bbox"]
-        cx, cy = o["centroid"][0] + ox, o["centroid"][1] + oy
         # touching the frame's edge, or the search region's (then it may reach beyond it)
-        b = Blob(center=((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), area_coins=o["area"] / coin_area,
+        b = Blob(center=center, area_coins=o["area"] / coin_area,
                  bbox=(x + ox, y + oy, w, h), touches_border=bool(x == 0 or y == 0 or x + w >= sw or y + h >= sh))
-        if skip_chroma is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
-            pc = ring.plane_points([b.center])[0]
-            if np.hypot(*(pc - c_ring)) > ring.radius + 2 * ring.coin_radius_px:
+        if far is not None and b.area_coins < 2.2:   # bigger may be a coin merged with a chip
+            if far[k]:   # outside the ring
                 if col_sum is None:   # every object's colour sum in the (unblurred) small frame
                     px = small[ys, xs].astype(np.float64)
                     col_sum = np.stack([np.bincount(lab, weights=px[:, c], minlength=o["n"]) for c in range(3)], 1)
@@ -265,6 +278,18 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
                                d_grid, thr)
 
 
+def _outside(ring, pts, lim):
+    """Per image point, whether its ring-plane distance from the ring's centre exceeds `lim`, as
+    `ring.plane_points` and np.hypot measure one point alone: all at once (the matrix product's
+    last bits can differ from one point's), each alone where that lies within 1e-6 px of `lim`."""
+    c = np.array(ring.center)
+    dist = np.hypot(*(ring.plane_points(pts) - c).T)
+    out = dist > lim
+    for i in np.flatnonzero(np.abs(dist - lim) < 1e-6):
+        out[i] = np.hypot(*(ring.plane_points([pts[i]])[0] - c)) > lim
+    return out
+
+
 def _over_noise(d, in_ring_grid, thr, x, y):
     """For each speck at ROI px (x, y): is the difference on the grid (the most over its 3x3
     cells) over SPOT_NOISE x the 90th percentile of the ring's difference below the level."""
@@ -275,8 +300,9 @@ def _over_noise(d, in_ring_grid, thr, x, y):
     floor = SPOT_NOISE * float(np.partition(v, q)[q])
     h, w = d.shape
     gx, gy = (np.asarray(x) / GRID).astype(int), (np.asarray(y) / GRID).astype(int)
-    peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
-                  axis=0)
+    step = np.array([[-1], [0], [1]])
+    rows, cols = np.clip(gy + step, 0, h - 1), np.clip(gx + step, 0, w - 1)   # (3, specks) each
+    peak = d[rows[:, None], cols[None]].max(axis=(0, 1))
     return peak > floor
 
 
@@ -438,12 +464,15 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
     h, w = blurred.shape[:2]
     fa = colour_feats(_every_other(blurred))
     chroma = cv2.transform(cv2.absdiff(fa[0], bg_feats_grid[0]), _ONES)
-    d = chroma + 45 * cv2.absdiff(fa[1], bg_feats_grid[1])     # = diff_feats(fa, fb)
+    d = cv2.absdiff(fa[1], bg_feats_grid[1])
+    np.add(chroma, np.multiply(d, 45, out=d), out=d)     # = diff_feats(fa, fb), in place
     # the levels from every 4th pixel (every 2nd grid pixel), as the dense computation takes them
     s = 4 // GRID
     thr = _level(d[::s, ::s], 45.0)
     thr_in = _level(chroma[::s, ::s], CHROMA_IN_RING)
-    seeds = ((d > thr) | ((chroma > thr_in) & (in_ring_grid > 0))).astype(np.uint8)
+    # cv2's comparisons (255 where true; the levels are float32 values: the same as numpy's)
+    seeds = cv2.bitwise_or(cv2.compare(d, thr, cv2.CMP_GT),
+                           cv2.bitwise_and(cv2.compare(chroma, thr_in, cv2.CMP_GT), in_ring_grid))
     faint = _faint_specks(d, thr, seeds, in_ring_grid)
     none = ([], thr, (np.zeros(0, np.int64),) * 3 + (faint, d))
     if not cv2.countNonZero(seeds):
@@ -537,8 +566,8 @@ def _faint_specks(d, thr, seeds, in_ring_grid):
     of the layout's colour shows only its white edge spots, and at 4K's detection scale (1/7) they
     are a few px that the blur takes under the level (sealed-19 2439612221, its in-ring chip given
     the layout's khaki: eight spots at 42-49 against 45, the spin called). For `_spot_rings`."""
-    faint = ((d > SPOT_FAINT * thr) & (in_ring_grid > 0)).astype(np.uint8)
-    faint[cv2.dilate(seeds, _K3) > 0] = 0
+    faint = cv2.bitwise_and(cv2.bitwise_and(cv2.compare(d, SPOT_FAINT * thr, cv2.CMP_GT), in_ring_grid),
+                            cv2.compare(cv2.dilate(seeds, _K3), 0, cv2.CMP_EQ))   # none within a pixel of a seed
     if not cv2.countNonZero(faint):
         return np.zeros((0, 3))
     n, _, stats, cent = cv2.connectedComponentsWithStats(faint, 8, cv2.CV_32S)
@@ -572,7 +601,7 @@ def _every_other(a):
     h2, w2 = h // GRID, w // GRID
     out = np.empty((-(-h // GRID), -(-w // GRID)) + a.shape[2:], a.dtype)
     if h2 and w2:
-        out[:h2, :w2] = cv2.resize(a[:h2 * GRID, :w2 * GRID], (w2, h2), interpolation=cv2.INTER_NEAREST)
+        cv2.resize(a[:h2 * GRID, :w2 * GRID], (w2, h2), dst=out[:h2, :w2], interpolation=cv2.INTER_NEAREST)
     out[h2:] = a[h2 * GRID::GRID, ::GRID]
     out[:, w2:] = a[::GRID, w2 * GRID::GRID]
     return out
@@ -590,21 +619,22 @@ def _add_new_objects(mask, extra, min_area):
     """Add to `mask` the objects of `extra` (the lower in-ring level) that are new: only new
     objects (or ones the main level saw only specks of, e.g. a chip's edge spots) - an object
     the main level found keeps its exact outline."""
-    n_m, lbl_m = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    near = np.zeros_like(mask)
-    if n_m > 1:
-        xs, ys = cv2.findNonZero(mask).reshape(-1, 2).T
-        lab = lbl_m[ys, xs]
-        big = np.bincount(lab, minlength=n_m)[lab] >= min_area
-        near[ys[big], xs[big]] = 1
-        near = cv2.dilate(near, _K3)
+    n_m, lbl_m, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    big = stats[:, cv2.CC_STAT_AREA] >= min_area
+    big[0] = False
+    # within a pixel of an object of the main level's
+    near = cv2.dilate(mask if big[1:].all() else big[lbl_m].view(np.uint8), _K3)
+    touch = cv2.bitwise_and(extra, near)
+    if not cv2.countNonZero(touch):   # nothing of `extra` touches one: all of it is new
+        cv2.bitwise_or(mask, extra, dst=mask)
+        return
+    if cv2.countNonZero(touch) == cv2.countNonZero(extra):   # all of it touches (an object's fringe)
+        return
     n_x, lbl_x = cv2.connectedComponentsWithAlgorithm(extra, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    xe, ye = cv2.findNonZero(extra).reshape(-1, 2).T
-    lab_x = lbl_x[ye, xe]
     touching = np.zeros(n_x, bool)
-    touching[lab_x[near[ye, xe] > 0]] = True
-    keep = ~touching[lab_x]
-    mask[ye[keep], xe[keep]] = 1
+    touching[lbl_x[touch > 0]] = True
+    touching[0] = True   # the background
+    mask[~touching[lbl_x]] = 1
 
 
 def measure(img, ring, blob, thr_small):
@@ -661,7 +691,7 @@ def measure_all(img, ring, blobs, thr_small):
     smooth = polar.copy()
     for i, n in enumerate(ns):   # light smoothing along the radius, each object's rays alone
         rows = slice(i * N_RAYS, (i + 1) * N_RAYS)
-        smooth[rows, :n] = cv2.blur(polar[rows, :n], (3, 1))
+        cv2.blur(polar[rows, :n], (3, 1), dst=smooth[rows, :n])
     d = diff_image(smooth, polar_bg)
     R = N_RAYS
     # per object: the level halfway between the inside (rr < 0.45 r) and the layout around it
@@ -793,7 +823,11 @@ def face_colour(region, mask=None):
         n = cv2.countNonZero(keep)
         if UNCLIPPED_MIN * n_all <= n < n_all:
             lit = np.array(cv2.sumElems(cv2.bitwise_and(region, region, mask=keep))[:3]) / n
-    return tuple((lit / (lit.sum() + 1e-6)).tolist()), float(col.mean())
+    # in Python floats, the same bits as numpy's sums of three (in order) and quotients
+    b, g, r = lit.tolist()
+    t = b + g + r + 1e-6
+    b0, g0, r0 = col.tolist()
+    return (b / t, g / t, r / t), (b0 + g0 + r0) / 3
 
 
 def _circle_hypotheses(pp):

@@ -44,6 +44,7 @@ _CUE_STARTS = [c[0] for c in CUES]   # each cue's channels follow one another (n
 assert [i for c in CUES for i in c] == [0, 1, 2], "cue_match sums each cue's channels as one run"
 _CUE_SHARE = np.array([len(c) / 3 for c in CUES])   # each cue's share of the combined score
 CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share
+_CUE_NEED = (CUE_SHARE_MIN * _CUE_SHARE).tolist()   # of a face's margin, each cue's part at least
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
 MARGIN_OF_MEDIAN = 0.13       # min margin = this x the photos' median leave-one-out margin ...
 MARGIN_BOUNDS = (0.07, 0.12)  # ... within these bounds
@@ -146,7 +147,7 @@ def coin_patch(img, ring, blob, radius=PATCH_R):
     # patch px -> plane px -> image px
     p2plane = np.array([[s, 0, blob.plane_center[0] - s * radius], [0, s, blob.plane_center[1] - s * radius]])
     m = inv[:, :2] @ p2plane
-    m = np.hstack([m[:, :2], (inv[:, :2] @ p2plane[:, 2] + inv[:, 2])[:, None]])
+    m[:, 2] = inv[:, :2] @ p2plane[:, 2] + inv[:, 2]
     # crop first so the warp and the pre-blur touch only the coin
     c = m[:, 2] + m[:, :2] @ np.array([radius, radius])
     reach = int(math.ceil(radius * s * 1.5)) + 3
@@ -602,6 +603,16 @@ def relit_templates(big_patches, turns):
     return [] if basis is None else relit_features(basis)
 
 
+def _cues_agree(families, sign, min_margin):
+    """Whether within some family (`_pairs`' entries after the first) the face `sign` favours
+    (1 heads, -1 tails) wins by `min_margin` with each cue carrying its part of that margin
+    (`FaceModel.read`). In numpy scalars and Python floats: each cue's float32 difference,
+    compared in double, as the arrays' expression compares them."""
+    return any((fh - ft) * sign >= min_margin
+               and all(float((c - d) * sign) >= share * (fh - ft) * sign for c, d, share in zip(ch, ct, _CUE_NEED))
+               for fh, ft, ch, ct, _, _ in families)
+
+
 class FaceModel:
     """Templates of both faces, coin colour and size, and the decision thresholds. The first
     `n_photos` templates are the training photos; any after them are the faces relit from them."""
@@ -624,22 +635,20 @@ class FaceModel:
         # template families, each one consistent picture of both faces: the photos under the
         # training lamp, and the relit drawings (if any)
         self._families = [photo] + ([~photo] if (~photo).any() else [])
-        # per family (all templates first), the templates of each face: a read picks the best of
-        # each (the first template when a family holds none of a face, as argmax over -inf does)
-        self._picks = [(np.flatnonzero((self._lab == 1) & fam), np.flatnonzero((self._lab == 0) & fam))
-                       for fam in [np.ones(len(self.labels), bool)] + self._families]
+        # per family (all templates first), the templates of heads and of tails, a row each: a read
+        # picks the best of each row at once (the first template when a family holds none of a
+        # face: argmax over -inf)
+        self._picks = np.array([(self._lab == face) & fam for fam in [np.ones(len(self.labels), bool)] + self._families
+                                for face in (1, 0)])
 
     def _pairs(self, feat):
         """[(heads score, tails score, heads per-cue scores, tails per-cue scores, heads template,
         tails template)] of the best template of each face: over all templates first, then within
         each family; and each template's best rotation (`cue_match`)."""
         total, cues, rot = cue_match(_spectrum(feat), self._spec_conj_ck)
-        out = []
-        for heads, tails in self._picks:
-            ih = int(heads[np.argmax(total[heads])]) if len(heads) else 0
-            it = int(tails[np.argmax(total[tails])]) if len(tails) else 0
-            out.append((float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it))
-        return out, rot
+        best = np.where(self._picks, total, -np.inf).argmax(axis=1).tolist()
+        return [(float(total[ih]), float(total[it]), cues[ih], cues[it], ih, it)
+                for ih, it in zip(best[::2], best[1::2])], rot
 
     def _match(self, feat):
         """(heads score, tails score, heads per-cue scores, tails per-cue scores) of the best
@@ -681,9 +690,7 @@ class FaceModel:
         sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
-        agree = any((fh - ft) * sign >= self.min_margin
-                    and bool(np.all((ch - ct) * sign >= CUE_SHARE_MIN * _CUE_SHARE * (fh - ft) * sign))
-                    for fh, ft, ch, ct, _, _ in families)
+        agree = _cues_agree(families, sign, self.min_margin)
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= need and agree else None
         conf = min(max(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0.0), 1.0)
         return face, (conf if agree else min(conf, 0.25)), h, t
