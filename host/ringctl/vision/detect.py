@@ -136,8 +136,14 @@ def colour_feats(img):
 
 def diff_feats(fa, fb):
     """Chroma change plus (weaker) log-brightness change: shadows and lighting barely register."""
-    d = cv2.absdiff(fa[1], fb[1])
-    return np.add(cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES), np.multiply(d, 45, out=d), out=d)
+    return _plus_brightness(cv2.transform(cv2.absdiff(fa[0], fb[0]), _ONES), fa[1], fb[1])
+
+
+def _plus_brightness(chroma, log_a, log_b):
+    """`diff_feats` from its chroma change: that plus 45 x the log-brightness change, a new array
+    (the product made in place, then the sum)."""
+    d = cv2.absdiff(log_a, log_b)
+    return np.add(chroma, np.multiply(d, 45, out=d), out=d)
 
 
 def diff_image(a, b):
@@ -464,8 +470,7 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
     h, w = blurred.shape[:2]
     fa = colour_feats(_every_other(blurred))
     chroma = cv2.transform(cv2.absdiff(fa[0], bg_feats_grid[0]), _ONES)
-    d = cv2.absdiff(fa[1], bg_feats_grid[1])
-    np.add(chroma, np.multiply(d, 45, out=d), out=d)     # = diff_feats(fa, fb), in place
+    d = _plus_brightness(chroma, fa[1], bg_feats_grid[1])     # = diff_feats(fa, fb)
     # the levels from every 4th pixel (every 2nd grid pixel), as the dense computation takes them
     s = 4 // GRID
     thr = _level(d[::s, ::s], 45.0)
@@ -519,7 +524,7 @@ def foreground_objects(blurred, bg_feats, bg_feats_grid, in_ring, in_ring_grid, 
             own_p[r0:r1, pl:c1] = 1
     fa = colour_feats(blur_p)
     ch = cv2.transform(cv2.absdiff(fa[0], bg0_p), _ONES)
-    dd = ch + 45 * cv2.absdiff(fa[1], bg1_p)
+    dd = _plus_brightness(ch, fa[1], bg1_p)
     own = own_p > 0
     mask = ((dd > thr) & own).astype(np.uint8)
     cand = ((ch > thr_in) & (inr_p > 0) & own).astype(np.uint8)
