@@ -185,7 +185,7 @@ def test_a_specks_peak_over_its_3x3_cells_is_the_plain_maximum():
         h, w = shape
         peak = np.max([d[np.clip(gy + j, 0, h - 1), np.clip(gx + i, 0, w - 1)] for i in (-1, 0, 1) for j in (-1, 0, 1)],
                       axis=0)
-        assert np.array_equal(detect._over_noise(d, in_ring, 45.0, x, y), peak > floor)
+        assert np.array_equal(detect._over_noise(d, in_ring, 45.0, detect._speck_peaks(d, x, y)), peak > floor)
 
 
 def test_points_beyond_a_distance_all_at_once_are_as_each_alone():

@@ -109,6 +109,14 @@ SPOT_FAINT_SHARE = 0.005
 # percentiles 12 and 26, specks over the level of 45 and faint ones round one centre) was named
 # a chip in valid spins; the frames whose chips are named from their spots have 1.4-4.8
 SPOT_NOISE = 4.0
+# ... and over SPOT_SHIFT x the empty ring's own step there: its photo's largest difference between
+# neighbouring pixels within the speck's reach. Where print's edge is sharp, a frame blurred or
+# moved by a pixel differs from the empty ring's photo along it (sealed-36 3676139111, opened: a
+# white printed band in a 4K frame with 3.3 px of motion blur, six faint specks along both its
+# edges round one centre named a chip in a valid spin: specks 25-31 against steps of 98-129).
+# A chip's own specks stand well clear (sealed-19's and sealed-33's layout-coloured chips:
+# 1.09-40 x the step, the least where one lay across print)
+SPOT_SHIFT = 0.5
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -296,20 +304,45 @@ def _outside(ring, pts, lim):
     return out
 
 
-def _over_noise(d, in_ring_grid, thr, x, y):
-    """For each speck at ROI px (x, y): is the difference on the grid (the most over its 3x3
-    cells) over SPOT_NOISE x the 90th percentile of the ring's difference below the level."""
-    v = d[(in_ring_grid > 0) & (d <= thr)][::4]
-    if v.size < 100:
-        return np.ones(len(x), bool)
-    q = int(0.9 * (v.size - 1))
-    floor = SPOT_NOISE * float(np.partition(v, q)[q])
+def _speck_peaks(d, x, y):
+    """For each speck at ROI px (x, y): the difference on the grid, the most over its 3x3 cells."""
     h, w = d.shape
     gx, gy = (np.asarray(x) / GRID).astype(int), (np.asarray(y) / GRID).astype(int)
     step = np.array([[-1], [0], [1]])
     rows, cols = np.clip(gy + step, 0, h - 1), np.clip(gx + step, 0, w - 1)   # (3, specks) each
-    peak = d[rows[:, None], cols[None]].max(axis=(0, 1))
-    return peak > floor
+    return d[rows[:, None], cols[None]].max(axis=(0, 1))
+
+
+def _over_noise(d, in_ring_grid, thr, peak):
+    """For each speck's `peak` (`_speck_peaks`): is it over SPOT_NOISE x the 90th percentile of
+    the ring's difference `d` below the level."""
+    v = d[(in_ring_grid > 0) & (d <= thr)][::4]
+    if v.size < 100:
+        return np.ones(len(peak), bool)
+    q = int(0.9 * (v.size - 1))
+    return peak > SPOT_NOISE * float(np.partition(v, q)[q])
+
+
+def _background_step(ring, x, y):
+    """For each speck at ROI px (x, y) (ints): the empty ring's own largest difference
+    (`diff_feats`) between two neighbouring pixels (across, down and both diagonals), either
+    within the speck's reach of GRID px: what a frame one pixel off the empty ring's photo can
+    differ by there. Only the specks' own patches are looked at (a 4K ring's whole map takes 9 ms)."""
+    chroma, log = ring._bg_feats
+    h, w = log.shape
+    span = np.arange(-GRID - 1, GRID + 2)
+    rows = np.clip(np.asarray(y)[:, None] + span, 0, h - 1)[:, :, None]
+    cols = np.clip(np.asarray(x)[:, None] + span, 0, w - 1)[:, None, :]
+    c, lg = chroma[rows, cols], log[rows, cols]   # (specks, n, n, 3) and (specks, n, n)
+    n = len(span)
+    step = np.zeros(lg.shape, np.float32)
+    for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        a = (slice(None), slice(0, n - dy), slice(max(0, -dx), n - max(0, dx)))
+        b = (slice(None), slice(dy, n), slice(max(0, dx), n - max(0, -dx)))
+        d = np.abs(c[a] - c[b]).sum(-1) + np.float32(45) * np.abs(lg[a] - lg[b])
+        np.maximum(step[a], d, out=step[a])
+        np.maximum(step[b], d, out=step[b])
+    return step[:, 1:-1, 1:-1].max(axis=(1, 2))
 
 
 def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
@@ -335,7 +368,11 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_
     inside = ring_mask(ring)
     h, w = inside.shape
     keep = inside[np.minimum(h - 1, sy.astype(int)), np.minimum(w - 1, sx.astype(int))] > 0
-    keep &= _over_noise(d_grid, ring._in_ring_grid, thr, sx - ox, sy - oy)
+    peak = _speck_peaks(d_grid, sx - ox, sy - oy)
+    keep &= _over_noise(d_grid, ring._in_ring_grid, thr, peak)
+    if keep.sum() >= SPOT_RING_MIN:
+        i = np.flatnonzero(keep)
+        keep[i] = peak[i] > SPOT_SHIFT * _background_step(ring, sx[i].astype(int) - ox, sy[i].astype(int) - oy)
     p = np.stack([(sx + 0.5) * f - 0.5, (sy + 0.5) * f - 0.5], 1)
     for b in blobs:   # clear of every object (a coin's own specks: its shadow, its edge)
         # a fit far longer than any object measures nothing: its area stands for its size
