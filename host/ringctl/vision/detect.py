@@ -112,10 +112,10 @@ SPOT_NOISE = 4.0
 # ... and over SPOT_SHIFT x the empty ring's own step there: its photo's largest difference between
 # neighbouring pixels within the speck's reach. Where print's edge is sharp, a frame blurred or
 # moved by a pixel differs from the empty ring's photo along it (sealed-36 3676139111, opened: a
-# white printed band in a 4K frame with 3.3 px of motion blur, six faint specks along both its
+# white printed band in a 4K frame with 3.3 px of motion blur, five faint specks along both its
 # edges round one centre named a chip in a valid spin: specks 25-31 against steps of 98-129).
-# A chip's own specks stand well clear (sealed-19's and sealed-33's layout-coloured chips:
-# 1.09-40 x the step, the least where one lay across print)
+# A chip's own specks stand 0.73 x the step and over (on patterned layouts, whose lines give
+# steps of 20-45: many 0.83-1.05; sealed-27 830933689 0.73), the least 1.46 x this
 SPOT_SHIFT = 0.5
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
@@ -325,21 +325,25 @@ def _over_noise(d, in_ring_grid, thr, peak):
 
 def _background_step(ring, x, y):
     """For each speck at ROI px (x, y) (ints): the empty ring's own largest difference
-    (`diff_feats`) between two neighbouring pixels (across, down and both diagonals), either
-    within the speck's reach of GRID px: what a frame one pixel off the empty ring's photo can
-    differ by there. Only the specks' own patches are looked at (a 4K ring's whole map takes 9 ms)."""
+    (`diff_feats`, on its photo as blurred for detection) between two neighbouring pixels (across,
+    down and both diagonals), one or both of them within GRID px of the speck: what a frame one
+    pixel off the empty ring's photo can differ by there. Only the specks' own patches are looked
+    at (a 4K ring's whole map takes 9 ms)."""
     chroma, log = ring._bg_feats
     h, w = log.shape
     span = np.arange(-GRID - 1, GRID + 2)
     rows = np.clip(np.asarray(y)[:, None] + span, 0, h - 1)[:, :, None]
     cols = np.clip(np.asarray(x)[:, None] + span, 0, w - 1)[:, None, :]
     c, lg = chroma[rows, cols], log[rows, cols]   # (specks, n, n, 3) and (specks, n, n)
-    n = len(span)
+    k, n = len(lg), len(span)
     step = np.zeros(lg.shape, np.float32)
     for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
         a = (slice(None), slice(0, n - dy), slice(max(0, -dx), n - max(0, dx)))
         b = (slice(None), slice(dy, n), slice(max(0, dx), n - max(0, -dx)))
-        d = np.abs(c[a] - c[b]).sum(-1) + np.float32(45) * np.abs(lg[a] - lg[b])
+        rows_a, cols_a = n - dy, n - abs(dx)
+        d = diff_feats((c[a].reshape(k * rows_a, cols_a, 3), lg[a].reshape(k * rows_a, cols_a)),
+                       (c[b].reshape(k * rows_a, cols_a, 3), lg[b].reshape(k * rows_a, cols_a)))
+        d = d.reshape(k, rows_a, cols_a)
         np.maximum(step[a], d, out=step[a])
         np.maximum(step[b], d, out=step[b])
     return step[:, 1:-1, 1:-1].max(axis=(1, 2))
