@@ -114,8 +114,8 @@ SPOT_NOISE = 4.0
 # moved by a pixel differs from the empty ring's photo along it (sealed-36 3676139111, opened: a
 # white printed band in a 4K frame with 3.3 px of motion blur, five faint specks along both its
 # edges round one centre named a chip in a valid spin: specks 25-31 against steps of 98-129).
-# A chip's own specks stand 0.73 x the step and over (on patterned layouts, whose lines give
-# steps of 20-45: many 0.83-1.05; sealed-27 830933689 0.73), the least 1.46 x this
+# A chip's own specks stand at 0.73 x the step or more, 1.46 x this (plain layouts: 1.09-40;
+# patterned layouts, whose lines give steps of 20-45: many 0.83-1.05, sealed-27 830933689 0.73)
 SPOT_SHIFT = 0.5
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
