@@ -23,13 +23,26 @@ def test_score_counts_a_void_of_a_valid_spin_as_wrong():
     assert s["per_kind"] == {"rim": {"no-spin->unsure": 1}, "valid": {"odds->no-spin": 1}}
 
 
+def test_a_ring_refused_at_calibration_is_counted_and_listed_with_its_reason(monkeypatch):
+    """`ring bench vision --misses` names each refused ring and why, as it names a refused training."""
+    def refuse(img, ring_mm=None):
+        raise UserError("no ring found: test refusal")
+    monkeypatch.setattr(vision_bench.ringmod, "calibrate", refuse)
+    cfg = heldout.SETS["check-1080p"]
+    t = Tally()
+    got = list(heldout_scenes(cfg, 2, t))
+    assert [rm for _, _, _, rm, _ in got] == [None, None]
+    assert t.summary()["calibration_failed"] == 2
+    assert [m[0] for m in t.misses] == [seed for seed, *_ in got]
+    assert all(m[2:] == ("calibration failed", None, ["no ring found: test refusal"]) for m in t.misses)
+
+
 def test_check_1080p_sample_real_coin_faces():
     cfg = dict(heldout.SETS["check-1080p"], stream=(3, 0, 1))   # the set's settings, fresh seeds
     model = heldout_model(heldout.SETS["check-1080p"], n=6)
     t = Tally()
     for seed, kind, expect, rm, img in heldout_scenes(cfg, 10, t):
-        if rm is None:
-            t.calibration_failure(seed, kind)
+        if rm is None:   # refused at calibration: counted in the tally
             continue
         t.add(seed, kind, expect, judge.classify(img, rm, model))
     s = t.summary()

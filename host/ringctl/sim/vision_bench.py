@@ -77,7 +77,10 @@ class Tally:
         self.exposure_lowered = 0   # rings (or the training site) whose exposure was lowered: the coin clipped
         self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
-        self.misses = []     # (seed, kind, expected, result, reasons) of every non-right verdict
+        # (seed, kind, expected, result, reasons) of every non-right verdict, and of every ring
+        # refused at calibration or training (expected "calibration failed" | "training failed",
+        # result None, reasons [the refusal])
+        self.misses = []
 
     def add(self, seed, kind, expect, v):
         s = score(v["result"], expect)
@@ -105,9 +108,10 @@ class Tally:
         self.kinds[kind]["training-failed"] += 1
         self.misses.append((seed, kind, "training failed", None, [why]))
 
-    def calibration_failure(self, seed, kind):
+    def calibration_failure(self, seed, kind, why):
         self.calibration_failed += 1
         self.kinds[kind]["calibration-failed"] += 1
+        self.misses.append((seed, kind, "calibration failed", None, [why]))
 
     def summary(self):
         q = lambda p: round(float(np.percentile(self.ms, p)), 2) if self.ms else None  # noqa: E731
@@ -137,8 +141,8 @@ def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
         spec = scenes.make(seed, kind, size)
         try:
             rm = site(spec, seed)
-        except UserError:   # the technician would be told at calibration: no frame is judged
-            t.calibration_failure(seed, spec["kind"])
+        except UserError as exc:   # the technician would be told at calibration: no frame is judged
+            t.calibration_failure(seed, spec["kind"], str(exc))
             records.append((seed, spec["kind"], "calibration failed", None, []))
             continue
         img, truth = render.render_scene(spec, np.random.default_rng([seed, 1]))
@@ -222,13 +226,16 @@ def exposed_ring(spec, seed, rm, img):
 def heldout_scenes(cfg, n, tally=None, specs=False, kind=None):
     """(seed, kind, expected, RingModel or None, frame[, spec]) for `n` scenes of a heldout set
     (all of `kind` if given, else each of its own); each calibration's error against the
-    generator's ring goes to `tally`."""
+    generator's ring goes to `tally`, and each ring refused at calibration (RingModel None) with
+    its reason."""
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, kind, cfg)
         try:
             rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-        except UserError:
+        except UserError as exc:
             rm = None
+            if tally is not None:
+                tally.calibration_failure(seed, spec["kind"], str(exc))
         if rm is not None and tally is not None:
             tally.calibrated(spec, rm)
         img = heldout.render_frame(spec, seed) if rm else None
@@ -257,8 +264,7 @@ def evaluate_set(name, n, train="site", kind=None):
             return t
         t.exposure_lowered = int(k != 1.0)
     for seed, got, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True, kind=kind):
-        if rm is None:
-            t.calibration_failure(seed, got)
+        if rm is None:   # refused at calibration (in the tally): no frame is judged
             continue
         if train == "ring":
             try:
@@ -348,7 +354,9 @@ def main(argv=None):
                    help="site: one face model per set, trained at the set's training site (default); ring: "
                         "each scene's ring trains its own model under its own lights (the technician's "
                         "procedure, hardware/INSTALL.md)")
-    p.add_argument("--misses", action="store_true", help="list every scene not called right")
+    p.add_argument("--misses", action="store_true",
+                   help="list every scene not called right, and every ring refused at calibration or "
+                        "training, with why")
     p.add_argument("--kind", choices=heldout.FORCED_KINDS,
                    help="every scene of this kind (e.g. tilted: the invalid spins a rescued outline can "
                         "call flat; layout-chip: a chip in the ring of the layout's own colour), not each seed's own")
