@@ -133,25 +133,21 @@ class Tally:
                 "per_kind": {k: dict(sorted(c.items())) for k, c in sorted(self.kinds.items())}}
 
 
-def evaluate(seeds, model, size=(960, 720), kind=None, keep=False):
-    """The tuning generator's scenes (`scenes.make`) -> Tally (and per-scene records with `keep`)."""
+def evaluate(seeds, model, size=(960, 720), kind=None):
+    """The tuning generator's scenes (`scenes.make`) -> Tally."""
     t = Tally()
-    records = []
     for seed in seeds:
         spec = scenes.make(seed, kind, size)
         try:
             rm = site(spec, seed)
         except UserError as exc:   # the technician would be told at calibration: no frame is judged
             t.calibration_failure(seed, spec["kind"], str(exc))
-            records.append((seed, spec["kind"], "calibration failed", None, []))
             continue
         img, truth = render.render_scene(spec, np.random.default_rng([seed, 1]))
         v = judge.classify(img, rm, model)
         expect = "unsure" if spec["kind"] == "one" else truth["result"]   # no void without evidence
         t.add(seed, spec["kind"], expect, v)
-        if keep:
-            records.append((seed, spec["kind"], expect, v["result"], v["reasons"]))
-    return (t, records) if keep else t
+    return t
 
 
 # the camera's exposure the technician tries in turn while training refuses a photo whose coin is
