@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-37` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-38` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -142,6 +142,9 @@ SEALED36_ENTROPY = 0x4B47EAD88414E2C2
 # "sealed-37": entropy drawn at the start of the thirty-third session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED37_ENTROPY = 0xC9F4D0A00BAF5E01
+# "sealed-38": entropy drawn at the start of the thirty-fourth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED38_ENTROPY = 0x8846808CB7E66931
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -172,7 +175,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "emerald": (70, 140, 10),     # emerald: sealed-34 only, a bright blue-green cloth
            "lime": (50, 180, 130),       # lime: sealed-35 only, a bright yellow-green cloth
            "fuchsia": (140, 50, 190),    # fuchsia: sealed-36 only, a bright pink-purple cloth
-           "cobalt": (180, 80, 10)}      # cobalt: sealed-37 only, a bright, saturated blue cloth
+           "cobalt": (180, 80, 10),      # cobalt: sealed-37 only, a bright, saturated blue cloth
+           "peach": (150, 180, 235)}     # peach: sealed-38 only, a pale orange-pink cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -213,7 +217,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "aged-brass": (84, 138, 156),       # a dull, greenish-yellow old brass (sealed-34 only)
                 "bell-metal": (100, 116, 150),      # a grey-brown, high-tin bronze (sealed-35 only)
                 "nordic-gold": (80, 160, 190),      # a pale, slightly green gold alloy (sealed-36 only)
-                "aluminium-bronze": (58, 140, 176)}  # a mid yellow gold, as Australia's $1 (sealed-37 only)
+                "aluminium-bronze": (58, 140, 176),  # a mid yellow gold, as Australia's $1 (sealed-37 only)
+                "tombac": (60, 110, 180)}           # a reddish gold, brass high in copper (sealed-38 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -455,6 +460,13 @@ SETS = {
                       stream=SEALED37_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("aluminium-bronze",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "cobalt")),
+    # sealed (thirty-fourth session, entropy drawn at its start): relief struck from a sixteenth
+    # small portrait and a motorcycle's finned engine (faces.RELIEF_PICTURE 133), a tombac coin,
+    # a peach layout, circles printed and players' shadows as in sealed-37
+    "sealed-38": dict(size=None, coin_px=(40, 120), coin="tombac", faces="render:133",
+                      stream=SEALED38_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("tombac",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "peach")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
