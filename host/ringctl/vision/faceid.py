@@ -139,21 +139,13 @@ def _field():
 _FIELD = _field()
 
 
-def coin_patch(img, ring, blob, radius=PATCH_R, squeeze=1.0, axis_deg=None):
-    """The coin as a (2*radius+1)^2 grey patch, square-on, radius `radius` (PATCH_R: the reader's).
-    `squeeze` < 1: the patch takes in only that share of the coin across `axis_deg` (the plane's
-    direction a tilted coin turns about; default the outline's long axis), as a coin tilted so
-    far shows its face (foreshorten.py)."""
+def coin_patch(img, ring, blob, radius=PATCH_R):
+    """The coin as a (2*radius+1)^2 grey patch, square-on, radius `radius` (PATCH_R: the reader's)."""
     inv = cv2.invertAffineTransform(ring.to_plane)
     s = blob.axes[0] / radius if blob.axes else ring.coin_radius_px / radius
     size = 2 * radius + 1
     # patch px -> plane px -> image px
-    if squeeze == 1.0:
-        p2plane = np.array([[s, 0, blob.plane_center[0] - s * radius], [0, s, blob.plane_center[1] - s * radius]])
-    else:   # the patch's x along the outline's long axis, y along its short one
-        ph = math.radians(blob.angle_deg if axis_deg is None else axis_deg)
-        lin = np.array([[math.cos(ph), -math.sin(ph)], [math.sin(ph), math.cos(ph)]]) * (s, s * squeeze)
-        p2plane = np.hstack([lin, (np.asarray(blob.plane_center) - lin @ (radius, radius))[:, None]])
+    p2plane = np.array([[s, 0, blob.plane_center[0] - s * radius], [0, s, blob.plane_center[1] - s * radius]])
     m = inv[:, :2] @ p2plane
     m[:, 2] = inv[:, :2] @ p2plane[:, 2] + inv[:, 2]
     # crop first so the warp and the pre-blur touch only the coin

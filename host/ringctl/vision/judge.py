@@ -12,7 +12,7 @@ import time
 import cv2
 import numpy as np
 
-from . import balance, chipcheck, detect, drift, faceid, foreshorten, shade, shadow
+from . import balance, chipcheck, detect, drift, faceid, shade, shadow
 
 # L1 distance of normalised (b, g, r) from the trained coin colour. Coins measure <= 0.13 (even
 # with clipped highlights); white, grey and black chips ~0.26, coloured ones more (TRAIN seeds).
@@ -106,11 +106,6 @@ TILT_RATIO = 0.93     # coins tilted >= 25 deg measure <= 0.92 (TRAIN seeds); be
 # so and were called (paid wrong calls); of 57 flat coins' such outlines (edge-tune, sealed-12
 # valid scenes) 54 measure >= 0.965
 RESCUED_FLAT = 0.965
-# ... unless its face says it lies flat (`_face_flat`: it reads well square-on and clearly worse
-# squeezed as a tilted coin's), as may an outline that looks tilted only where print of the
-# coin's colour may have cut it short, from SQUEEZE_FROM round: the squeezes reach tilts of
-# about 37 deg (cos 0.80)
-SQUEEZE_FROM = 0.85
 # ... and an outline dented where part of the rim did not stand out (detect.ROUND_DENT: a clean
 # fit 0.93-0.95 round, measured again near the circle through the rest) only from this: a coin
 # tilted 18-30 deg comes out up to 0.027 rounder so (0.961 at most, twenty-eighth session's
@@ -359,45 +354,35 @@ def _judged(img, ring, model, blobs):
             away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
-        doubt, tilted = None, False   # why the boxer must look at it; an outline of a tilted coin
         if ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
-            doubt = ("unsure: a coin's outline looks tilted but only part of the coin is seen "
-                     "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
+            unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
+                          "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO and _on_print(ring, model, b) > PRINT_NEAR:
-            if not _face_flat(img, ring, model, b, ratio):
-                doubt = ("unsure: a coin's outline looks tilted but it lies on print of its own "
-                         "colour, whose edge cannot be told from the coin's: cannot tell whether it lies flat (7.3.4)")
+            unsure.append("unsure: a coin's outline looks tilted but it lies on print of its own "
+                          "colour, whose edge cannot be told from the coin's: cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO and _hidden_part(img, ring, b) > HIDDEN_SHARE:
-            doubt = ("unsure: a coin's outline looks tilted but something lies just beyond it where a "
-                     "flat coin would be (part of a coin print hides?): cannot tell whether it lies flat (7.3.4)")
+            unsure.append("unsure: a coin's outline looks tilted but something lies just beyond it where a "
+                          "flat coin would be (part of a coin print hides?): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO and _print_under_short_sides(ring, b) > PRINT_SIDE_SHARE:
-            if not _face_flat(img, ring, model, b, ratio):
-                doubt = ("unsure: a coin's outline looks tilted but print lies where its short side ends "
-                         "(print can cut a flat coin's outline short): cannot tell whether it lies flat (7.3.4)")
+            unsure.append("unsure: a coin's outline looks tilted but print lies where its short side ends "
+                          "(print can cut a flat coin's outline short): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO:
-            tilted = True
-        elif ratio < FLAT_RATIO or b.fit_err > 1.0 or (ratio < FLAT_FULL and bb / r_exp < SHORT_MIN):
-            doubt = "unsure: cannot tell whether a coin lies flat"
-        elif "dented" in b.extra and ratio < DENTED_FLAT:
-            if not _face_flat(img, ring, model, b, ratio):
-                doubt = ("unsure: cannot tell whether a coin lies flat (its outline measured again where part of "
-                         "its rim did not stand out comes out nearly round, not round) (7.3.4)")
-        elif ratio < RESCUED_FLAT and _rescued(b):
-            if not _face_flat(img, ring, model, b, ratio):
-                doubt = ("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
-                         "hid part of it comes out nearly round, not round) (7.3.4)")
-        if doubt is None and not tilted and _rescued(b) and \
-                shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
-            hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
-            doubt = (f"unsure: cannot tell whether a coin lies flat (its outline measured again where {hid} "
-                     "takes in the layout in shadow just inside its rim, as a tilted coin's shadow fills the "
-                     "round it leaves) (7.3.4)")
-        if doubt:
-            unsure.append(doubt)
-        elif tilted:
             near_wall = clear < 0.5 * a
             nospin.append("7.3.4 coin not lying flat" + (" (leaning on the ring wall)" if near_wall else " (tilted)"))
             entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
+        elif ratio < FLAT_RATIO or b.fit_err > 1.0 or (ratio < FLAT_FULL and bb / r_exp < SHORT_MIN):
+            unsure.append("unsure: cannot tell whether a coin lies flat")
+        elif "dented" in b.extra and ratio < DENTED_FLAT:
+            unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where part of "
+                          "its rim did not stand out comes out nearly round, not round) (7.3.4)")
+        elif ratio < RESCUED_FLAT and _rescued(b):
+            unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
+                          "hid part of it comes out nearly round, not round) (7.3.4)")
+        elif _rescued(b) and shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
+            hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
+            unsure.append(f"unsure: cannot tell whether a coin lies flat (its outline measured again where {hid} "
+                          "takes in the layout in shadow just inside its rim, as a tilted coin's shadow fills the "
+                          "round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
             if entry["inside"]:
@@ -491,11 +476,6 @@ def _judged(img, ring, model, blobs):
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)}}, short, print_doubts
-
-
-def _face_flat(img, ring, model, b, ratio):
-    """An outline whose shape leaves it in doubt lies flat by its coin's face (foreshorten.py)."""
-    return ratio >= SQUEEZE_FROM and foreshorten.reads_flat(img, ring, model, b)
 
 
 def _rescued(b):
