@@ -73,7 +73,9 @@ def test_a_coin_tilted_21_deg_measured_again_nearly_round_is_not_called():
     rm = ringmod.calibrate(heldout.empty_frame(spec, 2272943424), ring_mm=heldout.ring_mm(spec))
     img = heldout.render_frame(spec, 2272943424)
     model = heldout_model(cfg)
-    again = [b.axes[1] / b.axes[0] for t, b in measured_outlines(img, rm, model, spec) if t is tilted[0]]
-    assert any(judge.FLAT_FULL <= r < judge.RESCUED_FLAT for r in again), again
+    # the precondition: its outline is one measured again (dented), nearly round
+    again = [(b.axes[1] / b.axes[0], sorted(b.extra)) for t, b in measured_outlines(img, rm, model, spec)
+             if t is tilted[0]]
+    assert any(judge.FLAT_FULL <= r < judge.RESCUED_FLAT and "dented" in extra for r, extra in again), again
     v = judge.classify(img, rm, model)
-    assert v["result"] in ("unsure", "no-spin"), v["reasons"]
+    assert v["result"] == "unsure" and any("comes out nearly round, not round" in r for r in v["reasons"]), v["reasons"]
