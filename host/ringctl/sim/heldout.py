@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-38` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-39` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -145,6 +145,9 @@ SEALED37_ENTROPY = 0xC9F4D0A00BAF5E01
 # "sealed-38": entropy drawn at the start of the thirty-fourth session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED38_ENTROPY = 0x8846808CB7E66931
+# "sealed-39": entropy drawn at the start of the thirty-fifth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED39_ENTROPY = 0xD92767A0F61CA868
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -176,7 +179,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "lime": (50, 180, 130),       # lime: sealed-35 only, a bright yellow-green cloth
            "fuchsia": (140, 50, 190),    # fuchsia: sealed-36 only, a bright pink-purple cloth
            "cobalt": (180, 80, 10),      # cobalt: sealed-37 only, a bright, saturated blue cloth
-           "peach": (150, 180, 235)}     # peach: sealed-38 only, a pale orange-pink cloth
+           "peach": (150, 180, 235),     # peach: sealed-38 only, a pale orange-pink cloth
+           "lemon": (80, 215, 230)}      # lemon: sealed-39 only, a pale, bright yellow cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -218,7 +222,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "bell-metal": (100, 116, 150),      # a grey-brown, high-tin bronze (sealed-35 only)
                 "nordic-gold": (80, 160, 190),      # a pale, slightly green gold alloy (sealed-36 only)
                 "aluminium-bronze": (58, 140, 176),  # a mid yellow gold, as Australia's $1 (sealed-37 only)
-                "tombac": (60, 110, 180)}           # a reddish gold, brass high in copper (sealed-38 only)
+                "tombac": (60, 110, 180),           # a reddish gold, brass high in copper (sealed-38 only)
+                "billon": (104, 118, 140)}          # a greyish brown, low-silver alloy (sealed-39 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -467,6 +472,13 @@ SETS = {
                       stream=SEALED38_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("tombac",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "peach")),
+    # sealed (thirty-fifth session, entropy drawn at its start): relief struck from a seventeenth
+    # small portrait and a launch tower's lattice (faces.RELIEF_PICTURE 134), a billon coin, a
+    # lemon layout, circles printed and players' shadows as in sealed-38
+    "sealed-39": dict(size=None, coin_px=(40, 120), coin="billon", faces="render:134",
+                      stream=SEALED39_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("billon",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "lemon")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
