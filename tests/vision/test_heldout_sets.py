@@ -25,7 +25,7 @@ def test_score_counts_a_void_of_a_valid_spin_as_wrong():
 
 def test_a_ring_refused_at_calibration_is_counted_and_listed_with_its_reason(monkeypatch):
     """`ring bench vision --misses` names each refused ring and why, as it names a refused training."""
-    def refuse(img, ring_mm=None):
+    def refuse(img, ring_mm=None, unsettled_ok=False):
         raise UserError("no ring found: test refusal")
     monkeypatch.setattr(vision_bench.ringmod, "calibrate", refuse)
     cfg = heldout.SETS["check-1080p"]

@@ -1,6 +1,10 @@
 """`ring bench calibration [--json]`: ring calibration alone on held-out empty rings (issue 12).
 
-Per set: rings calibrated, refused, calibrated more than 3 px off the generator's own layout
+Per set: rings calibrated, refused, left unsettled beside a band (both boundaries saved for
+training in the ring to settle by the coins' size: `ring.calibrate(unsettled_ok=True)`; listed
+with how far each is off; with `--settle`, settled by the coins' size in the ring's own training
+photos as `ring vision train` settles it, `faceid.settle`, and then counted as calibrated, or
+refused), calibrated more than 3 px off the generator's own layout
 edge (an axis's error, as `ring bench vision` counts it; the centre's apart; and the boundary's:
 the largest distance of the calibrated boundary from the true one round the ring, which also
 counts a turned ellipse), the worst error, and calibrate() CPU ms; much faster than
@@ -19,7 +23,7 @@ import numpy as np
 
 from ..cliutil import OneLineParser
 from ..errors import UserError
-from ..vision import ring as ringmod
+from ..vision import faceid, ring as ringmod
 from . import heldout
 
 
@@ -72,17 +76,19 @@ def set_config(item):
     return name, cfg, n, extra == "circle"
 
 
-def measure(cfg, n, misses=None, circle=False):
+def measure(cfg, n, misses=None, circle=False, settle=False):
     """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`;
-    `circle`: each ring's photo with a printed circle, `printed_circle`)."""
-    off, cen, edge, ms, refused = [], [], [], [], 0
+    `circle`: each ring's photo with a printed circle, `printed_circle`; `settle`: a ring left
+    unsettled is settled by its training photos, `faceid.settle`)."""
+    off, cen, edge, ms, refused, unsettled = [], [], [], [], 0, 0
+    settled = settle_refused = 0
     for seed in heldout.set_seeds(cfg, n):
         spec, _ = heldout.make(seed, None, cfg)
         img = heldout.empty_frame(spec, seed)
         drawn = printed_circle(img, spec, seed) if circle else None
         c0 = time.thread_time()
         try:
-            rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
+            rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec), unsettled_ok=True)
         except UserError as exc:
             refused += 1
             if misses is not None:
@@ -91,6 +97,26 @@ def measure(cfg, n, misses=None, circle=False):
             continue
         finally:
             ms.append((time.thread_time() - c0) * 1000)
+        if rm.unsettled:   # neither boundary is this calibration's until training settles it
+            unsettled += 1
+            told = {"seed": seed, "artwork": bool(spec.get("_artwork")), "unsettled": rm.unsettled,
+                    "edge_found_off_px": round(boundary_off(rm, spec), 2),
+                    "band_inner_off_px": round(boundary_off(rm.band_inner, spec), 2)}
+            if drawn:
+                told["circle"] = drawn
+            if settle:
+                faces = [heldout.ring_training_frames(spec, seed, face, faceid.RECOMMENDED_PHOTOS)
+                         for face in ("heads", "tails")]
+                try:
+                    rm, told["settled"] = faceid.settle(rm, *faces, empty=img)
+                    settled += 1
+                except UserError as exc:
+                    settle_refused += 1
+                    told["settle_refused"] = str(exc)
+            if misses is not None:
+                misses.append(told)
+            if rm.unsettled:
+                continue
         a, b = truth_axes(spec)
         e = max(abs(rm.axes[0] - a), abs(rm.axes[1] - b))   # as `ring bench vision` counts it
         c = float(np.hypot(*(np.array(rm.center) - spec["ring"]["center"])))
@@ -103,13 +129,15 @@ def measure(cfg, n, misses=None, circle=False):
                            "center_off_px": round(c, 2), "boundary_off_px": round(g, 2),
                            "axes": [round(v, 1) for v in rm.axes],
                            "truth": [round(a, 1), round(b, 1)]} | ({"circle": drawn} if drawn else {}))
-    return {"rings": n, "refused": refused, "off_3px": sum(e > 3.0 for e in off),
-            "off_px_max": round(max(off), 2) if off else None,
-            "off_px_median": round(float(np.median(off)), 2) if off else None,
-            "center_off_3px": sum(c > 3.0 for c in cen), "center_off_px_max": round(max(cen), 2) if cen else None,
-            "boundary_off_3px": sum(g > 3.0 for g in edge),
-            "boundary_off_px_max": round(max(edge), 2) if edge else None,
-            "calibrate_cpu_ms_median": round(float(np.median(ms)), 1) if ms else None}
+    return ({"rings": n, "refused": refused, "unsettled": unsettled}
+            | ({"settled": settled, "settle_refused": settle_refused} if settle else {})
+            | {"off_3px": sum(e > 3.0 for e in off),
+               "off_px_max": round(max(off), 2) if off else None,
+               "off_px_median": round(float(np.median(off)), 2) if off else None,
+               "center_off_3px": sum(c > 3.0 for c in cen), "center_off_px_max": round(max(cen), 2) if cen else None,
+               "boundary_off_3px": sum(g > 3.0 for g in edge),
+               "boundary_off_px_max": round(max(edge), 2) if edge else None,
+               "calibrate_cpu_ms_median": round(float(np.median(ms)), 1) if ms else None})
 
 
 def main(argv=None):
@@ -117,7 +145,9 @@ def main(argv=None):
     p.add_argument("--sets", default="sealed-8:97,edge-tune:60",
                    help="comma-separated NAME[+art|+circle][:RINGS] (default sealed-8:97,edge-tune:60)")
     p.add_argument("--rings", type=int, default=50, help="rings per set without :RINGS (default 50)")
-    p.add_argument("--misses", action="store_true", help="list every ring refused or more than 3 px off")
+    p.add_argument("--misses", action="store_true", help="list every ring refused, unsettled or more than 3 px off")
+    p.add_argument("--settle", action="store_true", help="settle each ring left unsettled beside a band by the "
+                   "coins' size in its own training photos, as `ring vision train` does, and count it calibrated")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
@@ -126,7 +156,7 @@ def main(argv=None):
         label, cfg, n, circle = set_config(item)
         misses = [] if args.misses else None
         t0 = time.perf_counter()
-        res = measure(cfg, n or args.rings, misses, circle)
+        res = measure(cfg, n or args.rings, misses, circle, args.settle)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         if misses is not None:
             res["misses"] = misses

@@ -3,7 +3,11 @@ photo: how many the training refuses and why, and how far from the coin each acc
 measured (a patch off the coin would train a wrong model). With `--scale K,...`: each ring's
 calibration with its boundary found K times as far from the centre (a wall's inner band or a
 printed circle taken for the wall), and how often training refuses it (`faceid.check_scale`):
-at K = 1 never, the further K lies from 1 the more often."""
+at K = 1 never, the further K lies from 1 the more often. With `--bands W,...`: each ring made a
+calibration beside a band W of the radius wide, both ways round - the band the wall's inner part
+(its inner side the wall's foot, the edge found beyond it) and a border printed on the layout
+(the edge found the wall's foot, the band inside it) - and settled by the coins' size in its
+photos (`faceid.settle`): right, refused, or wrong (the other boundary taken)."""
 import argparse
 import collections
 import json
@@ -14,7 +18,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..vision import faceid, ring as ringmod
-from . import benchrun, heldout
+from . import benchrun, calib_bench, heldout
 
 OFF_MAX = 0.1   # coin radii: an accepted photo measured further than this from its coin is counted "off"
 
@@ -126,6 +130,62 @@ def scale_sweep(name, n, ks, log=None):
     return {"calibration_refused": refused_at_calibration, "by_boundary": {k: dict(c) for k, c in t.items()}}
 
 
+def unsettled(rm, k, empty, inner_is_wall):
+    """A calibration beside a band as ring.calibrate(unsettled_ok=True) leaves it, made from `rm`
+    (the wall's foot, right): the band's inner side at `rm` and the edge found k times as far out
+    (`inner_is_wall`: the band is the wall's inner part), or the edge found at `rm` and the band's
+    inner side k times as far in (a border printed on the layout)."""
+    edge = boundary_moved(rm, k, empty) if inner_is_wall else rm
+    out = boundary_moved(edge, 1.0, empty)
+    out.band_inner = rm if inner_is_wall else boundary_moved(rm, 1 / k, empty)
+    out.unsettled = "ring edge uncertain: a band round the ring (bench)"
+    return out
+
+
+def band_sweep(name, n, widths, log=None):
+    """Per band width W (text key) and way round ("wall's inner part", "printed border"): rings
+    settled right, refused (and why: "both fit", "neither fits", "too few"), settled wrong, over
+    the first `n` rings of set `name` calibrated right (within 3 px: a ring refused or off is
+    skipped)."""
+    if name not in heldout.SETS:
+        raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
+    cfg = heldout.SETS[name]
+    t = {f"{w:g}": {"wall's inner part": collections.Counter(), "printed border": collections.Counter()}
+         for w in widths}
+    skipped = 0
+    for seed in heldout.set_seeds(cfg, n):
+        spec, _ = heldout.make(seed, None, cfg)
+        empty = heldout.empty_frame(spec, seed)
+        try:
+            rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
+        except UserError:
+            skipped += 1
+            continue
+        if max(abs(a - b) for a, b in zip(rm.axes, calib_bench.truth_axes(spec))) > 3.0:
+            skipped += 1
+            continue
+        faces = {"heads": [], "tails": []}
+        for pname, img, _ in photos_of_ring(spec, seed):
+            faces[pname.split("#")[0]].append(img)
+        said = []
+        for w in widths:
+            for way, inner_is_wall in (("wall's inner part", True), ("printed border", False)):
+                ring = unsettled(rm, 1 / (1 - w), empty, inner_is_wall)
+                try:
+                    got, _ = faceid.settle(ring, faces["heads"], faces["tails"], empty=empty)
+                except UserError as exc:
+                    why = str(exc)
+                    what = next((k for k in ("both fit", "neither fits", "too few") if k in why), "refused")
+                else:
+                    right = rm if inner_is_wall else ring
+                    what = "right" if got.axes == right.axes else "WRONG"
+                t[f"{w:g}"][way][what] += 1
+                said.append(f"{w:g} {way}: {what}")
+        if log:
+            log(f"{name} {seed}: " + ", ".join(said))
+    return {"skipped": skipped, "by_band": {w: {way: dict(c) for way, c in d.items()} for w, d in t.items()}}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="ring bench training", description=__doc__)
     p.add_argument("--sets", default="edge-tune:8",
@@ -136,11 +196,22 @@ def main(argv=None):
     p.add_argument("--progress", action="store_true", help="say each ring on stderr")
     p.add_argument("--scale", metavar="K,...", help="each ring's boundary found K times as far from its "
                    "centre (e.g. 0.9,1,1.05,1.1): how often training refuses it for the coins' size")
+    p.add_argument("--bands", metavar="W,...", help="each ring calibrated beside a band W of the radius wide "
+                   "(e.g. 0.05,0.1,0.2), both ways round, and settled by the coins' size: right, refused or wrong")
     a = p.parse_args(argv)
     sets = heldout.parse_sets(a.sets, 8)
     log, out = benchrun.start(a.progress, sets={})
     t0 = time.process_time()
-    if a.scale:
+    if a.bands:
+        try:
+            ws = [float(w) for w in a.bands.split(",")]
+        except ValueError:
+            raise UserError(f"--bands {a.bands!r}: give widths like 0.05,0.1,0.2 (shares of the radius)") from None
+        if not all(0 < w < 0.5 for w in ws):
+            raise UserError(f"--bands {a.bands!r}: each width a share of the radius between 0 and 0.5, e.g. 0.1")
+        for name, n in sets:
+            out["sets"][name] = band_sweep(name, n, ws, log)
+    elif a.scale:
         try:
             ks = [float(k) for k in a.scale.split(",")]
         except ValueError:
@@ -155,10 +226,23 @@ def main(argv=None):
     if a.json:
         print(json.dumps(out))
     else:
-        (_print_scale if a.scale else _print_photos)(out)
+        (_print_bands if a.bands else _print_scale if a.scale else _print_photos)(out)
+    if a.bands:   # a band is never settled on the wrong boundary
+        return 0 if all(c.get("WRONG", 0) == 0 for r in out["sets"].values() for d in r["by_band"].values()
+                        for c in d.values()) else 1
     if a.scale:   # a right calibration is never refused for the coins' size
         return 0 if all(r["by_boundary"].get("1", {}).get("scale", 0) == 0 for r in out["sets"].values()) else 1
     return 0 if all(r["photos_off"] == 0 for r in out["sets"].values()) else 1
+
+
+def _print_bands(out):
+    for name, r in out["sets"].items():
+        print(f"{name}: {r['skipped']} rings skipped (refused or off at calibration); settled by the coins' size, "
+              "by the band's width (x the radius):")
+        for w, d in r["by_band"].items():
+            for way, c in d.items():
+                print(f"  {w:>5} {way:<18}: " + ", ".join(f"{c.get(k, 0)} {k}" for k in
+                                                        ("right", "both fit", "neither fits", "too few", "WRONG")))
 
 
 def _print_scale(out):

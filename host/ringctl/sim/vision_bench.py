@@ -75,6 +75,7 @@ class Tally:
         self.valid = self.valid_called = self.invalid = self.invalid_flagged = self.invalid_nospin = 0
         self.calibration_failed = self.training_failed = 0
         self.exposure_lowered = 0   # rings (or the training site) whose exposure was lowered: the coin clipped
+        self.settled_by_coins = 0   # rings calibrated beside a band, settled at training (faceid.settle)
         self.calibration_off_px = []   # per calibrated ring: its axes' largest error, px
         self.ms = []
         # (seed, kind, expected, result, reasons) of every non-right verdict, and of every ring
@@ -120,6 +121,7 @@ class Tally:
                 "wrong_including_voided": self.scores["wrong"] + self.scores["voided"],
                 "unsure": self.scores["unsure"], "calibration_failed": self.calibration_failed,
                 "training_failed": self.training_failed, "exposure_lowered": self.exposure_lowered,
+                "calibration_settled_by_coins": self.settled_by_coins,
                 # rings calibrated more than 3 px off the truth (e.g. on the wall's outer edge)
                 "calibration_off_3px": sum(e > 3.0 for e in self.calibration_off_px),
                 "calibration_off_px_max": round(max(self.calibration_off_px), 2)
@@ -198,10 +200,18 @@ def ring_model(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frame
     or the same photos kept), with the calibration's photo of the empty ring (`empty`; default
     the one `heldout.empty_frame` renders), as `ring vision train --empty` takes it (`refused`:
     faceid.train's, the photos left out)."""
+    return ring_trained(spec, seed, rm, n, frames, empty, refused)[1]
+
+
+def ring_trained(spec, seed, rm, n=RING_PHOTOS, frames=heldout.ring_training_frames, empty=None, refused=None):
+    """(ring, face model) as `ring vision train` leaves them (ring_model): a ring calibrated
+    beside a band (`rm.unsettled`) settled first by the coins' size in the same photos
+    (faceid.settle)."""
     imgs = {face: frames(spec, seed, face, n) for face in ("heads", "tails")}
     if empty is None:
         empty = heldout.empty_frame(spec, seed)
-    return faceid.train(imgs["heads"], imgs["tails"], rm, empty=empty, refused=refused)
+    rm, _ = faceid.settle(rm, imgs["heads"], imgs["tails"], empty=empty)
+    return rm, faceid.train(imgs["heads"], imgs["tails"], rm, empty=empty, refused=refused)
 
 
 def exposed_ring(spec, seed, rm, img):
@@ -212,27 +222,31 @@ def exposed_ring(spec, seed, rm, img):
 
     def train_at(k, refused):
         sp = heldout.exposed(spec, k)
-        r = rm if k == 1.0 else ringmod.calibrate(heldout.empty_frame(sp, seed), ring_mm=heldout.ring_mm(sp))
+        r = rm if k == 1.0 else ringmod.calibrate(heldout.empty_frame(sp, seed), ring_mm=heldout.ring_mm(sp),
+                                                  unsettled_ok=True)
+        r, model = ring_trained(sp, seed, r, refused=refused)
         got.update(spec=sp, rm=r)
-        return ring_model(sp, seed, r, refused=refused)
+        return model
     model, k = exposed_training(train_at)
     return got["spec"], got["rm"], img if k == 1.0 else heldout.render_frame(got["spec"], seed), model
 
 
-def heldout_scenes(cfg, n, tally=None, specs=False, kind=None):
+def heldout_scenes(cfg, n, tally=None, specs=False, kind=None, unsettled_ok=False):
     """(seed, kind, expected, RingModel or None, frame[, spec]) for `n` scenes of a heldout set
     (all of `kind` if given, else each of its own); each calibration's error against the
     generator's ring goes to `tally`, and each ring refused at calibration (RingModel None) with
-    its reason."""
+    its reason. `unsettled_ok`: a ring calibrated beside a band comes unsettled (ring.calibrate),
+    for training in it to settle (its error is the caller's to tally then)."""
     for seed in heldout.set_seeds(cfg, n):
         spec, expect = heldout.make(seed, kind, cfg)
         try:
-            rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+            rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec),
+                                   unsettled_ok=unsettled_ok)
         except UserError as exc:
             rm = None
             if tally is not None:
                 tally.calibration_failure(seed, spec["kind"], str(exc))
-        if rm is not None and tally is not None:
+        if rm is not None and not rm.unsettled and tally is not None:
             tally.calibrated(spec, rm)
         img = heldout.render_frame(spec, seed) if rm else None
         yield (seed, spec["kind"], expect, rm, img) + ((spec,) if specs else ())
@@ -259,17 +273,24 @@ def evaluate_set(name, n, train="site", kind=None):
                 t.training_failure(seed, heldout.make(seed, kind, cfg)[0]["kind"], str(exc))
             return t
         t.exposure_lowered = int(k != 1.0)
-    for seed, got, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True, kind=kind):
+    for seed, got, expect, rm, img, spec in heldout_scenes(cfg, n, t, specs=True, kind=kind,
+                                                           unsettled_ok=train == "ring"):
         if rm is None:   # refused at calibration (in the tally): no frame is judged
             continue
         if train == "ring":
             try:
-                spec, rm2, img, model = exposed_ring(spec, seed, rm, img)
+                spec2, rm2, img2, model = exposed_ring(spec, seed, rm, img)
             except UserError as exc:   # the technician is told at training: no frame is judged
-                t.training_failure(seed, got, str(exc))
+                if rm.unsettled and str(exc).startswith(rm.unsettled):   # the band stays unsettled
+                    t.calibration_failure(seed, got, str(exc))
+                else:
+                    t.training_failure(seed, got, str(exc))
                 continue
-            t.exposure_lowered += rm2 is not rm
-            rm = rm2
+            t.exposure_lowered += img2 is not img
+            if rm.unsettled:   # settled at training by the coins' size: its error counted now
+                t.settled_by_coins += 1
+                t.calibrated(spec2, rm2)
+            spec, rm, img = spec2, rm2, img2
         c0 = time.thread_time()
         v = judge.classify(img, rm, model)
         v["ms"] = round((time.thread_time() - c0) * 1000, 2)   # one core's CPU time

@@ -96,15 +96,28 @@ def cmd_calibrate(args):
     from .ring import calibrate
     from ..atomic import check_target, write_atomic
     check_target(args.output)
-    model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm)
+    model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm, unsettled_ok=True)
     write_atomic(args.output, model.to_json())
-    d = model.to_dict()
-    print(f"ring: centre ({d['center'][0]:.1f}, {d['center'][1]:.1f}) px, semi-axes "
-          f"{d['axes'][0]:.1f} x {d['axes'][1]:.1f} px at {d['angle_deg']:.0f} deg; "
-          f"coins about {d['coin_diameter_px']:.0f} px across; saved {args.output}")
+    if model.unsettled:
+        # a band round the ring: two boundaries, which training in the ring settles by the coins' size
+        print(f"ring: not settled, two boundaries: {_ring_line(model)}, the edge found; "
+              f"{_ring_line(model.band_inner)}, the band's inner side; saved {args.output}")
+        print(f"warning: {model.unsettled}: train the coin faces in the ring next ('ring vision train ... "
+              f"--ring {args.output}'), which settles it by the coins' size and saves it settled; nothing else "
+              "takes this calibration until then (or mark the wall's foot with contrasting tape and calibrate "
+              "again)", file=sys.stderr)
+        return 0
+    print(f"ring: {_ring_line(model)}; saved {args.output}")
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
+
+
+def _ring_line(model):
+    d = model.to_dict()
+    return (f"centre ({d['center'][0]:.1f}, {d['center'][1]:.1f}) px, semi-axes "
+            f"{d['axes'][0]:.1f} x {d['axes'][1]:.1f} px at {d['angle_deg']:.0f} deg; "
+            f"coins about {d['coin_diameter_px']:.0f} px across")
 
 
 def cmd_calibrate_views(args):
@@ -181,30 +194,39 @@ def _write_annotated(folder, name, img, result):
 
 
 def cmd_train(args):
-    from .faceid import TrainingPhotoError, train
+    from .faceid import TrainingPhotoError, settle, train
     from .ring import RingModel
     from ..atomic import check_target, write_atomic
     check_target(args.output)
-    ring = RingModel.load(args.ring)
+    ring = RingModel.load(args.ring, unsettled_ok=True)
+    if ring.unsettled:
+        check_target(args.ring, "--ring")
     hf, tf = _folder_images(args.heads, "heads"), _folder_images(args.tails, "tails")
+    heads, tails = [read_image(p) for p in hf], [read_image(p) for p in tf]
     empty = read_image(args.empty) if args.empty else None
     folder = args.annotate or (Path(args.output).parent / "refused")
     left_out = []
+    # a calibration beside a band round the ring: the coins' size chooses its boundary first
+    ring, settled = settle(ring, heads, tails, names=[str(p) for p in hf + tf], empty=empty)
     try:
-        model = train([read_image(p) for p in hf], [read_image(p) for p in tf], ring,
-                      names=[str(p) for p in hf + tf], empty=empty, refused=left_out)
+        model = train(heads, tails, ring, names=[str(p) for p in hf + tf], empty=empty, refused=left_out)
     except TrainingPhotoError as exc:
         path = _write_annotated(folder, exc.name, exc.image, exc.found)
         raise UserError(f"{exc}; what was found is drawn in {path}", code=exc.code)
     drawn = {exc.name: str(_write_annotated(folder, exc.name, exc.image, exc.found)) for exc in left_out}
     for entry in model.report["left_out"]:
         entry["drawn"] = drawn[entry["photo"]]
+    if settled:   # saved settled only with a model trained on it
+        write_atomic(args.ring, ring.to_json(), "--ring")
+        model.report["ring_settled"] = settled
     write_atomic(args.output, json.dumps(model.to_dict()))
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))
         return 0
     from .verdict import train_verdict
     _, lines = train_verdict(model.report, args.output)
+    if settled:
+        print(f"saved the ring's calibration {args.ring} settled: {settled}")
     print(f"saved the face model {args.output}")
     print("\n".join(lines))
     print("(the figures behind this: --json)")

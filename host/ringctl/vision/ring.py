@@ -82,6 +82,9 @@ WIDE_INK = 10.0
 # beyond the boundary, out to this share of its radius (a wall 3-10%, a border against it a few
 # %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
 TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
+# the edge found beside a band, measured on as a candidate (band_candidates): another edge all
+# round inside it within this share of the radius of the band's inner side is that side
+BAND_SAME = 0.04
 # a line printed round the layout, seen at full resolution (L*a*b*, L* 0-100): at least LINE_INK
 # from the layout's colour, and the cloth between it and the wall within LINE_CLOTH of the
 # layout's own spread just inside the line; the wall beyond at least LINE_INK from that cloth
@@ -102,6 +105,9 @@ class RingModel:
         self.warnings = list(warnings)
         self.layout_bgr = list(layout_bgr) if layout_bgr is not None else None
         self.edge_px = float(edge_px)   # median distance of edge points from the fitted boundary
+        # a boundary not settled yet (calibrate's `unsettled_ok`): the reason, and the other
+        # candidate, the band's inner side; training in the ring settles it (faceid.settle)
+        self.unsettled, self.band_inner = None, None
 
     # --- geometry -------------------------------------------------------------------------
     @property
@@ -156,33 +162,46 @@ class RingModel:
     # --- persistence ----------------------------------------------------------------------
     def to_dict(self):
         ok, png = cv2.imencode(".png", self.background)
-        return {"kind": "ringctl.vision.RingModel", "version": 1, "image_size": list(self.image_size),
-                "center": list(self.center), "axes": list(self.axes), "angle_deg": self.angle_deg,
-                "coin_mm": self.coin_mm, "ring_mm": self.ring_mm,
-                "coin_radius_px": round(self.coin_radius_px, 2),
-                "coin_diameter_px": round(2 * self.coin_radius_px * self.axes[1] / self.axes[0], 1),
-                "warnings": self.warnings, "layout_bgr": self.layout_bgr, "edge_px": round(self.edge_px, 3),
-                "background_png": base64.b64encode(png.tobytes()).decode("ascii")}
+        d = {"kind": "ringctl.vision.RingModel", "version": 1, "image_size": list(self.image_size),
+             "center": list(self.center), "axes": list(self.axes), "angle_deg": self.angle_deg,
+             "coin_mm": self.coin_mm, "ring_mm": self.ring_mm,
+             "coin_radius_px": round(self.coin_radius_px, 2),
+             "coin_diameter_px": round(2 * self.coin_radius_px * self.axes[1] / self.axes[0], 1),
+             "warnings": self.warnings, "layout_bgr": self.layout_bgr, "edge_px": round(self.edge_px, 3),
+             "background_png": base64.b64encode(png.tobytes()).decode("ascii")}
+        if self.unsettled:
+            d["unsettled"] = {"why": self.unsettled, "band_inner": self.band_inner.to_dict()}
+        return d
 
     def to_json(self):
         return json.dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d, unsettled_ok=False):
+        """The model of `d` (to_dict's); an unsettled one only with `unsettled_ok` (training),
+        else UserError saying how to settle it."""
         try:
             if d.get("kind") != "ringctl.vision.RingModel":
                 raise KeyError("kind")
             bg = cv2.imdecode(np.frombuffer(base64.b64decode(d["background_png"]), np.uint8), cv2.IMREAD_COLOR)
             if bg is None:
                 raise ValueError("background")
-            return cls(d["image_size"], d["center"], d["axes"], d["angle_deg"], bg, d["coin_mm"], d["ring_mm"],
-                       d.get("warnings", ()), d.get("layout_bgr"), d.get("edge_px", 1.0))
+            model = cls(d["image_size"], d["center"], d["axes"], d["angle_deg"], bg, d["coin_mm"], d["ring_mm"],
+                        d.get("warnings", ()), d.get("layout_bgr"), d.get("edge_px", 1.0))
+            if "unsettled" in d:
+                model.unsettled = str(d["unsettled"]["why"])
+                model.band_inner = cls.from_dict(d["unsettled"]["band_inner"])
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise UserError(f"not a ring calibration (bad or missing field {exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
+        if model.unsettled and not unsettled_ok:
+            raise UserError(f"the ring's edge is not settled yet ({model.unsettled}): train the coin faces in the "
+                            "ring first ('ring vision train ... --ring RING.json'), which settles it by the coins' "
+                            "size, or mark the wall's foot with contrasting tape and calibrate again")
+        return model
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text, unsettled_ok=False):
         try:
             d = json.loads(text)
         except ValueError as exc:
@@ -190,17 +209,17 @@ class RingModel:
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
         if not isinstance(d, dict):
             raise UserError("ring calibration is not a JSON object; make one with 'ring vision calibrate'")
-        return cls.from_dict(d)
+        return cls.from_dict(d, unsettled_ok)
 
     def save(self, path):
         with open(path, "w") as f:
             f.write(self.to_json())
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, unsettled_ok=False):
         try:
             with open(path) as f:
-                return cls.from_json(f.read())
+                return cls.from_json(f.read(), unsettled_ok)
         except OSError as exc:
             raise UserError(f"cannot read ring calibration {path} ({exc.strerror}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
@@ -483,9 +502,11 @@ def _check_edge(lab, bgr, ell, n=360, seen_min=0.7, palette=None):
     sup = sc.support(3)[:sc.j_of(0.975)]
     jl = int(np.flatnonzero(sup >= 0.6)[-1]) if sup.size and sup.max() >= 0.6 else None
     if jl is not None and not _line_inside(sc, lab, ell, jl, j1, palette):
-        raise BandRefusal(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
+        exc = BandRefusal(f"ring edge uncertain: another edge {(1 - sc.rho[jl]) * 100:.0f}% "
                           f"inside the one found also runs all round (the wall's inner edge?); {what}",
                           None, None, False)
+        exc.inside = float(1 - sc.rho[jl])
+        raise exc
 
 
 def _line_inside(sc, lab, ell, jl, j1, palette=None):
@@ -834,17 +855,39 @@ class BandRefusal(UserError):
     """The refusal of an edge found (`edge`, full-res px) for a band or another edge all round
     just inside it (`band`: the ellipse of a band's inner side, full-res px, None for an edge;
     `width`: px to the edge found; `walled`: a wall and the floor beyond the edge found,
-    _steps_beyond)."""
+    _steps_beyond). For a band, `candidates`: the two boundaries it leaves, find_boundary's answer
+    for the edge found and for the band's inner side (`band_candidates`), else None."""
 
     def __init__(self, message, band, width, walled, edge=None):
         super().__init__(message)
         self.band, self.width, self.walled, self.edge = band, width, walled, edge
+        self.retry = self.candidates = None
+        self.inside = None
 
 
-def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None):
+def band_candidates(exc):
+    """(outer, inner) find_boundary answers for a band refused (BandRefusal), or None: the edge
+    found, measured on and checked as ever but for the band, and the band's inner side with the
+    edge's layout colour and edge width (what lies beyond it is the band, then the wall: its own
+    checks would refuse it for that band). Which of them is the wall's foot the coins' size says
+    at training (faceid.settle), where the band is wide enough for it to tell."""
+    if exc.retry is None or exc.band is None:
+        return None
+    try:
+        outer = exc.retry()
+    except UserError:
+        return None
+    (cx, cy), (d1, d2), an = exc.band
+    a, b, an = (d1 / 2, d2 / 2, an) if d1 >= d2 else (d2 / 2, d1 / 2, an + 90)
+    return outer, ((cx, cy), (a, b), an % 180, outer[3], outer[4])
+
+
+def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None, band_ok=None):
     """Refine a coarse boundary at full resolution and check it -> find_boundary's answer (`passes`:
     how many printed lines short of the wall were passed over to reach this one, `line`: the inner
-    edge of the last, full res)."""
+    edge of the last, full res). `band_ok`: the share of the radius of a band just inside that is
+    let be (the edge found beside a band, measured as a candidate for the coins' size to settle:
+    BandRefusal.candidates)."""
     sh, sw = small.shape[:2]
     (cx, cy), (d1, d2), an = ell
     a, b = d1 / 2, d2 / 2
@@ -893,13 +936,18 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
         outer = _line_beyond(img, band, layout_bgr)
         if outer is not None:
             return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, band)
-    if s_in is not None:
-        raise BandRefusal(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
-                        "just inside the edge found, of the layout's colour but lighter or darker (the wall's inner "
-                        "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
-                        "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
-                        "border with plain cloth of the layout's colour, and photograph the empty ring again",
+    if s_in is not None and band_ok is None:
+        exc = BandRefusal(f"ring edge uncertain: a band {-s_in / r_full * 100:.0f}% of the radius wide runs all round "
+                          "just inside the edge found, of the layout's colour but lighter or darker (the wall's inner "
+                          "part, the layout being of the wall's colour, or a border printed on the layout); mark the "
+                          "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
+                          "border with plain cloth of the layout's colour, and photograph the empty ring again",
                           band, -s_in, walled, full[0])
+        # the edge found, measured on as if the band were not there: one of the two candidates
+        # the coins' size can settle (BandRefusal.candidates)
+        exc.retry = lambda: _measure(img, small, blurred, lab, f, ell, centres, local, passes, line,
+                                     band_ok=-s_in / r_full)
+        raise exc
     if not _stands(full):
         _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
         if d_wall <= ALIKE_CHROMA_TOL:
@@ -929,8 +977,10 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
         _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7,
                     palette=centres)
     except BandRefusal as exc:     # another edge all round inside: what lies beyond this one says
-        exc.walled, exc.edge = walled, full[0]
-        raise
+        # (the band let be has its own inner side for that edge: BAND_SAME of the radius)
+        if band_ok is None or abs(exc.inside - band_ok) > BAND_SAME:
+            exc.walled, exc.edge = walled, full[0]
+            raise
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
     if outer is not None:   # the edge found is a line printed round the layout, a few px short of the wall
         return _past_line(img, small, blurred, lab, f, outer, centres, local, passes, full[0])
@@ -1459,8 +1509,15 @@ def _refine(img, ell, layout_bgr, f, n=360, local=False):
     return (cx, cy), (d1 / 2, d2 / 2), an, float(np.median(np.abs(res)))
 
 
-def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
-    """Find the ring in a photo of the empty ring -> RingModel (boundary, background, scale)."""
+def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM, unsettled_ok=False):
+    """Find the ring in a photo of the empty ring -> RingModel (boundary, background, scale).
+
+    A band all round just inside the edge found (the wall's inner part, or a border printed on
+    the layout: from above they look alike) is refused (BandRefusal), unless `unsettled_ok`:
+    then, when both boundaries it leaves can be measured (band_candidates), the model of the edge
+    found comes back with the band's inner side's as `band_inner` and the refusal's reason as
+    `unsettled`; training in the ring settles it by the coins' size (faceid.settle), and nothing
+    else takes an unsettled ring (`from_dict`)."""
     if empty_ring_img is None or getattr(empty_ring_img, "ndim", 0) not in (2, 3):
         raise UserError("calibration image is not an image")
     img = empty_ring_img
@@ -1472,7 +1529,22 @@ def calibrate(empty_ring_img, coin_mm=DEFAULT_COIN_MM, ring_mm=DEFAULT_RING_MM):
         raise UserError(f"coin {coin_mm} mm / ring {ring_mm} mm is not plausible; "
                         "give --coin-mm (e.g. 30.8) and --ring-mm (the ring's inner diameter)")
     notes = []
-    center, axes, ang, layout, edge_px = find_boundary(img, notes)
+    try:
+        found = find_boundary(img, notes)
+    except BandRefusal as exc:
+        both = band_candidates(exc) if unsettled_ok else None
+        if both is None:
+            raise
+        model = _ring_model(img, both[0], coin_mm, ring_mm, notes)
+        model.band_inner = _ring_model(img, both[1], coin_mm, ring_mm, notes)
+        model.unsettled = str(exc).split(";")[0]
+        return model
+    return _ring_model(img, found, coin_mm, ring_mm, notes)
+
+
+def _ring_model(img, found, coin_mm, ring_mm, notes):
+    """The RingModel of one find_boundary answer on the empty ring's photo `img`."""
+    center, axes, ang, layout, edge_px = found
     h, w = img.shape[:2]
     model = RingModel((w, h), center, axes, ang, None, coin_mm, ring_mm, layout_bgr=layout, edge_px=edge_px)
     model.background = model.small(img)
