@@ -99,3 +99,15 @@ def test_the_wall_s_inner_part_settles_on_its_inner_side(monkeypatch):
     monkeypatch.setattr(faceid, "SETTLE_FOUND", 0.0)
     with pytest.raises(UserError, match="both fit"):
         faceid.settle(ring, heads, tails, empty=empty)
+
+
+def test_a_ring_diameter_given_too_large_does_not_settle_beyond_the_wall_s_foot():
+    """sealed-37 3653394631 with --ring-mm 16% too large (a tape across the wall's tops): the
+    coins then measure 1.13 of what the edge found (the wall's outer edge) expects, and 1.19 of
+    the foot. The first form (training's window for both) took the edge found, 28 px beyond the
+    foot; fitting without the room for the diameters refuses it."""
+    spec, empty = _ring(*NARROW)
+    rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec) * 1.16, unsettled_ok=True)
+    heads, tails = _photos(spec, NARROW[1])
+    with pytest.raises(UserError, match="neither fits the coins' size"):
+        faceid.settle(rm, heads, tails, empty=empty)

@@ -326,8 +326,10 @@ def check_config(report, cfg):
                 cfg["ring"], ring_model.image_size[0], ring_model.image_size[1],
                 2 * ring_model.coin_radius_px, ring_model.ring_mm))
         except UserError as exc:
-            report.add(FAIL, "ring calibration", str(exc), "`ring vision calibrate EMPTY.jpg "
-                       "-o RING.json`, and \"ring\" in the config")
+            fix = ("`ring vision train --heads HEADS/ --tails TAILS/ --ring RING.json -o MODEL` settles it"
+                   if "not settled yet" in str(exc) else
+                   "`ring vision calibrate EMPTY.jpg -o RING.json`, and \"ring\" in the config")
+            report.add(FAIL, "ring calibration", str(exc), fix)
     elif cfg:
         report.add(FAIL, "ring calibration", "the config names no \"ring\"",
                    "`ring vision calibrate EMPTY.jpg -o ring.json`, then \"ring\": \"ring.json\"")

@@ -7,7 +7,10 @@ at K = 1 never, the further K lies from 1 the more often. With `--bands W,...`: 
 calibration beside a band W of the radius wide, both ways round - the band the wall's inner part
 (its inner side the wall's foot, the edge found beyond it) and a border printed on the layout
 (the edge found the wall's foot, the band inside it) - and settled by the coins' size in its
-photos (`faceid.settle`): right, refused, or wrong (the other boundary taken)."""
+photos (`faceid.settle`): right, refused, or wrong (the other boundary taken); `--ring-mm-off
+K,...` gives the ring's diameter K times the truth as well (a tape across the wall's tops, a
+typo). The band is made by moving the boundary, not drawn: the photos have none, so the coin
+finder never meets one (the sealed sets' own band rings: `ring bench calibration --settle`)."""
 import argparse
 import collections
 import json
@@ -77,12 +80,12 @@ def sweep(name, n, all_rings=False, log=None):
     return dict(t, causes=dict(why.most_common())), misses
 
 
-def boundary_moved(rm, k, empty):
+def boundary_moved(rm, k, empty, ring_mm=None):
     """`rm` with its boundary found k times as far from the centre, the diameters given as they
-    were, and its empty ring's photo at the detection scale that boundary sets (as
-    `ringmod.calibrate` makes it)."""
+    were (or the ring's as `ring_mm`), and its empty ring's photo at the detection scale that
+    boundary sets (as `ringmod.calibrate` makes it)."""
     moved = ringmod.RingModel(rm.image_size, rm.center, [k * a for a in rm.axes], rm.angle_deg, None,
-                              rm.coin_mm, rm.ring_mm, layout_bgr=rm.layout_bgr, edge_px=rm.edge_px)
+                              rm.coin_mm, ring_mm or rm.ring_mm, layout_bgr=rm.layout_bgr, edge_px=rm.edge_px)
     moved.background = moved.small(empty)
     return moved
 
@@ -142,16 +145,17 @@ def unsettled(rm, k, empty, inner_is_wall):
     return out
 
 
-def band_sweep(name, n, widths, log=None):
-    """Per band width W (text key) and way round ("wall's inner part", "printed border"): rings
-    settled right, refused (and why: "both fit", "neither fits", "too few"), settled wrong, over
-    the first `n` rings of set `name` calibrated right (within 3 px: a ring refused or off is
-    skipped)."""
+def band_sweep(name, n, widths, log=None, mm_offs=(1.0,)):
+    """Per band width W and ring diameter given K times the truth (text key "W" or "W mm xK") and
+    way round ("wall's inner part", "printed border"): rings settled right, refused (and why: "both
+    fit", "neither fits", "unclear", "too few"), settled wrong, over the first `n` rings of set
+    `name` calibrated right (within 3 px: a ring refused or off is skipped)."""
     if name not in heldout.SETS:
         raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
     cfg = heldout.SETS[name]
-    t = {f"{w:g}": {"wall's inner part": collections.Counter(), "printed border": collections.Counter()}
-         for w in widths}
+    keys = [(w, k, f"{w:g}" + ("" if k == 1.0 else f" mm x{k:g}")) for w in widths for k in mm_offs]
+    t = {key: {"wall's inner part": collections.Counter(), "printed border": collections.Counter()}
+         for _, _, key in keys}
     skipped = 0
     for seed in heldout.set_seeds(cfg, n):
         spec, _ = heldout.make(seed, None, cfg)
@@ -168,22 +172,23 @@ def band_sweep(name, n, widths, log=None):
         for pname, img, _ in photos_of_ring(spec, seed):
             faces[pname.split("#")[0]].append(img)
         said = []
-        for w in widths:
+        for w, k, key in keys:
+            foot = rm if k == 1.0 else boundary_moved(rm, 1.0, empty, rm.ring_mm * k)
             for way, inner_is_wall in (("wall's inner part", True), ("printed border", False)):
-                ring = unsettled(rm, 1 / (1 - w), empty, inner_is_wall)
+                ring = unsettled(foot, 1 / (1 - w), empty, inner_is_wall)
                 try:
                     got, _ = faceid.settle(ring, faces["heads"], faces["tails"], empty=empty)
                 except UserError as exc:
                     why = str(exc)
-                    what = next((k for k in ("both fit", "neither fits", "too few") if k in why), "refused")
+                    what = next((c for c in ("both fit", "neither fits", "apart clearly", "too few") if c in why),
+                                "refused").replace("apart clearly", "unclear")
                 else:
-                    right = rm if inner_is_wall else ring
-                    what = "right" if got.axes == right.axes else "WRONG"
-                t[f"{w:g}"][way][what] += 1
-                said.append(f"{w:g} {way}: {what}")
+                    what = "right" if got.axes == foot.axes else "WRONG"
+                t[key][way][what] += 1
+                said.append(f"{key} {way}: {what}")
         if log:
             log(f"{name} {seed}: " + ", ".join(said))
-    return {"skipped": skipped, "by_band": {w: {way: dict(c) for way, c in d.items()} for w, d in t.items()}}
+    return {"skipped": skipped, "by_band": {key: {way: dict(c) for way, c in d.items()} for key, d in t.items()}}
 
 
 def main(argv=None):
@@ -198,6 +203,8 @@ def main(argv=None):
                    "centre (e.g. 0.9,1,1.05,1.1): how often training refuses it for the coins' size")
     p.add_argument("--bands", metavar="W,...", help="each ring calibrated beside a band W of the radius wide "
                    "(e.g. 0.05,0.1,0.2), both ways round, and settled by the coins' size: right, refused or wrong")
+    p.add_argument("--ring-mm-off", metavar="K,...", help="with --bands: the ring's diameter given K times the "
+                   "truth too (e.g. 1,1.06,0.94; default 1)")
     a = p.parse_args(argv)
     sets = heldout.parse_sets(a.sets, 8)
     log, out = benchrun.start(a.progress, sets={})
@@ -209,8 +216,12 @@ def main(argv=None):
             raise UserError(f"--bands {a.bands!r}: give widths like 0.05,0.1,0.2 (shares of the radius)") from None
         if not all(0 < w < 0.5 for w in ws):
             raise UserError(f"--bands {a.bands!r}: each width a share of the radius between 0 and 0.5, e.g. 0.1")
+        try:
+            ks = [float(k) for k in (a.ring_mm_off or "1").split(",")]
+        except ValueError:
+            raise UserError(f"--ring-mm-off {a.ring_mm_off!r}: give factors like 1,1.06,0.94") from None
         for name, n in sets:
-            out["sets"][name] = band_sweep(name, n, ws, log)
+            out["sets"][name] = band_sweep(name, n, ws, log, ks)
     elif a.scale:
         try:
             ks = [float(k) for k in a.scale.split(",")]
@@ -238,11 +249,12 @@ def main(argv=None):
 def _print_bands(out):
     for name, r in out["sets"].items():
         print(f"{name}: {r['skipped']} rings skipped (refused or off at calibration); settled by the coins' size, "
-              "by the band's width (x the radius):")
+              "by the band's width (x the radius; the band moved, not drawn):")
         for w, d in r["by_band"].items():
             for way, c in d.items():
-                print(f"  {w:>5} {way:<18}: " + ", ".join(f"{c.get(k, 0)} {k}" for k in
-                                                        ("right", "both fit", "neither fits", "too few", "WRONG")))
+                print(f"  {w:>12} {way:<18}: " + ", ".join(f"{c.get(k, 0)} {k}" for k in
+                                                         ("right", "both fit", "neither fits", "unclear", "too few",
+                                                          "WRONG")))
 
 
 def _print_scale(out):

@@ -287,8 +287,10 @@ def evaluate_set(name, n, train="site", kind=None):
                     t.training_failure(seed, got, str(exc))
                 continue
             t.exposure_lowered += img2 is not img
-            if rm.unsettled:   # settled at training by the coins' size: its error counted now
-                t.settled_by_coins += 1
+            # settled at training by the coins' size (at this exposure, or at a lower one the ring
+            # was calibrated again at): the settled ring's own warning says so
+            t.settled_by_coins += any(w.startswith("the ring's edge settled by the coins' size") for w in rm2.warnings)
+            if rm.unsettled:   # its error counted now
                 t.calibrated(spec2, rm2)
             spec, rm, img = spec2, rm2, img2
         c0 = time.thread_time()

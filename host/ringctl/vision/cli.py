@@ -106,6 +106,8 @@ def cmd_calibrate(args):
               f"--ring {args.output}'), which settles it by the coins' size and saves it settled; nothing else "
               "takes this calibration until then (or mark the wall's foot with contrasting tape and calibrate "
               "again)", file=sys.stderr)
+        for w in model.warnings:
+            print(f"warning: {w}", file=sys.stderr)
         return 0
     print(f"ring: {_ring_line(model)}; saved {args.output}")
     for w in model.warnings:
@@ -216,10 +218,11 @@ def cmd_train(args):
     drawn = {exc.name: str(_write_annotated(folder, exc.name, exc.image, exc.found)) for exc in left_out}
     for entry in model.report["left_out"]:
         entry["drawn"] = drawn[entry["photo"]]
-    if settled:   # saved settled only with a model trained on it
-        write_atomic(args.ring, ring.to_json(), "--ring")
+    if settled:
         model.report["ring_settled"] = settled
     write_atomic(args.output, json.dumps(model.to_dict()))
+    if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
+        write_atomic(args.ring, ring.to_json(), "--ring")
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))
         return 0

@@ -1333,35 +1333,66 @@ def check_scale(ring, coins, photos, names):
     raise ScaleError(name, why, photo, found)
 
 
+def _training_photo(img, ring, name, empty):
+    """(the photo balanced as in play, its coin Blob) as training takes one photo with `ring`, or
+    TrainingPhotoError: a colour cast, no clean coin found, or a coin at the camera's limit."""
+    ring.check_frame(img)
+    raw = img
+    img, cast = balance.balanced(img, ring)   # the calibration's colour balance and exposure, as in play
+    if cast:
+        why = cast.split(": ", 1)[1]
+        raise TrainingPhotoError(name, why, img, _found(ring, [], [], why))
+    b = training_coin(img, ring, name, empty)
+    # the camera's own values (balancing moves the limit), then the copy training reads
+    share = clipped_share(raw, ring, b)
+    fitted = share if img is raw else clipped_share(img, ring, b)
+    if max(share, fitted) > CLIP_MAX:
+        why = CLIPPED.format(share) if share > CLIP_MAX else CLIPPED_BALANCED.format(fitted)
+        raise TrainingPhotoError(name, why, raw, _found(ring, [_entry(b, ring)], [], why), clipped=True)
+    return img, b
+
+
 def _coins_found(photos, ring, names, empty):
-    """Each photo's coin Blob as training finds it with `ring` (None where refused)."""
+    """Each photo's coin Blob as training finds it with `ring` (None where it refuses the photo)."""
     found = []
     for (img, _), name in zip(photos, names):
         try:
-            ring.check_frame(img)
-            found.append(training_coin(balance.balanced(img, ring)[0], ring, name, empty))
+            found.append(_training_photo(img, ring, name, empty)[1])
         except TrainingPhotoError:
             found.append(None)
     return found
 
 
-SETTLE_FOUND = 0.5   # share of the photos whose coin the finder must measure for `settle`
+# `settle`: the coins' size chooses one of a band's two boundaries only where the finder measured
+# the coin in SETTLE_FOUND of the photos or more with it, they fit it without the room training
+# leaves for the diameters given (1.5% smaller to SCALE_BLUR_PX larger, not SCALE_LARGE more),
+# the finder measured at least as many with it as with the other, and the other is off even with
+# that room (training's window), or the finder measured under SETTLE_FOUND with it
+SETTLE_FOUND = 0.5
+
+
+def _check_photo_counts(heads_imgs, tails_imgs):
+    if len(heads_imgs) < 4 or len(tails_imgs) < 4:
+        raise UserError(f"need at least 4 photos per face ({RECOMMENDED_PHOTOS} recommended); "
+                        f"got {len(heads_imgs)} heads, {len(tails_imgs)} tails")
 
 
 def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
     """(settled RingModel, the line saying how) for a ring calibrated beside a band it could not
     settle (ring.calibrate's `unsettled_ok`): of the edge found and the band's inner side, the one
-    the coins' size fits (`scale_fits`, the check training makes of every ring) when the other
-    does not. A settled ring comes back as it is, with None. UserError when both fit (a band too
-    narrow for the coins to tell), neither does, or too few coins were measured: the technician's
-    tape is the fix then, as before.
+    the coins' size fits while the other is clearly off (SETTLE_FOUND). A settled ring
+    comes back as it is, with None. UserError when both fit (a band too narrow for the coins to
+    tell), neither does, the other is not clearly off, or too few coins were measured: the
+    technician's tape is the fix then, as before.
 
-    The two differ by the band's width, 5-20% of the radius; the coins' size tells 3-5% (a
-    boundary found that far off is refused at training): settling is the same trust in that check,
-    taken where the calibration alone cannot choose (docs/VISION.md "A band round the ring settled
-    by the coins' size")."""
+    The two boundaries differ by the band's width, 5-20% of the radius, and so do the coins'
+    sizes measured against them; the diameters given (--ring-mm, --coin-mm) are taken as right:
+    an error in them about the band's width could choose the other, so the line says which was
+    taken and asks for the boundary drawn to be checked (docs/VISION.md "A band round the ring
+    settled by the coins' size")."""
     if not ring.unsettled:
         return ring, None
+    _check_photo_counts(heads_imgs, tails_imgs)
     photos = [(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     edge = copy.copy(ring)
@@ -1377,16 +1408,23 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
            "border with plain cloth of the layout's colour, and calibrate again")
     if any(fit is None for fit in fits):
         raise UserError(f"{ring.unsettled}, and too few coins were measured to settle it ({told}); {fix}")
+    enough = [k >= SETTLE_FOUND * len(photos) for k in measured]
     # a boundary far off makes the finder take other things for the coin in some photos (sealed-35
     # 1471872027, its boundary 25% out: 17 of 24 refused, 7 measured at the size it expects, the
-    # coin 20% smaller): the coins' size counts where the finder measured SETTLE_FOUND of them
-    ok = [fit[1] and k >= SETTLE_FOUND * len(photos) for fit, k in zip(fits, measured)]
-    if ok.count(True) != 1:
-        how = "both fit the coins' size" if all(ok) else "neither fits the coins' size"
+    # coin 20% smaller): hence SETTLE_FOUND
+    tight = [ok and -SCALE_SMALL <= q - 1 <= SCALE_BLUR_PX / r.coin_radius_px
+             for ok, (q, _), (_, r) in zip(enough, fits, cands)]
+    off = [not ok or not within for ok, (_, within) in zip(enough, fits)]
+    pick = [tight[i] and off[1 - i] and measured[i] >= measured[1 - i] for i in (0, 1)]
+    if pick.count(True) != 1:
+        how = ("both fit the coins' size" if all(tight) else "neither fits the coins' size" if not any(tight)
+               else "the coins' size does not tell them apart clearly")
         raise UserError(f"{ring.unsettled}, and {how} ({told}); {fix}")
-    what, chosen = cands[ok.index(True)]
+    what, chosen = cands[pick.index(True)]
     line = (f"the ring's edge settled by the coins' size: {what} ({told}); "
-            f"{ring.unsettled.split(': ', 1)[1]}")
+            f"{ring.unsettled.partition(': ')[2] or ring.unsettled}. This takes --ring-mm {ring.ring_mm:g} and "
+            f"--coin-mm {ring.coin_mm:g} as right (a diameter off by about the band's width would choose the "
+            "other): check the boundary drawn lies on the wall's foot")
     chosen = copy.copy(chosen)
     chosen.warnings = list(chosen.warnings) + [line]
     return chosen, line
@@ -1423,30 +1461,16 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     heads_imgs, tails_imgs = list(heads_imgs), list(tails_imgs)
     if ring.unsettled:
         raise UserError(f"the ring's edge is not settled yet ({ring.unsettled}): settle it first (faceid.settle)")
-    if len(heads_imgs) < 4 or len(tails_imgs) < 4:
-        raise UserError(f"need at least 4 photos per face ({RECOMMENDED_PHOTOS} recommended); got {len(heads_imgs)} heads, "
-                        f"{len(tails_imgs)} tails")
+    _check_photo_counts(heads_imgs, tails_imgs)
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     photos = [(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]
     found, out = [], {"heads": [], "tails": []}
     for i, (img, lab) in enumerate(photos):
         try:
-            ring.check_frame(img)
-            raw = img
-            img, cast = balance.balanced(img, ring)   # the calibration's colour balance and exposure, as in play
+            img, b = _training_photo(img, ring, names[i], empty)
             photos[i] = (img, lab)
-            if cast:
-                why = cast.split(": ", 1)[1]
-                raise TrainingPhotoError(names[i], why, img, _found(ring, [], [], why))
-            b = training_coin(img, ring, names[i], empty)
-            # the camera's own values (balancing moves the limit), then the copy training reads
-            share = clipped_share(raw, ring, b)
-            fitted = share if img is raw else clipped_share(img, ring, b)
-            if max(share, fitted) > CLIP_MAX:
-                why = CLIPPED.format(share) if share > CLIP_MAX else CLIPPED_BALANCED.format(fitted)
-                raise TrainingPhotoError(names[i], why, raw, _found(ring, [_entry(b, ring)], [], why), clipped=True)
             found.append(b)
-        except TrainingPhotoError as exc:
+        except TrainingPhotoError as exc:   # (its photo is read no more)
             found.append(None)
             out[lab].append(exc)
     for lab, n in (("heads", len(heads_imgs)), ("tails", len(tails_imgs))):

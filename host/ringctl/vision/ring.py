@@ -83,12 +83,21 @@ WIDE_INK = 10.0
 # %), a step of at least this much (L*a*b*, median over the directions) is a band's edge
 TWO_BANDS_REACH, TWO_BANDS_STEP = 0.15, 10.0
 # the edge found beside a band, measured on as a candidate (band_candidates): another edge all
-# round inside it within this share of the radius of the band's inner side is that side
-BAND_SAME = 0.04
+# round inside it within this share of the band's width (or BAND_SAME_PX) of the band's inner
+# side is that side (a 20% band's inner side was seen at 17% by the detection-scale scan: sealed-34
+# 2383307796); the band's inner side, measured again on its own at full resolution, within the
+# same of where the band's scan put it
+BAND_SAME, BAND_SAME_PX = 0.25, 2.0
 # a line printed round the layout, seen at full resolution (L*a*b*, L* 0-100): at least LINE_INK
 # from the layout's colour, and the cloth between it and the wall within LINE_CLOTH of the
 # layout's own spread just inside the line; the wall beyond at least LINE_INK from that cloth
 LINE_INK, LINE_CLOTH = 16.0, 4.0
+
+
+# what an unsettled calibration (calibrate's `unsettled_ok`) says to anything but training
+NOT_SETTLED = ("the ring's edge is not settled yet ({}): train the coin faces in the ring first ('ring vision "
+               "train ... --ring RING.json'), which settles it by the coins' size, or mark the wall's foot with "
+               "contrasting tape and calibrate again")
 
 
 class RingModel:
@@ -189,15 +198,13 @@ class RingModel:
             model = cls(d["image_size"], d["center"], d["axes"], d["angle_deg"], bg, d["coin_mm"], d["ring_mm"],
                         d.get("warnings", ()), d.get("layout_bgr"), d.get("edge_px", 1.0))
             if "unsettled" in d:
-                model.unsettled = str(d["unsettled"]["why"])
+                model.unsettled = str(d["unsettled"]["why"]) or "ring edge uncertain"
                 model.band_inner = cls.from_dict(d["unsettled"]["band_inner"])
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise UserError(f"not a ring calibration (bad or missing field {exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
         if model.unsettled and not unsettled_ok:
-            raise UserError(f"the ring's edge is not settled yet ({model.unsettled}): train the coin faces in the "
-                            "ring first ('ring vision train ... --ring RING.json'), which settles it by the coins' "
-                            "size, or mark the wall's foot with contrasting tape and calibrate again")
+            raise UserError(NOT_SETTLED.format(model.unsettled))
         return model
 
     @classmethod
@@ -263,6 +270,8 @@ class RingModel:
         return out
 
     def check_frame(self, img):
+        if self.unsettled:   # neither boundary is this ring's until training settles it
+            raise UserError(NOT_SETTLED.format(self.unsettled))
         if img is None or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
             raise UserError("frame must be a colour (BGR, 8-bit) image")
         if (img.shape[1], img.shape[0]) != self.image_size:
@@ -861,25 +870,33 @@ class BandRefusal(UserError):
     def __init__(self, message, band, width, walled, edge=None):
         super().__init__(message)
         self.band, self.width, self.walled, self.edge = band, width, walled, edge
-        self.retry = self.candidates = None
+        self.retry = self.measure_band = None
         self.inside = None
 
 
 def band_candidates(exc):
     """(outer, inner) find_boundary answers for a band refused (BandRefusal), or None: the edge
-    found, measured on and checked as ever but for the band, and the band's inner side with the
-    edge's layout colour and edge width (what lies beyond it is the band, then the wall: its own
-    checks would refuse it for that band). Which of them is the wall's foot the coins' size says
-    at training (faceid.settle), where the band is wide enough for it to tell."""
-    if exc.retry is None or exc.band is None:
+    found, measured on and checked as ever but for the band (None when that ends on another
+    edge: a line printed short of the wall passed over), and the band's inner side measured
+    again at full resolution on its own (`_edge_full_res`: standing all round, within BAND_SAME
+    of its width of where the band's scan put it), with the layout's colour and its own edge
+    width (what lies beyond it is the band, then the wall: the boundary checks would refuse it
+    for that band). Which of them is the wall's foot the coins' size says at training
+    (faceid.settle)."""
+    if exc.retry is None or exc.band is None or exc.edge is None:
         return None
     try:
         outer = exc.retry()
     except UserError:
         return None
-    (cx, cy), (d1, d2), an = exc.band
+    if _ell_gap(exc.edge, (outer[0], (2 * outer[1][0], 2 * outer[1][1]), outer[2])) > BAND_SAME_PX:
+        return None
+    full = exc.measure_band()
+    if not _stands(full) or _ell_gap(exc.band, full[0]) > max(BAND_SAME * exc.width, BAND_SAME_PX):
+        return None
+    (cx, cy), (d1, d2), an = full[0]
     a, b, an = (d1 / 2, d2 / 2, an) if d1 >= d2 else (d2 / 2, d1 / 2, an + 90)
-    return outer, ((cx, cy), (a, b), an % 180, outer[3], outer[4])
+    return outer, ((cx, cy), (a, b), an % 180, outer[3], full[3])
 
 
 def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=None, band_ok=None):
@@ -943,10 +960,11 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
                           "layout's edge with a strip of contrasting tape along the wall's foot, or cover a printed "
                           "border with plain cloth of the layout's colour, and photograph the empty ring again",
                           band, -s_in, walled, full[0])
-        # the edge found, measured on as if the band were not there: one of the two candidates
-        # the coins' size can settle (BandRefusal.candidates)
+        # the two candidates the coins' size can settle (band_candidates): the edge found,
+        # measured on as if the band were not there, and the band's inner side measured on its own
         exc.retry = lambda: _measure(img, small, blurred, lab, f, ell, centres, local, passes, line,
                                      band_ok=-s_in / r_full)
+        exc.measure_band = lambda: _edge_full_res(img, band, f)
         raise exc
     if not _stands(full):
         _, d_wall, dl = _layout_like_wall(img, (c0, (2 * a0, 2 * b0), an0))
@@ -977,8 +995,10 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
         _check_edge(lab, blurred, ((cx / f, cy / f), (2 * a / f, 2 * b / f), an), seen_min=0.0 if full[4] else 0.7,
                     palette=centres)
     except BandRefusal as exc:     # another edge all round inside: what lies beyond this one says
-        # (the band let be has its own inner side for that edge: BAND_SAME of the radius)
-        if band_ok is None or abs(exc.inside - band_ok) > BAND_SAME:
+        # (the band let be has its own inner side for that edge: within BAND_SAME of its width,
+        # or BAND_SAME_PX)
+        same = max(BAND_SAME * band_ok, BAND_SAME_PX / (sum(full[0][1]) / 4)) if band_ok is not None else 0.0
+        if band_ok is None or abs(exc.inside - band_ok) > same:
             exc.walled, exc.edge = walled, full[0]
             raise
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
