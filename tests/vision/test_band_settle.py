@@ -66,7 +66,10 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
     assert "not settled yet" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert main(["vision", "train", "--heads", str(tmp_path / "heads"), "--tails", str(tmp_path / "tails"),
                  "--ring", ring_json, "--empty", str(tmp_path / "empty.png"), "-o", model]) == 0
-    assert "settled by the coins' size: the edge found" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "settled by the coins' size: the edge found" in said and "ring.settled.png" in said
+    pic = cv2.imread(str(tmp_path / "ring.settled.png"))    # both boundaries drawn for the technician
+    assert pic is not None and pic.shape == empty.shape
     settled = ringmod.RingModel.load(ring_json)       # settled: any command takes it now
     assert settled.unsettled is None and _off(settled, spec) < 1.0
     assert "settled by the coins' size" in json.load(open(model))["report"]["ring_settled"]

@@ -6,6 +6,10 @@ API
 - `calibrate(empty_ring_img, coin_mm=30.8, ring_mm=3000) -> RingModel` (`to_json()`,
   `RingModel.from_json(text)`, `.save(path)`, `RingModel.load(path)`): inner boundary
   (circle or ellipse), background, scale, `coin_radius_px`, `warnings` (coins < 40 px).
+  `unsettled_ok=True`: a band all round just inside the edge found gives a model with both
+  boundaries (`unsettled`, `band_inner`) that nothing but `faceid.settle` takes (`load(path,
+  unsettled_ok=True)`); `settle(ring, heads_imgs, tails_imgs, empty=None) -> (ring, line)`
+  chooses by the coins' size, before `train`.
 - `train(heads_imgs, tails_imgs, ring, empty=None, refused=None) -> FaceModel` (`save(path)`,
   `FaceModel.load(path)`, `.report` = cross-validation figures, `left_out` photos); raises
   UserError when the faces do not separate, and `faceid.TrainingPhotoError` (a UserError with

@@ -100,8 +100,8 @@ def cmd_calibrate(args):
     write_atomic(args.output, model.to_json())
     if model.unsettled:
         # a band round the ring: two boundaries, which training in the ring settles by the coins' size
-        print(f"ring: not settled, two boundaries: {_ring_line(model)}, the edge found; "
-              f"{_ring_line(model.band_inner)}, the band's inner side; saved {args.output}")
+        print(f"ring: not settled, two boundaries: the edge found, {_ring_line(model)}; "
+              f"the band's inner side, {_ring_line(model.band_inner)}; saved {args.output}")
         print(f"warning: {model.unsettled}: train the coin faces in the ring next ('ring vision train ... "
               f"--ring {args.output}'), which settles it by the coins' size and saves it settled; nothing else "
               "takes this calibration until then (or mark the wall's foot with contrasting tape and calibrate "
@@ -209,6 +209,7 @@ def cmd_train(args):
     folder = args.annotate or (Path(args.output).parent / "refused")
     left_out = []
     # a calibration beside a band round the ring: the coins' size chooses its boundary first
+    both = (ring, ring.band_inner)
     ring, settled = settle(ring, heads, tails, names=[str(p) for p in hf + tf], empty=empty)
     try:
         model = train(heads, tails, ring, names=[str(p) for p in hf + tf], empty=empty, refused=left_out)
@@ -223,17 +224,37 @@ def cmd_train(args):
     write_atomic(args.output, json.dumps(model.to_dict()))
     if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
         write_atomic(args.ring, ring.to_json(), "--ring")
+        drawn = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
+                               ring, next(r for r in both if r.axes != ring.axes))
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))
         return 0
     from .verdict import train_verdict
     _, lines = train_verdict(model.report, args.output)
     if settled:
-        print(f"saved the ring's calibration {args.ring} settled: {settled}")
+        print(f"saved the ring's calibration {args.ring} settled: {settled}; both boundaries are drawn in {drawn}")
     print(f"saved the face model {args.output}")
     print("\n".join(lines))
     print("(the figures behind this: --json)")
     return 0
+
+
+def _write_settled(folder, ring_path, img, chosen, other):
+    """NAME.settled.png in `folder`: the photo with the boundary settled on (white) and the other
+    (red), for the technician to check the white one lies on the wall's foot all round."""
+    import cv2
+    from .annotate import RED, annotate
+    ring = {"center": list(chosen.center), "axes": list(chosen.axes), "angle_deg": chosen.angle_deg}
+    pic = annotate(img, {"result": "settled", "ring": ring, "reasons": [
+        "the ring's edge settled by the coins' size: the white boundary",
+        "the other boundary beside the band (red) was not taken",
+        "check the white one lies on the wall's foot all round"]})
+    lw = max(1, int(round(2 * max(pic.shape[:2]) / 1280)))
+    cv2.ellipse(pic, (other.center, (2 * other.axes[0], 2 * other.axes[1]), other.angle_deg), RED, lw, cv2.LINE_AA)
+    path = Path(folder) / f"{Path(ring_path).stem}.settled.png"
+    if not cv2.imwrite(str(path), pic):
+        raise UserError(f"cannot write {path}; give a writable folder for -o")
+    return path
 
 
 def cmd_classify(args):
