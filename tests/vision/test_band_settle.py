@@ -56,8 +56,12 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
         for i, img in enumerate(imgs):
             cv2.imwrite(str(tmp_path / face / f"{i:02d}.png"), img)
     ring_json, model = str(tmp_path / "ring.json"), str(tmp_path / "coins.model")
-    assert main(["vision", "calibrate", str(tmp_path / "empty.png"), "--ring-mm", str(heldout.ring_mm(spec)),
-                 "-o", ring_json]) == 0
+    calibrate = ["vision", "calibrate", str(tmp_path / "empty.png"), "--ring-mm", str(heldout.ring_mm(spec)),
+                 "-o", ring_json]
+    assert main(calibrate) != 0            # refused, as before, unless asked (the diameters are trusted)
+    err = capsys.readouterr().err
+    assert "a band 10% of the radius" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(calibrate + ["--settle-band"]) == 0
     out = capsys.readouterr()
     assert "not settled, two boundaries" in out.out and "train the coin faces in the ring next" in out.err
     # nothing but training takes it: one line, naming the fix

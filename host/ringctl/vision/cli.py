@@ -16,6 +16,11 @@ def register(subparsers):
     c.add_argument("-o", "--output", required=True, metavar="RING.json")
     c.add_argument("--coin-mm", type=float, default=30.8, help="coin diameter in mm (default 30.8)")
     c.add_argument("--ring-mm", type=float, default=3000.0, help="ring inner diameter in mm (default 3000)")
+    c.add_argument("--settle-band", action="store_true",
+                   help="a band all round just inside the edge found (the wall's inner part, or a border printed "
+                        "on the layout): save both boundaries for `ring vision train` to settle by the coins' size, "
+                        "not refuse; only with --ring-mm and --coin-mm measured to about 1%% (a diameter off by "
+                        "about the band's width settles on the wrong boundary)")
     c.set_defaults(func=cmd_calibrate)
     v = sub.add_parser("calibrate-views", help="several cameras: each camera's pixels to one ring plane "
                        "in mm, from the calibration sheet and the ring's diameter")
@@ -96,7 +101,8 @@ def cmd_calibrate(args):
     from .ring import calibrate
     from ..atomic import check_target, write_atomic
     check_target(args.output)
-    model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm, unsettled_ok=True)
+    model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm,
+                      unsettled_ok=args.settle_band)
     write_atomic(args.output, model.to_json())
     if model.unsettled:
         # a band round the ring: two boundaries, which training in the ring settles by the coins' size
