@@ -108,20 +108,29 @@ def _trains(ring, photos, empty):
     return None
 
 
-def scale_sweep(name, n, ks, log=None):
-    """Per boundary factor K (text key): rings trained on, refused for the coins' size ("scale"),
-    refused for too many photos ("photos"), over the first `n` rings of set `name`."""
+def _calibrated(name, n):
+    """(seed, spec, empty ring's photo, RingModel or None where refused) of the first `n` rings of
+    set `name`."""
     if name not in heldout.SETS:
         raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
     cfg = heldout.SETS[name]
-    t = {f"{k:g}": collections.Counter() for k in ks}
-    refused_at_calibration = 0
     for seed in heldout.set_seeds(cfg, n):
         spec, _ = heldout.make(seed, None, cfg)
         empty = heldout.empty_frame(spec, seed)
         try:
             rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
         except UserError:
+            rm = None
+        yield seed, spec, empty, rm
+
+
+def scale_sweep(name, n, ks, log=None):
+    """Per boundary factor K (text key): rings trained on, refused for the coins' size ("scale"),
+    refused for too many photos ("photos"), over the first `n` rings of set `name`."""
+    t = {f"{k:g}": collections.Counter() for k in ks}
+    refused_at_calibration = 0
+    for seed, spec, empty, rm in _calibrated(name, n):
+        if rm is None:
             refused_at_calibration += 1
             continue
         photos = photos_of_ring(spec, seed)
@@ -150,22 +159,12 @@ def band_sweep(name, n, widths, log=None, mm_offs=(1.0,)):
     way round ("wall's inner part", "printed border"): rings settled right, refused (and why: "both
     fit", "neither fits", "unclear", "too few"), settled wrong, over the first `n` rings of set
     `name` calibrated right (within 3 px: a ring refused or off is skipped)."""
-    if name not in heldout.SETS:
-        raise UserError(f"unknown scene set {name!r}; one of {', '.join(heldout.SETS)}")
-    cfg = heldout.SETS[name]
     keys = [(w, k, f"{w:g}" + ("" if k == 1.0 else f" mm x{k:g}")) for w in widths for k in mm_offs]
     t = {key: {"wall's inner part": collections.Counter(), "printed border": collections.Counter()}
          for _, _, key in keys}
     skipped = 0
-    for seed in heldout.set_seeds(cfg, n):
-        spec, _ = heldout.make(seed, None, cfg)
-        empty = heldout.empty_frame(spec, seed)
-        try:
-            rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
-        except UserError:
-            skipped += 1
-            continue
-        if max(abs(a - b) for a, b in zip(rm.axes, calib_bench.truth_axes(spec))) > 3.0:
+    for seed, spec, empty, rm in _calibrated(name, n):
+        if rm is None or max(abs(a - b) for a, b in zip(rm.axes, calib_bench.truth_axes(spec))) > 3.0:
             skipped += 1
             continue
         faces = {"heads": [], "tails": []}
