@@ -864,8 +864,8 @@ class BandRefusal(UserError):
     """The refusal of an edge found (`edge`, full-res px) for a band or another edge all round
     just inside it (`band`: the ellipse of a band's inner side, full-res px, None for an edge;
     `width`: px to the edge found; `walled`: a wall and the floor beyond the edge found,
-    _steps_beyond). For a band, `candidates`: the two boundaries it leaves, find_boundary's answer
-    for the edge found and for the band's inner side (`band_candidates`), else None."""
+    _steps_beyond). For a band, `retry` and `measure_band` measure the two boundaries it leaves
+    (`band_candidates`); else None."""
 
     def __init__(self, message, band, width, walled, edge=None):
         super().__init__(message)
