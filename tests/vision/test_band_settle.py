@@ -46,6 +46,8 @@ def test_a_band_is_calibrated_unsettled_and_only_training_takes_it():
     heads, tails = _photos(spec, BORDER[1])
     with pytest.raises(UserError, match="not settled yet"):
         faceid.train(heads, tails, rm)
+    with pytest.raises(UserError, match="not settled yet"):      # nor is a frame judged with it
+        rm.check_frame(empty)
 
 
 def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_path, capsys):

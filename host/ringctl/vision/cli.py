@@ -187,7 +187,7 @@ def cmd_classify_views(args):
     return 0
 
 
-def _write_annotated(folder, name, img, result):
+def _write_annotated(folder, name, img, result, suffix="annotated"):
     import cv2
     from .annotate import annotate
     d = Path(folder)
@@ -195,7 +195,7 @@ def _write_annotated(folder, name, img, result):
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"--annotate: cannot make folder {folder} ({exc.strerror}); give a writable folder")
-    path = d / f"{Path(name).stem}.annotated.png"
+    path = d / f"{Path(name).stem}.{suffix}.png"
     if not cv2.imwrite(str(path), annotate(img, result)):
         raise UserError(f"--annotate: cannot write {path}; give a writable folder")
     return path
@@ -225,8 +225,7 @@ def cmd_train(args):
     drawn = {exc.name: str(_write_annotated(folder, exc.name, exc.image, exc.found)) for exc in left_out}
     for entry in model.report["left_out"]:
         entry["drawn"] = drawn[entry["photo"]]
-    if settled:
-        model.report["ring_settled"] = settled
+    model.report.update({"ring_settled": settled} if settled else {})
     write_atomic(args.output, json.dumps(model.to_dict()))
     if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
         write_atomic(args.ring, ring.to_json(), "--ring")
@@ -249,18 +248,15 @@ def _write_settled(folder, ring_path, img, chosen, other):
     """NAME.settled.png in `folder`: the photo with the boundary settled on (white) and the other
     (red), for the technician to check the white one lies on the wall's foot all round."""
     import cv2
-    from .annotate import RED, annotate
-    ring = {"center": list(chosen.center), "axes": list(chosen.axes), "angle_deg": chosen.angle_deg}
-    pic = annotate(img, {"result": "settled", "ring": ring, "reasons": [
-        "the ring's edge settled by the coins' size: the white boundary",
-        "the other boundary beside the band (red) was not taken",
-        "check the white one lies on the wall's foot all round"]})
+    from .annotate import RED
+    pic = img.copy()
     lw = max(1, int(round(2 * max(pic.shape[:2]) / 1280)))
     cv2.ellipse(pic, (other.center, (2 * other.axes[0], 2 * other.axes[1]), other.angle_deg), RED, lw, cv2.LINE_AA)
-    path = Path(folder) / f"{Path(ring_path).stem}.settled.png"
-    if not cv2.imwrite(str(path), pic):
-        raise UserError(f"cannot write {path}; give a writable folder for -o")
-    return path
+    ring = {"center": list(chosen.center), "axes": list(chosen.axes), "angle_deg": chosen.angle_deg}
+    return _write_annotated(folder, ring_path, pic, {"result": "settled", "ring": ring, "reasons": [
+        "the ring's edge settled by the coins' size: the white boundary",
+        "the other boundary beside the band (red) was not taken",
+        "check the white one lies on the wall's foot all round"]}, "settled")
 
 
 def cmd_classify(args):

@@ -1369,6 +1369,7 @@ def _coins_found(photos, ring, names, empty):
 # the finder measured at least as many with it as with the other, and the other is off even with
 # that room (training's window), or the finder measured under SETTLE_FOUND with it
 SETTLE_FOUND = 0.5
+SETTLED = "the ring's edge settled by the coins' size"   # how a settled ring's warning begins
 
 
 def _check_photo_counts(heads_imgs, tails_imgs):
@@ -1421,7 +1422,7 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
                else "the coins' size does not tell them apart clearly")
         raise UserError(f"{ring.unsettled}, and {how} ({told}); {fix}")
     what, chosen = cands[pick.index(True)]
-    line = (f"the ring's edge settled by the coins' size: {what} ({told}); "
+    line = (f"{SETTLED}: {what} ({told}); "
             f"{ring.unsettled.partition(': ')[2] or ring.unsettled}. This takes --ring-mm {ring.ring_mm:g} and "
             f"--coin-mm {ring.coin_mm:g} as right (a diameter off by about the band's width would choose the "
             "other): check the boundary drawn lies on the wall's foot")
@@ -1459,9 +1460,7 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     when more of a face's photos are refused than may be left out.
     """
     heads_imgs, tails_imgs = list(heads_imgs), list(tails_imgs)
-    if ring.unsettled:
-        raise UserError(f"the ring's edge is not settled yet ({ring.unsettled}): settle it first (faceid.settle)")
-    _check_photo_counts(heads_imgs, tails_imgs)
+    _check_photo_counts(heads_imgs, tails_imgs)   # (an unsettled ring: every photo's check_frame refuses it)
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     photos = [(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]
     found, out = [], {"heads": [], "tails": []}

@@ -904,7 +904,7 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     how many printed lines short of the wall were passed over to reach this one, `line`: the inner
     edge of the last, full res). `band_ok`: the share of the radius of a band just inside that is
     let be (the edge found beside a band, measured as a candidate for the coins' size to settle:
-    BandRefusal.candidates)."""
+    band_candidates)."""
     sh, sw = small.shape[:2]
     (cx, cy), (d1, d2), an = ell
     a, b = d1 / 2, d2 / 2
@@ -997,8 +997,8 @@ def _measure(img, small, blurred, lab, f, ell, centres, local, passes=0, line=No
     except BandRefusal as exc:     # another edge all round inside: what lies beyond this one says
         # (the band let be has its own inner side for that edge: within BAND_SAME of its width,
         # or BAND_SAME_PX)
-        same = max(BAND_SAME * band_ok, BAND_SAME_PX / (sum(full[0][1]) / 4)) if band_ok is not None else 0.0
-        if band_ok is None or abs(exc.inside - band_ok) > same:
+        if band_ok is None or abs(exc.inside - band_ok) > max(BAND_SAME * band_ok,
+                                                              BAND_SAME_PX / (sum(full[0][1]) / 4)):
             exc.walled, exc.edge = walled, full[0]
             raise
     outer = _line_beyond(img, full[0], layout_bgr) if passes < 2 else None
