@@ -1,12 +1,15 @@
 """A band round the ring that calibration cannot place is settled at training by the coins' size
 (`ring.calibrate(unsettled_ok=True)`, `faceid.settle`; docs/VISION.md "A band round the ring
 settled by the coins' size")."""
+import copy
 import json
 
 import cv2
+import numpy as np
 import pytest
 
 from ringctl.cli import main
+from ringctl.device import doctor
 from ringctl.errors import UserError
 from ringctl.sim import calib_bench, heldout, training_bench
 from ringctl.vision import faceid, ring as ringmod
@@ -63,6 +66,7 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
     assert main(calibrate) != 0            # refused, as before, unless asked (the diameters are trusted)
     err = capsys.readouterr().err
     assert "a band 10% of the radius" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "contrasting tape" in err and "--settle-band" in err     # both fixes named
     assert main(calibrate + ["--settle-band"]) == 0
     out = capsys.readouterr()
     assert "not settled, two boundaries" in out.out and "train the coin faces in the ring next" in out.err
@@ -72,14 +76,68 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
     assert "not settled yet" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert main(["vision", "train", "--heads", str(tmp_path / "heads"), "--tails", str(tmp_path / "tails"),
                  "--ring", ring_json, "--empty", str(tmp_path / "empty.png"), "-o", model]) == 0
-    said = capsys.readouterr().out
-    assert "settled by the coins' size: the edge found" in said and "ring.settled.png" in said
+    said = capsys.readouterr()
+    assert "settled by the coins' size: the edge found" in said.out and "ring.settled.png" in said.out
+    assert "ring vision confirm-edge --ring" in said.err
     pic = cv2.imread(str(tmp_path / "ring.settled.png"))    # both boundaries drawn for the technician
     assert pic is not None and pic.shape == empty.shape
-    settled = ringmod.RingModel.load(ring_json)       # settled: any command takes it now
-    assert settled.unsettled is None and _off(settled, spec) < 1.0
     assert "settled by the coins' size" in json.load(open(model))["report"]["ring_settled"]
+    # settled, but nothing takes it until the technician confirms the boundary drawn: not the
+    # doctor, not a classify, not play (they all load it)
+    with pytest.raises(UserError, match="nobody has confirmed it yet: look at .*ring.settled.png.*confirm-edge"):
+        ringmod.RingModel.load(ring_json)
+    report = doctor.Report()
+    doctor.check_config(report, {"ring": ring_json})
+    assert report.items[0]["status"] == doctor.FAIL and "confirm-edge --ring" in report.items[0]["fix"]
+    assert main(["vision", "classify", str(tmp_path / "empty.png"), "--ring", ring_json, "--model", model]) != 0
+    err = capsys.readouterr().err
+    assert "nobody has confirmed" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(["vision", "confirm-edge", "--ring", ring_json, "--by", " "]) != 0    # a name is needed
+    assert "--by" in capsys.readouterr().err
+    assert main(["vision", "confirm-edge", "--ring", ring_json, "--by", "T. Tech"]) == 0
+    assert "confirmed by T. Tech" in capsys.readouterr().out
+    settled = ringmod.RingModel.load(ring_json)       # settled and confirmed: any command takes it now
+    assert settled.unsettled is None and _off(settled, spec) < 1.0
     assert any("settled by the coins' size" in w for w in settled.warnings)
+    assert settled.settled_by_coins["confirmed"]["by"] == "T. Tech"
+    assert settled.settled_by_coins["drawn"].endswith("ring.settled.png")
+    report = doctor.Report()
+    doctor.check_config(report, {"ring": ring_json})
+    assert report.items[0]["status"] == doctor.OK and "confirmed by T. Tech" in report.items[0]["detail"]
+    assert main(["vision", "confirm-edge", "--ring", ring_json, "--by", "Someone Else"]) == 0
+    assert "already confirmed by T. Tech" in capsys.readouterr().out
+    assert main(["vision", "classify", str(tmp_path / "empty.png"), "--ring", ring_json, "--model", model]) == 0
+
+
+def test_confirm_edge_on_a_ring_not_settled_by_the_coins_says_so(tmp_path, capsys):
+    ring_json = tmp_path / "ring.json"
+    ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 3000).save(ring_json)
+    before = ring_json.read_text()
+    assert main(["vision", "confirm-edge", "--ring", str(ring_json), "--by", "T. Tech"]) != 0
+    err = capsys.readouterr().err
+    assert "was not settled by the coins' size" in err and len(err.strip().splitlines()) == 1
+    assert ring_json.read_text() == before
+
+
+def test_settling_needs_at_least_as_many_coins_measured_with_the_boundary_taken(monkeypatch):
+    """The edge found fits the coins and the band's inner side does not, but the finder measured
+    the coin in more photos with the band's inner side: not settled. The same fits with the counts
+    the other way round settle on the edge found. (Fits and counts stand in for the photos.)"""
+    edge = ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 300)
+    edge.unsettled, edge.band_inner = "ring edge uncertain: a band", copy.copy(edge)
+    edge.band_inner.axes = (180.0, 171.0)
+    counts = {}
+    monkeypatch.setattr(faceid, "_coins_found", lambda photos, r, names, empty: r.axes)
+    monkeypatch.setattr(faceid, "_finder_sizes", lambda axes: [0] * counts[axes])
+    monkeypatch.setattr(faceid, "scale_fits", lambda r, axes: (1.0, True) if axes == edge.axes else (1.12, False))
+    photos = [np.zeros((480, 640, 3), np.uint8)] * 4
+    counts.update({edge.axes: 5, edge.band_inner.axes: 7})
+    with pytest.raises(UserError, match="does not tell them apart clearly"):
+        faceid.settle(edge, photos, photos)
+    counts.update({edge.axes: 7, edge.band_inner.axes: 5})
+    got, line = faceid.settle(edge, photos, photos)
+    assert got.axes == edge.axes and "settled by the coins' size: the edge found" in line
+    assert got.unconfirmed and not got.unsettled
 
 
 def test_a_band_the_coins_cannot_settle_is_refused_with_the_tape_fix():

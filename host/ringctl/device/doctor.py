@@ -322,12 +322,17 @@ def check_config(report, cfg):
         from ..vision.ring import RingModel
         try:
             ring_model = RingModel.load(cfg["ring"])
-            report.add(OK, "ring calibration", "%s: %dx%d image, coin %.0f px, ring %.0f mm" % (
+            confirmed = (ring_model.settled_by_coins or {}).get("confirmed")
+            report.add(OK, "ring calibration", "%s: %dx%d image, coin %.0f px, ring %.0f mm%s" % (
                 cfg["ring"], ring_model.image_size[0], ring_model.image_size[1],
-                2 * ring_model.coin_radius_px, ring_model.ring_mm))
+                2 * ring_model.coin_radius_px, ring_model.ring_mm,
+                "; edge settled by the coins' size, confirmed by %s at %s" % (confirmed["by"], confirmed["at"])
+                if confirmed else ""))
         except UserError as exc:
             fix = ("`ring vision train --heads HEADS/ --tails TAILS/ --ring RING.json -o MODEL` settles it"
                    if "not settled yet" in str(exc) else
+                   "look at the boundary drawn, then `ring vision confirm-edge --ring %s --by NAME`" % cfg["ring"]
+                   if "nobody has confirmed" in str(exc) else
                    "`ring vision calibrate EMPTY.jpg -o RING.json`, and \"ring\" in the config")
             report.add(FAIL, "ring calibration", str(exc), fix)
     elif cfg:

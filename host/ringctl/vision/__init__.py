@@ -9,7 +9,9 @@ API
   `unsettled_ok=True`: a band all round just inside the edge found gives a model with both
   boundaries (`unsettled`, `band_inner`) that nothing but `faceid.settle` takes (`load(path,
   unsettled_ok=True)`); `settle(ring, heads_imgs, tails_imgs, empty=None) -> (ring, line)`
-  chooses by the coins' size, before `train`.
+  chooses by the coins' size, before `train`; the ring it gives is `unconfirmed`
+  (`settled_by_coins`), which `load` refuses too until `confirm(by, at)` (`ring vision
+  confirm-edge`) records who looked at the boundary drawn.
 - `train(heads_imgs, tails_imgs, ring, empty=None, refused=None) -> FaceModel` (`save(path)`,
   `FaceModel.load(path)`, `.report` = cross-validation figures, `left_out` photos); raises
   UserError when the faces do not separate, and `faceid.TrainingPhotoError` (a UserError with

@@ -49,6 +49,12 @@ def register(subparsers):
                    "(default: next to MODEL)")
     t.add_argument("--json", action="store_true", help="the cross-validation figures as JSON")
     t.set_defaults(func=cmd_train)
+    ce = sub.add_parser("confirm-edge", help="after `ring vision train` settled a band round the ring by the "
+                        "coins' size: confirm the boundary it drew lies on the wall's foot all round (until then "
+                        "nothing but training takes the ring)")
+    ce.add_argument("--ring", required=True, metavar="RING.json")
+    ce.add_argument("--by", required=True, metavar="NAME", help="who looked at the boundary drawn (kept in RING.json)")
+    ce.set_defaults(func=cmd_confirm_edge)
     k = sub.add_parser("classify", help="judge still images: heads, tails, odds, no-spin or unsure")
     k.add_argument("--ring", required=True, metavar="RING.json")
     k.add_argument("--model", required=True, metavar="MODEL")
@@ -98,11 +104,18 @@ def _folder_images(folder, what):
 
 
 def cmd_calibrate(args):
-    from .ring import calibrate
+    from .ring import BandRefusal, calibrate
     from ..atomic import check_target, write_atomic
     check_target(args.output)
-    model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm,
-                      unsettled_ok=args.settle_band)
+    try:
+        model = calibrate(read_image(args.empty), coin_mm=args.coin_mm, ring_mm=args.ring_mm,
+                          unsettled_ok=args.settle_band)
+    except BandRefusal as exc:
+        if exc.band is None or args.settle_band:
+            raise
+        raise UserError(f"{exc}; or, with --ring-mm and --coin-mm measured to about 1%, calibrate with "
+                        "--settle-band and let 'ring vision train' settle it by the coins' size (then confirm "
+                        "the boundary it draws: hardware/INSTALL.md step 7)") from None
     write_atomic(args.output, model.to_json())
     if model.unsettled:
         # a band round the ring: two boundaries, which training in the ring settles by the coins' size
@@ -226,11 +239,13 @@ def cmd_train(args):
     for entry in model.report["left_out"]:
         entry["drawn"] = drawn[entry["photo"]]
     model.report.update({"ring_settled": settled} if settled else {})
+    if settled:   # the picture the technician confirms it by, named in the ring file
+        drawn = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
+                               ring, next(r for r in both if r.axes != ring.axes))
+        ring.settled_by_coins["drawn"] = str(drawn)
     write_atomic(args.output, json.dumps(model.to_dict()))
     if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
         write_atomic(args.ring, ring.to_json(), "--ring")
-        drawn = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
-                               ring, next(r for r in both if r.axes != ring.axes))
     if args.json:
         print(json.dumps({"saved": args.output, "cross_validation": model.report}))
         return 0
@@ -238,9 +253,32 @@ def cmd_train(args):
     _, lines = train_verdict(model.report, args.output)
     if settled:
         print(f"saved the ring's calibration {args.ring} settled: {settled}; both boundaries are drawn in {drawn}")
+        print(f"warning: nothing but training takes {args.ring} until the boundary is confirmed: look at {drawn}; "
+              f"if the white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring "
+              f"{args.ring} --by NAME'", file=sys.stderr)
     print(f"saved the face model {args.output}")
     print("\n".join(lines))
     print("(the figures behind this: --json)")
+    return 0
+
+
+def cmd_confirm_edge(args):
+    import datetime
+    from .ring import NOT_SETTLED, RingModel
+    from ..atomic import check_target, write_atomic
+    ring = RingModel.load(args.ring, unsettled_ok=True)
+    if ring.unsettled:
+        raise UserError(NOT_SETTLED.format(ring.unsettled))
+    if not ring.unconfirmed and ring.settled_by_coins:
+        done = ring.settled_by_coins["confirmed"]
+        print(f"{args.ring}: already confirmed by {done['by']} at {done['at']}; nothing changed")
+        return 0
+    check_target(args.ring, "--ring")
+    ring.confirm(args.by, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    write_atomic(args.ring, ring.to_json(), "--ring")
+    done = ring.settled_by_coins
+    print(f"{args.ring}: the boundary drawn white in {done['drawn']} confirmed by {done['confirmed']['by']} at "
+          f"{done['confirmed']['at']}; the ring's calibration is ready for play")
     return 0
 
 

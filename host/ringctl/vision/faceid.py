@@ -1390,7 +1390,8 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
     sizes measured against them; the diameters given (--ring-mm, --coin-mm) are taken as right:
     an error in them about the band's width could choose the other, so the line says which was
     taken and asks for the boundary drawn to be checked (docs/VISION.md "A band round the ring
-    settled by the coins' size")."""
+    settled by the coins' size"): the ring comes back `unconfirmed`, which no command but
+    training takes from a file until the technician confirms it (`RingModel.confirm`)."""
     if not ring.unsettled:
         return ring, None
     _check_photo_counts(heads_imgs, tails_imgs)
@@ -1428,6 +1429,7 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
             "other): check the boundary drawn lies on the wall's foot")
     chosen = copy.copy(chosen)
     chosen.warnings = list(chosen.warnings) + [line]
+    chosen.settled_by_coins = {"how": line}   # nothing but training takes it until confirmed (NOT_CONFIRMED)
     return chosen, line
 
 

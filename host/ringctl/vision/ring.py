@@ -98,6 +98,13 @@ LINE_INK, LINE_CLOTH = 16.0, 4.0
 NOT_SETTLED = ("the ring's edge is not settled yet ({}): train the coin faces in the ring first ('ring vision "
                "train ... --ring RING.json'), which settles it by the coins' size, or mark the wall's foot with "
                "contrasting tape and calibrate again")
+NOT_DRAWN = "the picture of both boundaries 'ring vision train' drew (NAME.settled.png beside the model)"
+# what a ring settled by the coins' size (faceid.settle) says until the technician confirms the
+# boundary drawn: the diameters given were taken as right, and one off by about the band's width
+# settles on the other boundary (docs/VISION.md), which only a look at the picture catches
+NOT_CONFIRMED = ("the ring's edge was settled by the coins' size but nobody has confirmed it yet: look at {}; if the "
+                 "white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring {} --by "
+                 "NAME', else mark the wall's foot with contrasting tape and calibrate again")
 
 
 class RingModel:
@@ -117,6 +124,9 @@ class RingModel:
         # a boundary not settled yet (calibrate's `unsettled_ok`): the reason, and the other
         # candidate, the band's inner side; training in the ring settles it (faceid.settle)
         self.unsettled, self.band_inner = None, None
+        # a boundary settled by the coins' size: {"how": settle's line, "drawn": the picture of
+        # both boundaries} until the technician confirms it, then "confirmed": {"by", "at"} too
+        self.settled_by_coins = None
 
     # --- geometry -------------------------------------------------------------------------
     @property
@@ -180,15 +190,32 @@ class RingModel:
              "background_png": base64.b64encode(png.tobytes()).decode("ascii")}
         if self.unsettled:
             d["unsettled"] = {"why": self.unsettled, "band_inner": self.band_inner.to_dict()}
+        if self.settled_by_coins:
+            d["settled_by_coins"] = dict(self.settled_by_coins)
         return d
+
+    @property
+    def unconfirmed(self):
+        """Settled by the coins' size and not yet confirmed by the technician (NOT_CONFIRMED)."""
+        return bool(self.settled_by_coins) and not self.settled_by_coins.get("confirmed")
+
+    def confirm(self, by, at):
+        """The technician `by` looked at the boundary settled by the coins' size at `at` (ISO time)
+        and found it on the wall's foot all round."""
+        if not self.settled_by_coins:
+            raise UserError("this ring's edge was not settled by the coins' size: there is nothing to confirm")
+        if not str(by).strip():
+            raise UserError("--by: give the name of whoever checked the boundary drawn")
+        self.settled_by_coins = dict(self.settled_by_coins, confirmed={"by": str(by).strip(), "at": at})
 
     def to_json(self):
         return json.dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, d, unsettled_ok=False):
-        """The model of `d` (to_dict's); an unsettled one only with `unsettled_ok` (training),
-        else UserError saying how to settle it."""
+    def from_dict(cls, d, unsettled_ok=False, path=None):
+        """The model of `d` (to_dict's); an unsettled one, or one settled by the coins' size and
+        not yet confirmed, only with `unsettled_ok` (training, confirm-edge), else UserError
+        saying how to settle or confirm it (`path`: the file, for that line)."""
         try:
             if d.get("kind") != "ringctl.vision.RingModel":
                 raise KeyError("kind")
@@ -200,15 +227,22 @@ class RingModel:
             if "unsettled" in d:
                 model.unsettled = str(d["unsettled"]["why"]) or "ring edge uncertain"
                 model.band_inner = cls.from_dict(d["unsettled"]["band_inner"])
+            if "settled_by_coins" in d:
+                how = d["settled_by_coins"]
+                model.settled_by_coins = {"how": str(how["how"]), "drawn": str(how.get("drawn") or NOT_DRAWN)} | (
+                    {"confirmed": {"by": str(how["confirmed"]["by"]), "at": str(how["confirmed"]["at"])}}
+                    if how.get("confirmed") else {})
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise UserError(f"not a ring calibration (bad or missing field {exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
         if model.unsettled and not unsettled_ok:
             raise UserError(NOT_SETTLED.format(model.unsettled))
+        if model.unconfirmed and not unsettled_ok:
+            raise UserError(NOT_CONFIRMED.format(model.settled_by_coins["drawn"], path or "RING.json"))
         return model
 
     @classmethod
-    def from_json(cls, text, unsettled_ok=False):
+    def from_json(cls, text, unsettled_ok=False, path=None):
         try:
             d = json.loads(text)
         except ValueError as exc:
@@ -216,7 +250,7 @@ class RingModel:
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
         if not isinstance(d, dict):
             raise UserError("ring calibration is not a JSON object; make one with 'ring vision calibrate'")
-        return cls.from_dict(d, unsettled_ok)
+        return cls.from_dict(d, unsettled_ok, path)
 
     def save(self, path):
         with open(path, "w") as f:
@@ -226,7 +260,7 @@ class RingModel:
     def load(cls, path, unsettled_ok=False):
         try:
             with open(path) as f:
-                return cls.from_json(f.read(), unsettled_ok)
+                return cls.from_json(f.read(), unsettled_ok, path)
         except OSError as exc:
             raise UserError(f"cannot read ring calibration {path} ({exc.strerror}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
