@@ -10,6 +10,8 @@ import pytest
 
 from ringctl.cli import main
 from ringctl.device import doctor
+from ringctl.runner import cli as runner_cli
+from ringctl.vision import cli as vision_cli
 from ringctl.errors import UserError
 from ringctl.sim import calib_bench, heldout, training_bench
 from ringctl.vision import faceid, ring as ringmod
@@ -84,8 +86,16 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
     assert "settled by the coins' size" in json.load(open(model))["report"]["ring_settled"]
     # settled, but nothing takes it until the technician confirms the boundary drawn: not the
     # doctor, not a classify, not play (they all load it)
-    with pytest.raises(UserError, match="nobody has confirmed it yet: look at .*ring.settled.png.*confirm-edge"):
+    with pytest.raises(UserError, match="nobody has confirmed it yet: look at /.*/ring.settled.png.*confirm-edge"):
         ringmod.RingModel.load(ring_json)
+    with pytest.raises(UserError, match="nobody has confirmed"):     # ring run's camera takes it so
+        runner_cli._one_camera_watcher("sim", {"ring": ring_json, "model": model})
+    # training again leaves it so, and says so, with --json too
+    train = ["vision", "train", "--heads", str(tmp_path / "heads"), "--tails", str(tmp_path / "tails"),
+             "--ring", ring_json, "--empty", str(tmp_path / "empty.png"), "-o", model]
+    assert main(train + ["--json"]) == 0
+    said = capsys.readouterr()
+    assert "nobody has confirmed" in json.loads(said.out)["ring_unconfirmed"] and "confirm-edge" in said.err
     report = doctor.Report()
     doctor.check_config(report, {"ring": ring_json})
     assert report.items[0]["status"] == doctor.FAIL and "confirm-edge --ring" in report.items[0]["fix"]
@@ -107,6 +117,75 @@ def test_ring_vision_train_settles_the_band_by_the_coins_size_and_saves_it(tmp_p
     assert main(["vision", "confirm-edge", "--ring", ring_json, "--by", "Someone Else"]) == 0
     assert "already confirmed by T. Tech" in capsys.readouterr().out
     assert main(["vision", "classify", str(tmp_path / "empty.png"), "--ring", ring_json, "--model", model]) == 0
+
+
+def _settled_ring(tmp_path):
+    """A small ring saved as `ring vision train` saves one it settled (its picture drawn)."""
+    pic = tmp_path / "ring.settled.png"
+    cv2.imwrite(str(pic), np.full((48, 64, 3), 90, np.uint8))
+    rm = ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 300,
+                           warnings=[ringmod.SETTLED + ": the edge found (...)"])
+    rm.settled_by_coins = {"how": rm.warnings[0], "drawn": str(pic), "drawn_sha256": vision_cli._sha256(pic)}
+    path = tmp_path / "ring.json"
+    path.write_text(rm.to_json())
+    return path, pic
+
+
+def _edited(path, change):
+    d = json.loads(path.read_text())
+    change(d)
+    path.write_text(json.dumps(d))
+
+
+def test_a_confirmation_names_who_when_and_the_boundary_and_nothing_else_passes(tmp_path, capsys):
+    path, pic = _settled_ring(tmp_path)
+    with pytest.raises(UserError, match="nobody has confirmed"):
+        ringmod.RingModel.load(path)
+    for bad in ("", "  ", "T.\x1b[2J"):          # no name, or one that would break the line shown
+        assert main(["vision", "confirm-edge", "--ring", str(path), "--by", bad]) != 0
+        assert "--by" in capsys.readouterr().err
+    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) == 0
+    capsys.readouterr()
+    done = ringmod.RingModel.load(path).settled_by_coins["confirmed"]
+    assert done["by"] == "T. Tech" and done["boundary"] == [320.0, 240.0, 200.0, 190.0, 0.0]
+    confirmed = path.read_text()
+    # a confirmation is of one boundary: a file changed after is refused, saying so
+    _edited(path, lambda d: d.update(axes=[180.0, 171.0]))
+    with pytest.raises(UserError, match="the boundary confirmed by T. Tech at .* is not this file's"):
+        ringmod.RingModel.load(path)
+    # hand-made confirmations are refused with one line naming the field
+    for change in (lambda d: d["settled_by_coins"]["confirmed"].update(by=""),
+                   lambda d: d["settled_by_coins"]["confirmed"].update(by=None),
+                   lambda d: d["settled_by_coins"]["confirmed"].update(at="yesterday"),
+                   lambda d: d["settled_by_coins"]["confirmed"].pop("boundary"),
+                   lambda d: d["settled_by_coins"].update(confirmed="yes"),
+                   lambda d: d.update(settled_by_coins=None)):
+        path.write_text(confirmed)
+        _edited(path, change)
+        with pytest.raises(UserError, match="settled_by_coins is not as 'ring vision train' wrote it"):
+            ringmod.RingModel.load(path)
+
+
+def test_a_ring_settled_before_confirmations_were_kept_is_not_taken_unconfirmed(tmp_path, capsys):
+    path, pic = _settled_ring(tmp_path)
+    _edited(path, lambda d: d.pop("settled_by_coins"))     # as a6d4f0a-294d8a3 saved it: the warning only
+    with pytest.raises(UserError, match="nobody has confirmed it yet: look at the picture 'ring vision train' drew"):
+        ringmod.RingModel.load(path)
+    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
+    err = capsys.readouterr().err
+    assert "is not there" in err and "--settle-band" in err
+
+
+def test_only_the_picture_drawn_for_the_boundary_confirms_it(tmp_path, capsys):
+    path, pic = _settled_ring(tmp_path)
+    before = path.read_text()
+    cv2.imwrite(str(pic), np.full((48, 64, 3), 91, np.uint8))
+    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
+    assert "changed since training drew it" in capsys.readouterr().err
+    pic.unlink()
+    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
+    assert "is not there" in capsys.readouterr().err
+    assert path.read_text() == before
 
 
 def test_confirm_edge_on_a_ring_not_settled_by_the_coins_says_so(tmp_path, capsys):
@@ -138,6 +217,8 @@ def test_settling_needs_at_least_as_many_coins_measured_with_the_boundary_taken(
     got, line = faceid.settle(edge, photos, photos)
     assert got.axes == edge.axes and "settled by the coins' size: the edge found" in line
     assert got.unconfirmed and not got.unsettled
+    with pytest.raises(UserError, match="nobody has confirmed"):     # as training saves it, unconfirmed
+        ringmod.RingModel.from_json(got.to_json())
 
 
 def test_a_band_the_coins_cannot_settle_is_refused_with_the_tape_fix():

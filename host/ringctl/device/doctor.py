@@ -331,7 +331,8 @@ def check_config(report, cfg):
         except UserError as exc:
             fix = ("`ring vision train --heads HEADS/ --tails TAILS/ --ring RING.json -o MODEL` settles it"
                    if "not settled yet" in str(exc) else
-                   "look at the boundary drawn, then `ring vision confirm-edge --ring %s --by NAME`" % cfg["ring"]
+                   "look at the boundary drawn, then `ring vision confirm-edge --ring %s --by NAME`; or tape "
+                   "the wall's foot and calibrate again" % cfg["ring"]
                    if "nobody has confirmed" in str(exc) else
                    "`ring vision calibrate EMPTY.jpg -o RING.json`, and \"ring\" in the config")
             report.add(FAIL, "ring calibration", str(exc), fix)

@@ -289,7 +289,7 @@ def evaluate_set(name, n, train="site", kind=None):
             t.exposure_lowered += img2 is not img
             # settled at training by the coins' size (at this exposure, or at a lower one the ring
             # was calibrated again at): the settled ring's own warning says so
-            t.settled_by_coins += any(w.startswith(faceid.SETTLED) for w in rm2.warnings)
+            t.settled_by_coins += any(w.startswith(ringmod.SETTLED) for w in rm2.warnings)
             if rm.unsettled:   # its error counted now
                 t.calibrated(spec2, rm2)
             spec, rm, img = spec2, rm2, img2

@@ -200,17 +200,17 @@ def cmd_classify_views(args):
     return 0
 
 
-def _write_annotated(folder, name, img, result, suffix="annotated"):
+def _write_annotated(folder, name, img, result, suffix="annotated", flag="--annotate"):
     import cv2
     from .annotate import annotate
     d = Path(folder)
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"--annotate: cannot make folder {folder} ({exc.strerror}); give a writable folder")
+        raise UserError(f"{flag}: cannot make folder {folder} ({exc.strerror}); give a writable folder")
     path = d / f"{Path(name).stem}.{suffix}.png"
     if not cv2.imwrite(str(path), annotate(img, result)):
-        raise UserError(f"--annotate: cannot write {path}; give a writable folder")
+        raise UserError(f"{flag}: cannot write {path}; give a writable folder")
     return path
 
 
@@ -240,26 +240,37 @@ def cmd_train(args):
         entry["drawn"] = drawn[entry["photo"]]
     model.report.update({"ring_settled": settled} if settled else {})
     if settled:   # the picture the technician confirms it by, named in the ring file
-        drawn = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
-                               ring, next(r for r in both if r.axes != ring.axes))
-        ring.settled_by_coins["drawn"] = str(drawn)
+        picture = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
+                                 ring, next(r for r in both if r.axes != ring.axes))
+        ring.settled_by_coins.update(drawn=str(picture.resolve()), drawn_sha256=_sha256(picture))
     write_atomic(args.output, json.dumps(model.to_dict()))
     if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
-        write_atomic(args.ring, ring.to_json(), "--ring")
+        try:
+            write_atomic(args.ring, ring.to_json(), "--ring")
+        except UserError as exc:
+            raise UserError(f"{exc} (the face model {args.output} was saved; {args.ring} is still not settled: "
+                            "train again once it can be written)", code=exc.code) from None
+    if ring.unconfirmed:   # on every run that leaves it so, --json or not
+        print(f"warning: {ring.not_confirmed(args.ring)}; nothing but training takes {args.ring} until then",
+              file=sys.stderr)
     if args.json:
-        print(json.dumps({"saved": args.output, "cross_validation": model.report}))
+        print(json.dumps({"saved": args.output, "cross_validation": model.report}
+                         | ({"ring_saved": args.ring, "drawn": str(picture)} if settled else {})
+                         | ({"ring_unconfirmed": ring.not_confirmed(args.ring)} if ring.unconfirmed else {})))
         return 0
     from .verdict import train_verdict
     _, lines = train_verdict(model.report, args.output)
     if settled:
-        print(f"saved the ring's calibration {args.ring} settled: {settled}; both boundaries are drawn in {drawn}")
-        print(f"warning: nothing but training takes {args.ring} until the boundary is confirmed: look at {drawn}; "
-              f"if the white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring "
-              f"{args.ring} --by NAME'", file=sys.stderr)
+        print(f"saved the ring's calibration {args.ring} settled: {settled}; both boundaries are drawn in {picture}")
     print(f"saved the face model {args.output}")
     print("\n".join(lines))
     print("(the figures behind this: --json)")
     return 0
+
+
+def _sha256(path):
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def cmd_confirm_edge(args):
@@ -273,6 +284,12 @@ def cmd_confirm_edge(args):
         done = ring.settled_by_coins["confirmed"]
         print(f"{args.ring}: already confirmed by {done['by']} at {done['at']}; nothing changed")
         return 0
+    if ring.settled_by_coins:   # only the picture drawn for this boundary can be confirmed by
+        drawn, want = Path(ring.settled_by_coins["drawn"]), ring.settled_by_coins.get("drawn_sha256")
+        if not drawn.is_file() or (want and _sha256(drawn) != want):
+            raise UserError(f"the picture the boundary is confirmed by, {drawn}, is "
+                            f"{'changed since training drew it' if drawn.is_file() else 'not there'}; calibrate "
+                            "again with --settle-band and train again, which draws it")
     check_target(args.ring, "--ring")
     ring.confirm(args.by, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     write_atomic(args.ring, ring.to_json(), "--ring")
@@ -294,7 +311,7 @@ def _write_settled(folder, ring_path, img, chosen, other):
     return _write_annotated(folder, ring_path, pic, {"result": "settled", "ring": ring, "reasons": [
         "the ring's edge settled by the coins' size: the white boundary",
         "the other boundary beside the band (red) was not taken",
-        "check the white one lies on the wall's foot all round"]}, "settled")
+        "check the white one lies on the wall's foot all round"]}, "settled", "-o")
 
 
 def cmd_classify(args):

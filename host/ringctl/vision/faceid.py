@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import UserError
 from . import balance, detect
+from .ring import NOT_DRAWN, SETTLED
 
 # photos per face the technician takes in the ring (hardware/INSTALL.md): a clock-hour turn apart
 RECOMMENDED_PHOTOS = 12
@@ -1369,7 +1370,6 @@ def _coins_found(photos, ring, names, empty):
 # the finder measured at least as many with it as with the other, and the other is off even with
 # that room (training's window), or the finder measured under SETTLE_FOUND with it
 SETTLE_FOUND = 0.5
-SETTLED = "the ring's edge settled by the coins' size"   # how a settled ring's warning begins
 
 
 def _check_photo_counts(heads_imgs, tails_imgs):
@@ -1429,7 +1429,7 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
             "other): check the boundary drawn lies on the wall's foot")
     chosen = copy.copy(chosen)
     chosen.warnings = list(chosen.warnings) + [line]
-    chosen.settled_by_coins = {"how": line}   # nothing but training takes it until confirmed (NOT_CONFIRMED)
+    chosen.settled_by_coins = {"how": line, "drawn": NOT_DRAWN}   # refused from a file until confirmed
     return chosen, line
 
 

@@ -4,6 +4,7 @@ The RingModel keeps what the coin detector needs: the boundary, a small copy of 
 ring (background), the scale and the expected coin size; `to_json`/`from_json` round-trip it.
 """
 import base64
+import datetime
 import json
 import math
 
@@ -98,13 +99,56 @@ LINE_INK, LINE_CLOTH = 16.0, 4.0
 NOT_SETTLED = ("the ring's edge is not settled yet ({}): train the coin faces in the ring first ('ring vision "
                "train ... --ring RING.json'), which settles it by the coins' size, or mark the wall's foot with "
                "contrasting tape and calibrate again")
-NOT_DRAWN = "the picture of both boundaries 'ring vision train' drew (NAME.settled.png beside the model)"
-# what a ring settled by the coins' size (faceid.settle) says until the technician confirms the
-# boundary drawn: the diameters given were taken as right, and one off by about the band's width
-# settles on the other boundary (docs/VISION.md), which only a look at the picture catches
-NOT_CONFIRMED = ("the ring's edge was settled by the coins' size but nobody has confirmed it yet: look at {}; if the "
-                 "white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring {} --by "
+SETTLED = "the ring's edge settled by the coins' size"   # how a settled ring's warning begins (faceid.settle)
+# what a ring settled by the coins' size says until the technician confirms the boundary drawn:
+# the diameters given were taken as right, and one off by about the band's width settles on the
+# other boundary (docs/VISION.md), which only a look at the picture catches
+NOT_CONFIRMED = ("the ring's edge was settled by the coins' size but nobody has confirmed it yet{}: look at {}; if "
+                 "the white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring {} --by "
                  "NAME', else mark the wall's foot with contrasting tape and calibrate again")
+# a ring settled before the confirmation was kept (its warning only): its picture's place is unknown
+NOT_DRAWN = "the picture 'ring vision train' drew (RING.settled.png beside the model)"
+BAD_SETTLED = ("ring calibration's settled_by_coins is not as 'ring vision train' wrote it ({}); calibrate again "
+               "('ring vision calibrate --settle-band', then 'ring vision train') or restore the file")
+
+
+def _name_problem(by):
+    """What is wrong with `by` as a confirmer's name, or None."""
+    if not isinstance(by, str) or not by.strip():
+        return "no name"
+    if any(ord(c) < 32 or ord(c) == 127 for c in by):
+        return "a name with a control character"
+    return None
+
+
+def _settled_by_coins(d, model):
+    """RingModel.settled_by_coins from to_dict's `d`: checked as written (BAD_SETTLED), a
+    confirmation kept only for the boundary it names ("stale" otherwise), and a ring settled
+    before confirmations were kept (only SETTLED among its warnings) unconfirmed."""
+    if "settled_by_coins" not in d:
+        how = next((w for w in model.warnings if isinstance(w, str) and w.startswith(SETTLED)), None)
+        return {"how": how, "drawn": NOT_DRAWN} if how else None
+    got = d["settled_by_coins"]
+    if not isinstance(got, dict) or not isinstance(got.get("how"), str) or not isinstance(got.get("drawn"), str) \
+            or not isinstance(got.get("drawn_sha256", ""), str):
+        raise UserError(BAD_SETTLED.format("how, drawn and drawn_sha256 must be text"))
+    out = {k: got[k] for k in ("how", "drawn", "drawn_sha256") if k in got}
+    done = got.get("confirmed")
+    if done is None:
+        return out
+    if not isinstance(done, dict) or _name_problem(done.get("by")) or not isinstance(done.get("at"), str) \
+            or not isinstance(done.get("boundary"), list) or len(done["boundary"]) != 5:
+        raise UserError(BAD_SETTLED.format("confirmed must name who (by), when (at) and the boundary"))
+    try:
+        datetime.datetime.fromisoformat(done["at"])
+        boundary = [float(v) for v in done["boundary"]]
+    except (TypeError, ValueError):
+        raise UserError(BAD_SETTLED.format("confirmed's time or boundary is not readable")) from None
+    if max(abs(a - b) for a, b in zip(boundary, model.boundary())) > 0.011:
+        out["stale"] = (f"the boundary confirmed by {done['by']} at {done['at']} is not this file's: "
+                        "it was changed after")
+        return out
+    return out | {"confirmed": {"by": done["by"], "at": done["at"], "boundary": boundary}}
 
 
 class RingModel:
@@ -125,7 +169,8 @@ class RingModel:
         # candidate, the band's inner side; training in the ring settles it (faceid.settle)
         self.unsettled, self.band_inner = None, None
         # a boundary settled by the coins' size: {"how": settle's line, "drawn": the picture of
-        # both boundaries} until the technician confirms it, then "confirmed": {"by", "at"} too
+        # both boundaries, "drawn_sha256"} until the technician confirms it, then "confirmed":
+        # {"by", "at", "boundary"} too; "stale": why a confirmation read was not kept
         self.settled_by_coins = None
 
     # --- geometry -------------------------------------------------------------------------
@@ -191,7 +236,7 @@ class RingModel:
         if self.unsettled:
             d["unsettled"] = {"why": self.unsettled, "band_inner": self.band_inner.to_dict()}
         if self.settled_by_coins:
-            d["settled_by_coins"] = dict(self.settled_by_coins)
+            d["settled_by_coins"] = {k: v for k, v in self.settled_by_coins.items() if k != "stale"}
         return d
 
     @property
@@ -199,14 +244,26 @@ class RingModel:
         """Settled by the coins' size and not yet confirmed by the technician (NOT_CONFIRMED)."""
         return bool(self.settled_by_coins) and not self.settled_by_coins.get("confirmed")
 
+    def boundary(self):
+        """The boundary as a confirmation names it: centre, semi-axes, angle (0.01 px / deg)."""
+        return [round(v, 2) for v in (*self.center, *self.axes, self.angle_deg)]
+
     def confirm(self, by, at):
         """The technician `by` looked at the boundary settled by the coins' size at `at` (ISO time)
-        and found it on the wall's foot all round."""
+        and found it on the wall's foot all round; the confirmation names that boundary."""
         if not self.settled_by_coins:
             raise UserError("this ring's edge was not settled by the coins' size: there is nothing to confirm")
-        if not str(by).strip():
-            raise UserError("--by: give the name of whoever checked the boundary drawn")
-        self.settled_by_coins = dict(self.settled_by_coins, confirmed={"by": str(by).strip(), "at": at})
+        problem = _name_problem(by)
+        if problem:
+            raise UserError(f"--by: {problem}; give the name of whoever checked the boundary drawn")
+        self.settled_by_coins = {k: v for k, v in self.settled_by_coins.items() if k != "stale"} | {
+            "confirmed": {"by": by.strip(), "at": at, "boundary": self.boundary()}}
+
+    def not_confirmed(self, path=None):
+        """The line refusing this ring until it is confirmed (NOT_CONFIRMED)."""
+        stale = self.settled_by_coins.get("stale")
+        return NOT_CONFIRMED.format(f" ({stale})" if stale else "", self.settled_by_coins["drawn"],
+                                    path or "RING.json")
 
     def to_json(self):
         return json.dumps(self.to_dict())
@@ -227,18 +284,14 @@ class RingModel:
             if "unsettled" in d:
                 model.unsettled = str(d["unsettled"]["why"]) or "ring edge uncertain"
                 model.band_inner = cls.from_dict(d["unsettled"]["band_inner"])
-            if "settled_by_coins" in d:
-                how = d["settled_by_coins"]
-                model.settled_by_coins = {"how": str(how["how"]), "drawn": str(how.get("drawn") or NOT_DRAWN)} | (
-                    {"confirmed": {"by": str(how["confirmed"]["by"]), "at": str(how["confirmed"]["at"])}}
-                    if how.get("confirmed") else {})
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise UserError(f"not a ring calibration (bad or missing field {exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
+        model.settled_by_coins = _settled_by_coins(d, model)
         if model.unsettled and not unsettled_ok:
             raise UserError(NOT_SETTLED.format(model.unsettled))
         if model.unconfirmed and not unsettled_ok:
-            raise UserError(NOT_CONFIRMED.format(model.settled_by_coins["drawn"], path or "RING.json"))
+            raise UserError(model.not_confirmed(path))
         return model
 
     @classmethod
