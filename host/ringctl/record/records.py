@@ -141,6 +141,12 @@ def record_logout(log, user, role, addr):
     return log.append("console-logout", dict({"addr": addr}, **_who(user, role)))
 
 
+def record_vision(log, vision):
+    """What judges the spins from here on (`ring run` with a camera): each vision file with its
+    SHA-256, and how the ring's edge was settled and who confirmed it (runner.cli.vision_in_use)."""
+    return log.append("vision", vision)
+
+
 def record_user_change(log, action, name, role=None, by=None):
     """`ring console user add|remove`: action add | replace | remove, by the OS user."""
     return log.append("console-user", {"action": action, "name": name, "role": role, "by": by})

@@ -133,9 +133,22 @@ def _summary(r):
         meta = d.get("meta") or {}
         return "camera frame (JPEG) verdict %s" % (meta.get("result") if isinstance(meta, dict)
                                                    else "none")
+    if kind == "vision":
+        return "vision in use: " + "; ".join(
+            "%s %s (sha256 %s)%s" % (what, f.get("file"), str(f.get("sha256"))[:12], _settled(f))
+            for what, f in d.items() if isinstance(f, dict))
     if kind == "fault-clear":
         return "re-test of the ring sensors asked%s" % _who(d)
     return json.dumps(d, separators=(",", ":"), sort_keys=True)
+
+
+def _settled(f):
+    how = f.get("settled_by_coins") or {}
+    if not how:
+        return ""
+    done = how.get("confirmed") or {}
+    return ", edge settled by the coins' size, " + ("confirmed by %s at %s" % (done.get("by"), done.get("at"))
+                                                    if done else "NOT confirmed")
 
 
 def _event(d):

@@ -22,11 +22,13 @@ The console is a thin client of RingHost: each line becomes one command, and wha
 are the host's events (runner/events.py), the same ones a web console gets.
 """
 import getpass
+import hashlib
 import json
 import os
 import select
 import sys
 import time
+from pathlib import Path
 
 from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
@@ -102,7 +104,8 @@ def run(args):
             watcher.stop()
         raise
     host = RingHost(link, log, engine, watcher=watcher, quiet_s=float(cfg.get("quiet_s", 1.0)),
-                    stills=int(cfg.get("stills", 3)))
+                    stills=int(cfg.get("stills", 3)),
+                    vision=vision_in_use(cfg, ring_model) if watcher is not None else None)
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
@@ -118,6 +121,18 @@ def run(args):
         host.close()
         link.close()
         log.close()
+
+
+def vision_in_use(cfg, ring_model=None):
+    """For the audit log (records.record_vision): the files that judge this session's spins, the
+    one camera's ring calibration (`ring_model`, loaded) or the rig's, and the face model, each
+    with its SHA-256; for a ring settled by the coins' size, how, and who confirmed it."""
+    out = {key: {"file": cfg[key], "sha256": hashlib.sha256(Path(cfg[key]).read_bytes()).hexdigest()}
+           for key in ("ring" if ring_model is not None else "rig", "model")}
+    if ring_model is not None and ring_model.settled_by_coins:
+        out["ring"]["settled_by_coins"] = {k: v for k, v in ring_model.settled_by_coins.items()
+                                           if k in ("how", "confirmed")}
+    return out
 
 
 def _one_camera_watcher(cam_spec, cfg):

@@ -93,9 +93,11 @@ class Spin:
 
 class RingHost:
     def __init__(self, link, log, engine, watcher=None, quiet_s=1.0, stills=3, still_timeout_s=2.5,
-                 camera_stale_s=1.0, rest_timeout_s=15.0):
+                 camera_stale_s=1.0, rest_timeout_s=15.0, vision=None):
         self.link = link
         self.log = log
+        if vision:   # which calibration and model judge the spins, before any of them
+            records.record_vision(log, vision)
         self.engine = engine
         self.quiet_s = quiet_s
         self.stills = stills

@@ -1,0 +1,59 @@
+"""`ring run` with a camera writes what judges its spins into the audit log first: each vision
+file with its SHA-256, and for a ring settled by the coins' size how and who confirmed it
+(records.record_vision; docs/VISION.md "The technician confirms it")."""
+import hashlib
+import json
+
+import numpy as np
+
+from ringctl.game.engine import Engine
+from ringctl.record import show
+from ringctl.record.log import AuditLog
+from ringctl.runner.cli import vision_in_use
+from ringctl.runner.host import RingHost
+from ringctl.vision import ring as ringmod
+
+
+def _files(tmp_path, settled):
+    rm = ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 300)
+    if settled:
+        rm.settled_by_coins = {"how": ringmod.SETTLED + ": the edge found (...)", "drawn": "/x/ring.settled.png"}
+        rm.confirm("T. Tech", "2026-12-06T03:40:00+00:00")
+    (tmp_path / "ring.json").write_text(rm.to_json())
+    (tmp_path / "coins.model").write_bytes(b"a face model's bytes")
+    cfg = {"ring": str(tmp_path / "ring.json"), "model": str(tmp_path / "coins.model")}
+    return cfg, ringmod.RingModel.load(cfg["ring"])
+
+
+def _host_log(tmp_path, vision):
+    path = str(tmp_path / "audit.db")
+    host = RingHost(None, AuditLog(path), Engine(), vision=vision)
+    host.close()
+    host.log.close()
+    with AuditLog(path) as log:
+        return list(log.records())
+
+
+def test_the_files_that_judge_the_spins_are_recorded_before_any_spin(tmp_path):
+    cfg, rm = _files(tmp_path, settled=True)
+    vision = vision_in_use(cfg, rm)
+    assert vision["ring"]["sha256"] == hashlib.sha256((tmp_path / "ring.json").read_bytes()).hexdigest()
+    assert vision["model"]["sha256"] == hashlib.sha256(b"a face model's bytes").hexdigest()
+    assert vision["ring"]["settled_by_coins"]["confirmed"]["by"] == "T. Tech"
+    recs = _host_log(tmp_path, vision)
+    assert [r.kind for r in recs] == ["vision"] and recs[0].data == json.loads(json.dumps(vision))
+    said = show.line(recs[0])
+    assert said.count("vision in use: ") == 1 and "ring " + cfg["ring"] in said and vision["ring"]["sha256"][:12] in said
+    assert "edge settled by the coins' size, confirmed by T. Tech at 2026-12-06T03:40:00+00:00" in said
+
+
+def test_a_ring_calibrated_as_ever_is_recorded_without_a_settlement(tmp_path):
+    cfg, rm = _files(tmp_path, settled=False)
+    vision = vision_in_use(cfg, rm)
+    assert "settled_by_coins" not in vision["ring"]
+    said = show.line(_host_log(tmp_path, vision)[0])
+    assert "coins.model" in said and "settled" not in said
+
+
+def test_no_camera_no_vision_record(tmp_path):
+    assert _host_log(tmp_path, None) == []
