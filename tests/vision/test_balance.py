@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.sim.vision_bench import heldout_model
+from vcache import heldout_model   # vision_bench.heldout_model, trained once per session
 from ringctl.vision import balance, faceid, judge, ring as ringmod, viewcal
 from ringctl.vision.views import judge_view
 
