@@ -2,10 +2,14 @@
 file with its SHA-256, and for a ring settled by the coins' size how and who confirmed it
 (records.record_vision; docs/VISION.md "The technician confirms it")."""
 import hashlib
+import io
 import json
+import zipfile
 
 import numpy as np
 
+from ringctl.console.evidence import build_pack
+from ringctl.console.spins import SpinIndex
 from ringctl.game.engine import Engine
 from ringctl.record import show
 from ringctl.record.log import AuditLog
@@ -57,3 +61,20 @@ def test_a_ring_calibrated_as_ever_is_recorded_without_a_settlement(tmp_path):
 
 def test_no_camera_no_vision_record(tmp_path):
     assert _host_log(tmp_path, None) == []
+
+
+def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path):
+    """Surveillance's spin detail and evidence pack carry the last `vision` record before the spin:
+    a host restarted with other files between spins names those for the later spin only."""
+    path = str(tmp_path / "audit.db")
+    with AuditLog(path) as log:
+        log.append("vision", {"ring": {"file": "ring.json", "sha256": "a" * 64}})
+        log.append("arm", {"spin": 1, "user": "ann", "role": "boxer"})
+        log.append("spin", {"spin": 1, "outcome": {"result": "heads", "reasons": []}})
+        log.append("vision", {"ring": {"file": "ring.json", "sha256": "c" * 64}})
+        log.append("arm", {"spin": 2, "user": "ann", "role": "boxer"})
+    index = SpinIndex(path)
+    assert index.detail(1)["vision"]["data"]["ring"]["sha256"] == "a" * 64
+    assert index.detail(2)["vision"]["data"]["ring"]["sha256"] == "c" * 64 and index.detail(2)["vision"]["seq"] == 4
+    pack = json.loads(zipfile.ZipFile(io.BytesIO(build_pack(index, 2))).read("records.json"))
+    assert pack["vision"]["data"]["ring"]["sha256"] == "c" * 64

@@ -125,7 +125,8 @@ def _settled_ring(tmp_path):
     cv2.imwrite(str(pic), np.full((48, 64, 3), 90, np.uint8))
     rm = ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 300,
                            warnings=[ringmod.SETTLED + ": the edge found (...)"])
-    rm.settled_by_coins = {"how": rm.warnings[0], "drawn": str(pic), "drawn_sha256": vision_cli._sha256(pic)}
+    rm.settled_by_coins = {"how": rm.warnings[0], "drawn": str(pic), "drawn_sha256": vision_cli._sha256(pic, "-o"),
+                           "drawn_boundary": rm.boundary()}
     path = tmp_path / "ring.json"
     path.write_text(rm.to_json())
     return path, pic
@@ -137,28 +138,43 @@ def _edited(path, change):
     path.write_text(json.dumps(d))
 
 
+def _confirm(path, by="T. Tech"):
+    return main(["vision", "confirm-edge", "--ring", str(path), "--by", by])
+
+
 def test_a_confirmation_names_who_when_and_the_boundary_and_nothing_else_passes(tmp_path, capsys):
     path, pic = _settled_ring(tmp_path)
     with pytest.raises(UserError, match="nobody has confirmed"):
         ringmod.RingModel.load(path)
-    for bad in ("", "  ", "T.\x1b[2J"):          # no name, or one that would break the line shown
-        assert main(["vision", "confirm-edge", "--ring", str(path), "--by", bad]) != 0
+    # no name, or one that would break the line shown or the audit log: controls, a right-to-left
+    # override, an undecodable byte as the shell passes it
+    for bad in ("", "  ", "T.\x1b[2J", "T.\x9b2J", "T. \u202eTech", "T. Tech\udcff"):
+        assert _confirm(path, bad) != 0
         assert "--by" in capsys.readouterr().err
-    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) == 0
+    assert _confirm(path) == 0
     capsys.readouterr()
     done = ringmod.RingModel.load(path).settled_by_coins["confirmed"]
     assert done["by"] == "T. Tech" and done["boundary"] == [320.0, 240.0, 200.0, 190.0, 0.0]
     confirmed = path.read_text()
-    # a confirmation is of one boundary: a file changed after is refused, saying so
+    # a confirmation is of one boundary: a file changed after is refused, and cannot be confirmed
+    # again against the old picture
     _edited(path, lambda d: d.update(axes=[180.0, 171.0]))
-    with pytest.raises(UserError, match="the boundary confirmed by T. Tech at .* is not this file's"):
+    with pytest.raises(UserError, match="but the boundary confirmed by T. Tech at .* is not this file's.*calibrate "
+                                        "again"):
         ringmod.RingModel.load(path)
+    assert _confirm(path) != 0
+    assert "is not this file's" in capsys.readouterr().err
     # hand-made confirmations are refused with one line naming the field
     for change in (lambda d: d["settled_by_coins"]["confirmed"].update(by=""),
                    lambda d: d["settled_by_coins"]["confirmed"].update(by=None),
                    lambda d: d["settled_by_coins"]["confirmed"].update(at="yesterday"),
+                   lambda d: d["settled_by_coins"]["confirmed"].update(at="2026-12-06"),
+                   lambda d: d["settled_by_coins"]["confirmed"].update(at="2026-12-06T03:40:00"),
+                   lambda d: d["settled_by_coins"]["confirmed"]["boundary"].__setitem__(0, "nan"),
+                   lambda d: d["settled_by_coins"]["confirmed"]["boundary"].__setitem__(1, float("inf")),
                    lambda d: d["settled_by_coins"]["confirmed"].pop("boundary"),
                    lambda d: d["settled_by_coins"].update(confirmed="yes"),
+                   lambda d: d["settled_by_coins"].update(drawn_boundary=[1, 2]),
                    lambda d: d.update(settled_by_coins=None)):
         path.write_text(confirmed)
         _edited(path, change)
@@ -166,36 +182,59 @@ def test_a_confirmation_names_who_when_and_the_boundary_and_nothing_else_passes(
             ringmod.RingModel.load(path)
 
 
-def test_a_ring_settled_before_confirmations_were_kept_is_not_taken_unconfirmed(tmp_path, capsys):
+def test_a_boundary_other_than_the_one_drawn_cannot_be_confirmed(tmp_path, capsys):
+    path, pic = _settled_ring(tmp_path)
+    _edited(path, lambda d: d.update(center=[300.0, 260.0], axes=[215.0, 205.0]))
+    with pytest.raises(UserError, match="its boundary is not the one drawn in"):
+        ringmod.RingModel.load(path)
+    assert _confirm(path) != 0
+    assert "is not the one drawn" in capsys.readouterr().err
+
+
+def test_a_boundary_is_the_same_after_a_round_trip_whatever_its_decimals():
+    for centre, axes, angle in (((2.675, 1.005), (199.995, 190.0049), 179.996), ((320, 240), (200, 190), 89.995),
+                                ((320.123456, 240.98765), (200.11111, 190.4444), 0.004)):
+        rm = ringmod.RingModel((640, 480), centre, axes, angle, np.zeros((12, 16, 3), np.uint8), 30.8, 300)
+        rm.settled_by_coins = {"how": ringmod.SETTLED, "drawn": "/x.png", "drawn_boundary": rm.boundary()}
+        rm.confirm("T. Tech", "2026-12-06T03:40:00+00:00")
+        back = ringmod.RingModel.from_json(rm.to_json())
+        assert back.settled_by_coins["confirmed"]["by"] == "T. Tech"
+    assert ringmod.same_boundary([0, 0, 1, 1, 179.996], [0, 0, 1, 1, 0.002])     # the long axis, either way
+    assert not ringmod.same_boundary([0, 0, 1, 1, 0], [0, 0, 1, 1.02, 0])
+
+
+def test_a_ring_settled_before_confirmations_were_kept_is_calibrated_again(tmp_path, capsys):
     path, pic = _settled_ring(tmp_path)
     _edited(path, lambda d: d.pop("settled_by_coins"))     # as a6d4f0a-294d8a3 saved it: the warning only
-    with pytest.raises(UserError, match="nobody has confirmed it yet: look at the picture 'ring vision train' drew"):
+    with pytest.raises(UserError, match="no picture of its boundary was drawn .settled before confirmations were kept.*calibrate again"):
         ringmod.RingModel.load(path)
-    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
+    assert _confirm(path) != 0
     err = capsys.readouterr().err
-    assert "is not there" in err and "--settle-band" in err
+    assert "before confirmations were kept" in err and "--settle-band" in err and len(err.strip().splitlines()) == 1
+    report = doctor.Report()
+    doctor.check_config(report, {"ring": str(path)})
+    assert report.items[0]["status"] == doctor.FAIL and "--settle-band" in report.items[0]["fix"]
 
 
 def test_only_the_picture_drawn_for_the_boundary_confirms_it(tmp_path, capsys):
     path, pic = _settled_ring(tmp_path)
     before = path.read_text()
     cv2.imwrite(str(pic), np.full((48, 64, 3), 91, np.uint8))
-    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
+    assert _confirm(path) != 0
     assert "changed since training drew it" in capsys.readouterr().err
     pic.unlink()
-    assert main(["vision", "confirm-edge", "--ring", str(path), "--by", "T. Tech"]) != 0
-    assert "is not there" in capsys.readouterr().err
+    assert _confirm(path) != 0
+    assert "neither there nor beside" in capsys.readouterr().err
     assert path.read_text() == before
 
 
-def test_confirm_edge_on_a_ring_not_settled_by_the_coins_says_so(tmp_path, capsys):
-    ring_json = tmp_path / "ring.json"
-    ringmod.RingModel((640, 480), (320, 240), (200, 190), 0, np.zeros((12, 16, 3), np.uint8), 30.8, 3000).save(ring_json)
-    before = ring_json.read_text()
-    assert main(["vision", "confirm-edge", "--ring", str(ring_json), "--by", "T. Tech"]) != 0
-    err = capsys.readouterr().err
-    assert "was not settled by the coins' size" in err and len(err.strip().splitlines()) == 1
-    assert ring_json.read_text() == before
+def test_a_ring_moved_with_its_picture_is_confirmed_by_the_picture_beside_it(tmp_path, capsys):
+    path, pic = _settled_ring(tmp_path)
+    (tmp_path / "moved").mkdir()
+    path.rename(tmp_path / "moved" / "ring.json")
+    pic.rename(tmp_path / "moved" / pic.name)
+    assert _confirm(tmp_path / "moved" / "ring.json") == 0
+    assert str(tmp_path / "moved" / pic.name) in capsys.readouterr().out
 
 
 def test_settling_needs_at_least_as_many_coins_measured_with_the_boundary_taken(monkeypatch):
@@ -217,7 +256,7 @@ def test_settling_needs_at_least_as_many_coins_measured_with_the_boundary_taken(
     got, line = faceid.settle(edge, photos, photos)
     assert got.axes == edge.axes and "settled by the coins' size: the edge found" in line
     assert got.unconfirmed and not got.unsettled
-    with pytest.raises(UserError, match="nobody has confirmed"):     # as training saves it, unconfirmed
+    with pytest.raises(UserError, match="no picture of its boundary was drawn"):   # training draws it
         ringmod.RingModel.from_json(got.to_json())
 
 

@@ -86,7 +86,8 @@ def build_pack(index, n, ring=None):
                         img, meta.get("coins"), ring, caption="spin %d seq %d: %s" % (
                             n, r.seq, str(meta.get("result", "")).upper())), 90))
             records.append(rec)
-        pack = {"spin": n, "anchor": seg["anchor"], "head": seg["head"], "records": records}
+        pack = {"spin": n, "anchor": seg["anchor"], "head": seg["head"], "records": records,
+                "vision": detail["vision"]}   # what judged it (its seq and hash: check it against the log)
         z.writestr("records.json", json.dumps(pack, indent=1))
         z.writestr("spin.json", json.dumps({k: detail[k] for k in (
             "spin", "outcome", "verdicts", "events", "human", "settlements", "segment")}, indent=1,

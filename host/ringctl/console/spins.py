@@ -31,6 +31,7 @@ class SpinIndex:
         self.spins = {}            # n -> summary dict
         self.order = []            # spin numbers in chain order
         self.current = None
+        self.visions = []          # (seq, hash, data) of each `vision` record: what judges the spins after it
 
     def log(self):
         log = getattr(self.local, "log", None)
@@ -47,6 +48,8 @@ class SpinIndex:
                 self.last_seq = r.seq
 
     def _take(self, r):
+        if r.kind == "vision":
+            self.visions.append((r.seq, r.hash, r.data))
         n = _spin_of(r.data)
         if n is not None and n not in self.spins:
             self.spins[n] = {"spin": n, "first_seq": r.seq, "last_seq": r.seq, "t": r.ts,
@@ -154,7 +157,9 @@ class SpinIndex:
                                   "what": "%s %s %s" % (step.get("rule", ""), step.get("result", ""),
                                                          step.get("reason", "")).strip()})
         s = dict(self.spins[n])
-        return {"spin": n, "summary": s, "outcome": (spin_rec or {}).get("outcome"),
+        # the calibration and model that judged it: the last `vision` record before its first
+        vision = next(({"seq": q, "hash": h, "data": d} for q, h, d in reversed(self.visions) if q < seg[0]), None)
+        return {"spin": n, "summary": s, "vision": vision, "outcome": (spin_rec or {}).get("outcome"),
                 "verdicts": (spin_rec or {}).get("verdicts"), "lights": (spin_rec or {}).get("lights"),
                 "barred": (spin_rec or {}).get("barred"), "events": events, "frames": frames,
                 "human": human, "settlements": settlements, "records": records,

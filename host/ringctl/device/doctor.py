@@ -334,6 +334,9 @@ def check_config(report, cfg):
                    "look at the boundary drawn, then `ring vision confirm-edge --ring %s --by NAME`; or tape "
                    "the wall's foot and calibrate again" % cfg["ring"]
                    if "nobody has confirmed" in str(exc) else
+                   "`ring vision calibrate --settle-band` and `ring vision train` again, then confirm-edge; or "
+                   "tape the wall's foot and calibrate again"
+                   if "settled by the coins' size, but" in str(exc) else
                    "`ring vision calibrate EMPTY.jpg -o RING.json`, and \"ring\" in the config")
             report.add(FAIL, "ring calibration", str(exc), fix)
     elif cfg:

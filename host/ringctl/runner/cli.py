@@ -72,7 +72,7 @@ def run(args):
     from ..link.client import LinkClient
     from ..link.portcheck import check_answers, check_path
     from ..link.keys import load_key
-    from ..record.log import default_path
+    from ..record.log import LogWriteError, default_path
     from ..record.rebuild import rebuild_engine
     from ..ringconfig import load_config, open_log
     from .host import RingHost
@@ -90,6 +90,11 @@ def run(args):
     elif cam_spec:
         cam_spec = cam_spec[0]
         ring_model, watcher = _one_camera_watcher(cam_spec, cfg)
+    try:
+        vision = vision_in_use(cfg, ring_model) if watcher is not None else None
+    except UserError:
+        watcher.stop()
+        raise
     # The log last: a refused start leaves no new file behind.
     log_path = args.log or cfg.get("log") or default_path()
     log = open_log(log_path)
@@ -103,9 +108,15 @@ def run(args):
         if watcher is not None:
             watcher.stop()
         raise
-    host = RingHost(link, log, engine, watcher=watcher, quiet_s=float(cfg.get("quiet_s", 1.0)),
-                    stills=int(cfg.get("stills", 3)),
-                    vision=vision_in_use(cfg, ring_model) if watcher is not None else None)
+    try:
+        host = RingHost(link, log, engine, watcher=watcher, quiet_s=float(cfg.get("quiet_s", 1.0)),
+                        stills=int(cfg.get("stills", 3)), vision=vision)
+    except LogWriteError as exc:   # the vision record, before any spin: nothing has started
+        link.close()
+        log.close()
+        if watcher is not None:
+            watcher.stop()
+        raise UserError(f"ring run: cannot start: {exc}", code=1) from None
     print(f"ring run: board {port}, audit log {log_path}, camera {cam_spec or 'none (manual calls)'}")
     print("keys: a=arm n=no spin h/t/o/x=boxer's call s=status q=quit, or a JSON table op")
     console = Console(host)
@@ -127,11 +138,16 @@ def vision_in_use(cfg, ring_model=None):
     """For the audit log (records.record_vision): the files that judge this session's spins, the
     one camera's ring calibration (`ring_model`, loaded) or the rig's, and the face model, each
     with its SHA-256; for a ring settled by the coins' size, how, and who confirmed it."""
-    out = {key: {"file": cfg[key], "sha256": hashlib.sha256(Path(cfg[key]).read_bytes()).hexdigest()}
-           for key in ("ring" if ring_model is not None else "rig", "model")}
+    out = {}
+    for key in ("ring" if ring_model is not None else "rig", "model"):
+        try:
+            out[key] = {"file": cfg[key], "sha256": hashlib.sha256(Path(cfg[key]).read_bytes()).hexdigest()}
+        except OSError as exc:
+            raise UserError(f"cannot read {cfg[key]} again to record it ({exc.strerror}); check the file and "
+                            "start again") from None
     if ring_model is not None and ring_model.settled_by_coins:
         out["ring"]["settled_by_coins"] = {k: v for k, v in ring_model.settled_by_coins.items()
-                                           if k in ("how", "confirmed")}
+                                           if k in ("how", "drawn", "drawn_sha256", "confirmed")}
     return out
 
 

@@ -242,7 +242,8 @@ def cmd_train(args):
     if settled:   # the picture the technician confirms it by, named in the ring file
         picture = _write_settled(Path(args.output).parent, args.ring, empty if empty is not None else heads[0],
                                  ring, next(r for r in both if r.axes != ring.axes))
-        ring.settled_by_coins.update(drawn=str(picture.resolve()), drawn_sha256=_sha256(picture))
+        ring.settled_by_coins.update(drawn=str(picture.resolve()), drawn_sha256=_sha256(picture, "-o"),
+                                     drawn_boundary=ring.boundary())
     write_atomic(args.output, json.dumps(model.to_dict()))
     if settled:   # saved settled only once a model trained on it is saved (an unsettled ring is refused)
         try:
@@ -268,9 +269,27 @@ def cmd_train(args):
     return 0
 
 
-def _sha256(path):
+def _sha256(path, flag):
     import hashlib
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise UserError(f"{flag}: cannot read {path} ({exc.strerror}); check its permissions") from None
+
+
+def _settled_picture(ring, ring_path):
+    """The picture training drew of this ring's boundary: where it was written, or beside the
+    ring file (the two moved together), with the SHA-256 training wrote; UserError otherwise."""
+    how = ring.settled_by_coins
+    drawn = Path(how["drawn"])
+    want = how.get("drawn_sha256")
+    for place in (drawn, Path(ring_path).parent / drawn.name):
+        if place.is_file() and (want is None or _sha256(place, "--ring") == want):
+            return place
+    there = [p for p in (drawn, Path(ring_path).parent / drawn.name) if p.is_file()]
+    raise UserError(f"the picture of the boundary settled, {drawn.name} (drawn at {drawn}), is "
+                    f"{'changed since training drew it' if there else 'neither there nor beside ' + str(ring_path)}; "
+                    "put it back, or calibrate again with --settle-band and train again, which draws it")
 
 
 def cmd_confirm_edge(args):
@@ -284,18 +303,17 @@ def cmd_confirm_edge(args):
         done = ring.settled_by_coins["confirmed"]
         print(f"{args.ring}: already confirmed by {done['by']} at {done['at']}; nothing changed")
         return 0
-    if ring.settled_by_coins:   # only the picture drawn for this boundary can be confirmed by
-        drawn, want = Path(ring.settled_by_coins["drawn"]), ring.settled_by_coins.get("drawn_sha256")
-        if not drawn.is_file() or (want and _sha256(drawn) != want):
-            raise UserError(f"the picture the boundary is confirmed by, {drawn}, is "
-                            f"{'changed since training drew it' if drawn.is_file() else 'not there'}; calibrate "
-                            "again with --settle-band and train again, which draws it")
+    if not ring.settled_by_coins:
+        raise UserError("this ring's edge was not settled by the coins' size: there is nothing to confirm")
+    if ring.cannot_confirm():   # no picture of this boundary to have looked at
+        raise UserError(ring.not_confirmed(args.ring))
+    picture = _settled_picture(ring, args.ring)
     check_target(args.ring, "--ring")
     ring.confirm(args.by, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     write_atomic(args.ring, ring.to_json(), "--ring")
-    done = ring.settled_by_coins
-    print(f"{args.ring}: the boundary drawn white in {done['drawn']} confirmed by {done['confirmed']['by']} at "
-          f"{done['confirmed']['at']}; the ring's calibration is ready for play")
+    done = ring.settled_by_coins["confirmed"]
+    print(f"{args.ring}: the boundary drawn white in {picture} confirmed by {done['by']} at "
+          f"{done['at']}; the ring's calibration is ready for play")
     return 0
 
 

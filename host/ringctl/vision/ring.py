@@ -103,22 +103,51 @@ SETTLED = "the ring's edge settled by the coins' size"   # how a settled ring's 
 # what a ring settled by the coins' size says until the technician confirms the boundary drawn:
 # the diameters given were taken as right, and one off by about the band's width settles on the
 # other boundary (docs/VISION.md), which only a look at the picture catches
-NOT_CONFIRMED = ("the ring's edge was settled by the coins' size but nobody has confirmed it yet{}: look at {}; if "
+NOT_CONFIRMED = ("the ring's edge was settled by the coins' size but nobody has confirmed it yet: look at {}; if "
                  "the white boundary lies on the wall's foot all round, run 'ring vision confirm-edge --ring {} --by "
                  "NAME', else mark the wall's foot with contrasting tape and calibrate again")
-# a ring settled before the confirmation was kept (its warning only): its picture's place is unknown
-NOT_DRAWN = "the picture 'ring vision train' drew (RING.settled.png beside the model)"
+# ... and what it says when no confirmation can be made: the picture of this boundary is not known
+AGAIN = ("the ring's edge was settled by the coins' size, but {}: calibrate again ('ring vision calibrate "
+         "--settle-band', then 'ring vision train', which draws it) or mark the wall's foot with contrasting tape "
+         "and calibrate again")
+# a ring settled before the confirmation was kept (its warning only): its picture is not known
+NOT_DRAWN = ""
 BAD_SETTLED = ("ring calibration's settled_by_coins is not as 'ring vision train' wrote it ({}); calibrate again "
                "('ring vision calibrate --settle-band', then 'ring vision train') or restore the file")
+BOUNDARY_SAME = 0.011   # px / deg: a boundary as confirmed or drawn (each value kept to 0.01)
 
 
 def _name_problem(by):
-    """What is wrong with `by` as a confirmer's name, or None."""
+    """What is wrong with `by` as a confirmer's name (shown on one line, kept in the audit log),
+    or None."""
     if not isinstance(by, str) or not by.strip():
         return "no name"
-    if any(ord(c) < 32 or ord(c) == 127 for c in by):
-        return "a name with a control character"
+    if not by.isprintable():
+        return "a name with a character that cannot be shown (a control, format or undecodable one)"
+    try:
+        by.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a name with a character that cannot be shown (a control, format or undecodable one)"
     return None
+
+
+def _boundary_of(values):
+    """A boundary's five numbers as written (centre, semi-axes, angle), or None if not five
+    finite numbers."""
+    if not isinstance(values, list) or len(values) != 5:
+        return None
+    try:
+        out = [float(v) for v in values]
+    except (TypeError, ValueError):
+        return None
+    return out if all(math.isfinite(v) for v in out) else None
+
+
+def same_boundary(a, b):
+    """Whether two boundaries (centre, semi-axes, angle) are one, to the 0.01 they are kept to
+    (the angle modulo 180: an ellipse's long axis)."""
+    turn = abs(a[4] - b[4]) % 180
+    return all(abs(x - y) <= BOUNDARY_SAME for x, y in zip(a[:4], b[:4])) and min(turn, 180 - turn) <= BOUNDARY_SAME
 
 
 def _settled_by_coins(d, model):
@@ -133,18 +162,24 @@ def _settled_by_coins(d, model):
             or not isinstance(got.get("drawn_sha256", ""), str):
         raise UserError(BAD_SETTLED.format("how, drawn and drawn_sha256 must be text"))
     out = {k: got[k] for k in ("how", "drawn", "drawn_sha256") if k in got}
+    if "drawn_boundary" in got:
+        out["drawn_boundary"] = _boundary_of(got["drawn_boundary"])
+        if out["drawn_boundary"] is None:
+            raise UserError(BAD_SETTLED.format("drawn_boundary must be five numbers"))
     done = got.get("confirmed")
     if done is None:
         return out
+    boundary = _boundary_of(done.get("boundary")) if isinstance(done, dict) else None
     if not isinstance(done, dict) or _name_problem(done.get("by")) or not isinstance(done.get("at"), str) \
-            or not isinstance(done.get("boundary"), list) or len(done["boundary"]) != 5:
+            or boundary is None:
         raise UserError(BAD_SETTLED.format("confirmed must name who (by), when (at) and the boundary"))
     try:
-        datetime.datetime.fromisoformat(done["at"])
-        boundary = [float(v) for v in done["boundary"]]
-    except (TypeError, ValueError):
-        raise UserError(BAD_SETTLED.format("confirmed's time or boundary is not readable")) from None
-    if max(abs(a - b) for a, b in zip(boundary, model.boundary())) > 0.011:
+        when = datetime.datetime.fromisoformat(done["at"])
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None or "T" not in done["at"]:
+        raise UserError(BAD_SETTLED.format("confirmed's time (at) is not a time with its zone"))
+    if not same_boundary(boundary, model.boundary()):
         out["stale"] = (f"the boundary confirmed by {done['by']} at {done['at']} is not this file's: "
                         "it was changed after")
         return out
@@ -256,14 +291,32 @@ class RingModel:
         problem = _name_problem(by)
         if problem:
             raise UserError(f"--by: {problem}; give the name of whoever checked the boundary drawn")
+        if self.cannot_confirm():
+            raise UserError(AGAIN.format(self.cannot_confirm()))
         self.settled_by_coins = {k: v for k, v in self.settled_by_coins.items() if k != "stale"} | {
             "confirmed": {"by": by.strip(), "at": at, "boundary": self.boundary()}}
 
+    def cannot_confirm(self):
+        """Why no confirmation can be made on this file (AGAIN's reason), or None: the boundary's
+        picture not known (settled before confirmations were kept), a confirmation void (the
+        boundary changed after it), or a boundary other than the one drawn."""
+        how = self.settled_by_coins
+        if not how["drawn"]:
+            return ("no picture of its boundary was drawn (settled before confirmations were kept, or not saved by "
+                    "'ring vision train')")
+        if how.get("stale"):
+            return how["stale"]
+        if how.get("drawn_boundary") and not same_boundary(how["drawn_boundary"], self.boundary()):
+            return "its boundary is not the one drawn in " + how["drawn"]
+        return None
+
     def not_confirmed(self, path=None):
-        """The line refusing this ring until it is confirmed (NOT_CONFIRMED)."""
-        stale = self.settled_by_coins.get("stale")
-        return NOT_CONFIRMED.format(f" ({stale})" if stale else "", self.settled_by_coins["drawn"],
-                                    path or "RING.json")
+        """The line refusing this ring until it is confirmed (NOT_CONFIRMED), or until it is
+        calibrated and trained again where no confirmation can be made (AGAIN)."""
+        why = self.cannot_confirm()
+        if why:
+            return AGAIN.format(why)
+        return NOT_CONFIRMED.format(self.settled_by_coins["drawn"], path or "RING.json")
 
     def to_json(self):
         return json.dumps(self.to_dict())
@@ -299,7 +352,7 @@ class RingModel:
         try:
             d = json.loads(text)
         except ValueError as exc:
-            raise UserError(f"ring calibration is not JSON ({exc}); "
+            raise UserError(f"ring calibration{' ' + str(path) if path else ''} is not JSON ({exc}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
         if not isinstance(d, dict):
             raise UserError("ring calibration is not a JSON object; make one with 'ring vision calibrate'")
@@ -312,11 +365,15 @@ class RingModel:
     @classmethod
     def load(cls, path, unsettled_ok=False):
         try:
-            with open(path) as f:
-                return cls.from_json(f.read(), unsettled_ok, path)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except UnicodeDecodeError:
+            raise UserError(f"ring calibration {path} is not text (a JSON file); "
+                            "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'") from None
         except OSError as exc:
             raise UserError(f"cannot read ring calibration {path} ({exc.strerror}); "
                             "make one with 'ring vision calibrate EMPTY_RING_IMAGE -o RING.json'")
+        return cls.from_json(text, unsettled_ok, path)
 
     def small(self, img):
         """The detection-scale copy of a frame (same sampling as the stored background).
