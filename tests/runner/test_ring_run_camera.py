@@ -5,11 +5,13 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 
 from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 from ringctl.cli import main
-from ringctl.record.log import AuditLog
+from ringctl.record import records
+from ringctl.record.log import AuditLog, LogWriteError
 from ringctl.vision import ring as ringmod
 
 
@@ -63,3 +65,21 @@ def test_ring_run_refuses_a_ring_settled_by_the_coins_nobody_confirmed(board, tm
     assert "nobody has confirmed it yet" in p.stderr and "confirm-edge --ring" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "audit.db").exists()             # a refused start leaves no log behind
+
+
+def test_a_log_that_cannot_take_the_vision_record_refuses_the_start(board, tmp_path, monkeypatch, capsys):
+    """Record, then announce: the `vision` record is the first write; a disk full there stops the
+    start with the log's own line (one line, the link and camera closed), not a traceback."""
+    b, keyfile = board
+    cfg = _vision_files(tmp_path)
+    capsys.readouterr()
+
+    def full(log, vision):
+        raise LogWriteError(str(tmp_path / "audit.db"), sqlite3.OperationalError("database or disk is full"))
+    monkeypatch.setattr(records, "record_vision", full)
+    monkeypatch.setenv("RING_HOME", str(tmp_path / "home"))
+    rc = main(["run", "--port", b.tty, "--key", keyfile, "--camera", str(tmp_path / "cam"),
+               "--config", str(cfg)] + LINK_WAIT)
+    err = capsys.readouterr().err
+    assert rc == 1 and "cannot start" in err and "disk full" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
