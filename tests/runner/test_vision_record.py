@@ -11,7 +11,7 @@ import numpy as np
 from ringctl.console.evidence import build_pack
 from ringctl.console.spins import SpinIndex
 from ringctl.game.engine import Engine
-from ringctl.record import show
+from ringctl.record import frames, show
 from ringctl.record.log import AuditLog
 from ringctl.runner.cli import vision_in_use
 from ringctl.runner.host import RingHost
@@ -78,3 +78,10 @@ def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path):
     assert index.detail(2)["vision"]["data"]["ring"]["sha256"] == "c" * 64 and index.detail(2)["vision"]["seq"] == 4
     pack = json.loads(zipfile.ZipFile(io.BytesIO(build_pack(index, 2))).read("records.json"))
     assert pack["vision"]["data"]["ring"]["sha256"] == "c" * 64
+    with AuditLog(path) as log:      # and `ring log show --spin N`
+        assert [(r.seq, r.kind) for r in show.select(log.records(), spin=2)] == [(4, "vision"), (5, "arm")]
+        assert [(r.seq, r.kind) for r in show.select(log.records(), spin=1)] == [(1, "vision"), (2, "arm"), (3, "spin")]
+        assert [r.kind for r in show.select(log.records(), spin=1, kinds=["arm"])] == ["arm"]
+        # and `ring log frames --spin N`'s records beside the frames
+        assert [(r.seq, r.kind) for r in frames.spin_records(log, 2)] == [(4, "vision"), (5, "arm")]
+        assert [(r.seq, r.kind) for r in frames.spin_records(log, 1)] == [(1, "vision"), (2, "arm"), (3, "spin")]

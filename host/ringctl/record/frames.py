@@ -18,12 +18,17 @@ from . import show
 
 
 def spin_records(log, spin):
-    """Spin `spin`'s records in chain order: those that name it, and the table's settlement
-    of it (the engine's spin op that follows them, before the next spin is armed)."""
-    out, started, done = [], False, False
+    """Spin `spin`'s records in chain order: the `vision` record in force (the files that judged
+    it), those that name it, and the table's settlement of it (the engine's spin op that follows
+    them, before the next spin is armed)."""
+    out, started, done, vision = [], False, False, None
     for r in log.records(with_blobs=False):
         n = show._spin_of(r)
+        if r.kind == "vision" and not started:
+            vision = r
         if n == spin:
+            if not started and vision is not None:
+                out.append(vision)
             out.append(r)
             started = True
         elif started and not done:

@@ -48,8 +48,17 @@ def local_time(ts):
 
 
 def select(records, spin=None, kinds=None, since=None, until=None):
-    """The records matching every filter given (spin number, kinds, [since, until) epoch s)."""
+    """The records matching every filter given (spin number, kinds, [since, until) epoch s). With
+    a spin number, the `vision` record in force (the last before the spin's first record: the
+    files that judged it) comes first."""
+    vision = None
     for r in records:
+        if r.kind == "vision":
+            vision = r
+        if spin is not None and vision is not None and _spin_of(r) == spin:
+            if not kinds or "vision" in kinds:
+                yield vision
+            vision = None
         if kinds and r.kind not in kinds:
             continue
         if since is not None and r.ts < since:
