@@ -204,8 +204,9 @@ class RingModel:
         # candidate, the band's inner side; training in the ring settles it (faceid.settle)
         self.unsettled, self.band_inner = None, None
         # a boundary settled by the coins' size: {"how": settle's line, "drawn": the picture of
-        # both boundaries, "drawn_sha256"} until the technician confirms it, then "confirmed":
-        # {"by", "at", "boundary"} too; "stale": why a confirmation read was not kept
+        # both boundaries, "drawn_sha256", "drawn_boundary"} until the technician confirms it,
+        # then "confirmed": {"by", "at", "boundary"} too; "stale": why a confirmation read was
+        # not kept (never saved)
         self.settled_by_coins = None
 
     # --- geometry -------------------------------------------------------------------------
