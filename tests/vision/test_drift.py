@@ -147,3 +147,12 @@ def test_a_camera_where_it_was_calibrated_is_not_said_to_have_moved(scenes):
         assert drift.off_by(rm, rm.small(img)) is None
         for v in _judges(img, rm, model):
             assert v["result"] == expect and not any(BACK in r or OFF in r for r in v["reasons"]), (name, seed, v["reasons"])
+
+
+def test_a_move_under_a_pixel_each_way_is_named_by_how_far_the_wall_lies_off():
+    """sealed-39 10475607 (opened) was left to the boxer "about 0 px off": a shift of under a pixel
+    and a turn too small to name, which together moved the ring's wall a pixel or more."""
+    move = drift.Move(0.3, 0.1, 0.09, (960.0, 540.0), 500.0)
+    assert move.off_px >= drift.ALIGN_PX
+    assert move.words("about ") == "about 1.1 px off at the ring's wall"
+    assert drift.Move(4.8, 0.0, 0.01, (960.0, 540.0), 500.0).words() == "4.8 px off"

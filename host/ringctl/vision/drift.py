@@ -77,12 +77,14 @@ class Move(NamedTuple):
     def words(self, about=""):
         """"4.8 px off", "turned 0.3 deg", "4.8 px off and turned 0.3 deg": the turn where it is
         more than unmoved frames measure (or moves the ring's wall ALIGN_PX), the shift where it alone
-        is ALIGN_PX or there is no turn."""
+        is ALIGN_PX or there is no turn; "1.2 px off at the ring's wall" where neither alone is
+        (a shift under ALIGN_PX said as "about 0 px off" told the boxer nothing)."""
         px = math.hypot(self.dx, self.dy)
         shift = f"{about}{px:.0f} px off" if about else f"{px:.1f} px off"
         turn = f"turned {about}{abs(self.deg):.1f} deg"
         if abs(self.deg) < TURN_DEG and self.radius * math.radians(abs(self.deg)) < ALIGN_PX:
-            return shift   # a turn unmoved frames measure, moving the ring's wall by under ALIGN_PX
+            # a turn unmoved frames measure, moving the ring's wall by under ALIGN_PX
+            return shift if px >= ALIGN_PX else f"{about}{self.off_px:.1f} px off at the ring's wall"
         return f"{shift} and {turn}" if px >= ALIGN_PX else turn
 
 
