@@ -324,6 +324,26 @@ def test_spin_detail_has_frames_timeline_people_hashes(app, fake):
     assert sup.get("/api/spins/99").status_code == 404
 
 
+def test_spin_page_names_the_vision_files_that_judged_it(app, fake):
+    fake._append("vision", {"model": {"file": "/r/coins.model", "sha256": "b" * 64},
+                            "ring": {"file": "/r/ring.json", "sha256": "a" * 64, "settled_by_coins": {
+                                "how": "the ring's edge settled by the coins' size: ...",
+                                "confirmed": {"by": "T. Tech", "at": "2026-12-06T03:40:00+00:00"}}}})
+    play_some(fake)
+    sup = logged_in(app, "sam")
+    assert sup.get("/api/spins/2").json()["vision"]["data"]["ring"]["sha256"] == "a" * 64
+    page = sup.get("/spins/2").text
+    said = page[page.index('id="vision"'):].split("</p>")[0]
+    assert "/r/ring.json" in said and "aaaaaaaaaaaa" in said and "/r/coins.model" in said
+    assert "confirmed by T. Tech at 2026-12-06T03:40:00+00:00" in said
+
+
+def test_a_spin_with_no_vision_record_says_so(app, fake):
+    play_some(fake)
+    page = logged_in(app, "sam").get("/spins/1").text
+    assert "No vision record before this spin" in page
+
+
 def test_evidence_pack_verifies_offline_and_catches_tampering(app, fake, tmp_path):
     play_some(fake)
     sup = logged_in(app, "sam")

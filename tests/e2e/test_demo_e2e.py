@@ -4,6 +4,7 @@ One seeded session plays clean spins and the fault drills of issue 6: a boundary
 flight (light barred before rest), the board killed and restarted mid-spin (spin void,
 nothing lost, reconnect), the camera stalling (fault light, the boxer's call recorded).
 """
+import hashlib
 import time
 
 import pytest
@@ -19,6 +20,16 @@ def demo(tmp_path_factory):
     # the site is commissioned once per test session (tests/console/test_browser.py's too)
     with commissioned.shared(), DemoSession(str(work), seed=11, coin_px=44, fps=15, say=lambda s: None) as d:
         yield d
+
+
+def test_the_log_names_the_rig_and_model_that_judge_the_spins_first(demo):
+    """Commissioned as the technician does, the demo's rig and face model are saved in its work
+    folder, and the host records them (SHA-256 each) before anything else (records.record_vision)."""
+    first = next(iter(demo.log.records(with_blobs=False)))
+    assert first.kind == "vision" and set(first.data) == {"rig", "model"}
+    for f in first.data.values():
+        with open(f["file"], "rb") as fh:
+            assert f["sha256"] == hashlib.sha256(fh.read()).hexdigest()
 
 
 def test_clean_spins_agree_with_ground_truth(demo):

@@ -13,7 +13,7 @@ from ringctl.console.spins import SpinIndex
 from ringctl.game.engine import Engine
 from ringctl.record import frames, show
 from ringctl.record.log import AuditLog
-from ringctl.runner.cli import vision_in_use
+from ringctl.runner.visionfiles import vision_in_use
 from ringctl.runner.host import RingHost
 from ringctl.vision import ring as ringmod
 

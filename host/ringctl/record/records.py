@@ -143,7 +143,7 @@ def record_logout(log, user, role, addr):
 
 def record_vision(log, vision):
     """What judges the spins from here on (`ring run` with a camera): each vision file with its
-    SHA-256, and how the ring's edge was settled and who confirmed it (runner.cli.vision_in_use)."""
+    SHA-256, and how the ring's edge was settled and who confirmed it (runner.visionfiles.vision_in_use)."""
     return log.append("vision", vision)
 
 

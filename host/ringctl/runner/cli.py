@@ -22,18 +22,17 @@ The console is a thin client of RingHost: each line becomes one command, and wha
 are the host's events (runner/events.py), the same ones a web console gets.
 """
 import getpass
-import hashlib
 import json
 import os
 import select
 import sys
 import time
-from pathlib import Path
 
 from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
 from ..stopsignals import stop_on_signals
 from .commands import parse_command
+from .visionfiles import vision_in_use
 
 CALLS = {"h": "heads", "t": "tails", "o": "odds", "x": "no-spin"}
 
@@ -132,23 +131,6 @@ def run(args):
         host.close()
         link.close()
         log.close()
-
-
-def vision_in_use(cfg, ring_model=None):
-    """For the audit log (records.record_vision): the files that judge this session's spins, the
-    one camera's ring calibration (`ring_model`, loaded) or the rig's, and the face model, each
-    with its SHA-256; for a ring settled by the coins' size, how, and who confirmed it."""
-    out = {}
-    for key in ("ring" if ring_model is not None else "rig", "model"):
-        try:
-            out[key] = {"file": cfg[key], "sha256": hashlib.sha256(Path(cfg[key]).read_bytes()).hexdigest()}
-        except OSError as exc:
-            raise UserError(f"cannot read {cfg[key]} again to record it ({exc.strerror}); check the file and "
-                            "start again") from None
-    if ring_model is not None and ring_model.settled_by_coins:
-        out["ring"]["settled_by_coins"] = {k: v for k, v in ring_model.settled_by_coins.items()
-                                           if k in ("how", "drawn", "drawn_sha256", "confirmed")}
-    return out
 
 
 def _one_camera_watcher(cam_spec, cfg):

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import UserError
 from ..runner.commands import Arm, Call, TableOp
 from ..runner.host import RingHost
+from ..runner.visionfiles import vision_in_use
 from .table import Table
 
 BOARD_UP_S = 15.0
@@ -129,8 +130,12 @@ class DemoSession:
         for cam in self.simring.cameras:
             cam.frame_at(0.0)            # the renderer's one-off empty-ring drawing, before play
         watcher = RigWatcher(self.simring.cameras, self.rig, face_model, stale_s=2.0)
+        # saved as the technician's files are, so the log names what judged the spins (as `ring run`)
+        files = {"rig": os.path.join(self.work, "rig.json"), "model": os.path.join(self.work, "coins.model")}
+        self.rig.save(files["rig"])
+        face_model.save(files["model"])
         self.host = RingHost(self.link, self.host_log, Engine(), watcher=watcher, quiet_s=self.quiet_s,
-                             camera_stale_s=2.0)
+                             camera_stale_s=2.0, vision=vision_in_use(files))
         self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
         self.table = Table(np.random.default_rng(self.seed))
         self.host.start()
