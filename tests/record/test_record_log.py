@@ -2,6 +2,8 @@
 import csv
 import json
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -141,6 +143,14 @@ def test_cli_verify_export_show(log, tmp_path, capsys):
     assert lines[0]["header"]["format"] == "ring-audit-v2" and lines[0]["header"]["verified"]
     data = lines[1:]
     assert data[5]["data"]["actor"] == "boxer" and data[1]["blob_base64"]
+    # without the bytes, each frame's SHA-256 is still there: the export verifies on its own
+    plain = tmp_path / "b.jsonl"
+    assert main(["log", "export", "--db", log.path, "--format", "json", "-o", str(plain)]) == 0
+    rows = [json.loads(l) for l in plain.read_text().splitlines()][1:]
+    assert rows[1]["blob_sha256"] and "blob_base64" not in rows[1]
+    checked = subprocess.run([sys.executable, str(tmp_path / "verify_audit_export.py"), str(plain)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0 and "FAIL" not in checked.stdout, checked.stdout
     assert main(["log", "show", "--db", log.path, "--kind", "override", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["data"]["reason"] == "by eye"
     tamper(log.path, "DELETE FROM records WHERE seq=2")
