@@ -4,6 +4,7 @@ The host runs on its own thread exactly as under `ring run`; the session only ta
 through its API: table ops, the arm and the boxer's call of an unsure spin go in as commands
 (runner.commands), and everything it reports about a spin comes from the host's events.
 """
+import hashlib
 import json
 import os
 import time
@@ -14,6 +15,8 @@ from ..errors import UserError
 from ..runner.commands import Arm, Call, TableOp
 from ..runner.host import RingHost
 from ..runner.visionfiles import vision_in_use
+from ..vision.faceid import FaceModel
+from ..vision.viewcal import Rig
 from .table import Table
 
 BOARD_UP_S = 15.0
@@ -129,17 +132,26 @@ class DemoSession:
                                           render=self.camera.render)
         for cam in self.simring.cameras:
             cam.frame_at(0.0)            # the renderer's one-off empty-ring drawing, before play
+        # saved as the technician's files are and judged from them, so the log names what judged
+        # the spins (as `ring run`); named by their content, so a work folder used again keeps
+        # the files an earlier session's log names
+        files = {"rig": self._saved(self.rig.to_json(), "rig-%s.json"),
+                 "model": self._saved(json.dumps(face_model.to_dict()), "coins-%s.model")}
+        self.rig, face_model = Rig.load(files["rig"]), FaceModel.load(files["model"])
         watcher = RigWatcher(self.simring.cameras, self.rig, face_model, stale_s=2.0)
-        # saved as the technician's files are, so the log names what judged the spins (as `ring run`)
-        files = {"rig": os.path.join(self.work, "rig.json"), "model": os.path.join(self.work, "coins.model")}
-        self.rig.save(files["rig"])
-        face_model.save(files["model"])
         self.host = RingHost(self.link, self.host_log, Engine(), watcher=watcher, quiet_s=self.quiet_s,
                              camera_stale_s=2.0, vision=vision_in_use(files))
         self.events = self.host.subscribe(maxlen=100000)   # before it runs: nothing is missed
         self.table = Table(np.random.default_rng(self.seed))
         self.host.start()
         self._read_events(0.3)                       # boot, self-test and light events
+
+    def _saved(self, text, name):
+        """`text` saved in the work folder as `name` % the first 12 hex of its SHA-256 -> the path."""
+        path = os.path.join(self.work, name % hashlib.sha256(text.encode("utf-8")).hexdigest()[:12])
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
 
     @property
     def board_tty(self):
