@@ -8,6 +8,7 @@ import zipfile
 
 import numpy as np
 
+from ringctl.cli import main
 from ringctl.console.evidence import build_pack
 from ringctl.console.spins import SpinIndex
 from ringctl.game.engine import Engine
@@ -63,7 +64,7 @@ def test_no_camera_no_vision_record(tmp_path):
     assert _host_log(tmp_path, None) == []
 
 
-def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path):
+def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path, capsys):
     """Surveillance's spin detail and evidence pack carry the last `vision` record before the spin:
     a host restarted with other files between spins names those for the later spin only."""
     path = str(tmp_path / "audit.db")
@@ -82,6 +83,12 @@ def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path):
         assert [(r.seq, r.kind) for r in show.select(log.records(), spin=2)] == [(4, "vision"), (5, "arm")]
         assert [(r.seq, r.kind) for r in show.select(log.records(), spin=1)] == [(1, "vision"), (2, "arm"), (3, "spin")]
         assert [r.kind for r in show.select(log.records(), spin=1, kinds=["arm"])] == ["arm"]
+        assert [r.seq for r in show.select(log.records(), spin=1, kinds=["vision"])] == [1]
+        late = max(r.ts for r in log.records())
+        assert list(show.select(log.records(), spin=1, since=late + 1)) == []     # nothing of spin 1 then
         # and `ring log frames --spin N`'s records beside the frames
         assert [(r.seq, r.kind) for r in frames.spin_records(log, 2)] == [(4, "vision"), (5, "arm")]
         assert [(r.seq, r.kind) for r in frames.spin_records(log, 1)] == [(1, "vision"), (2, "arm"), (3, "spin")]
+    capsys.readouterr()
+    assert main(["log", "show", "--db", path, "--spin", "2", "--kind", "vision", "--json"]) == 0
+    assert [json.loads(l)["seq"] for l in capsys.readouterr().out.splitlines()] == [4]

@@ -171,7 +171,9 @@ def _show(args):
     since = show.parse_time(args.since) if args.since else None
     until = show.parse_time(args.until) if args.until else None
     log = _open(args)
-    kind = next(iter(kinds)) if kinds and len(kinds) == 1 else None
+    # one kind is asked of the database, but not with --spin: the vision record in force is kept
+    # for the spin's records, whatever their kind (show.select)
+    kind = next(iter(kinds)) if kinds and len(kinds) == 1 and args.spin is None else None
     try:
         if args.last > 0 and args.spin is None and since is None and until is None and \
                 (kinds is None or kind is not None):

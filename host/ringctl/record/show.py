@@ -50,22 +50,24 @@ def local_time(ts):
 def select(records, spin=None, kinds=None, since=None, until=None):
     """The records matching every filter given (spin number, kinds, [since, until) epoch s). With
     a spin number, the `vision` record in force (the last before the spin's first record: the
-    files that judged it) comes first."""
-    vision = None
+    files that judged it) comes first, once, before the first of the spin's records shown, and
+    only if `kinds` (when given) names it."""
+    vision, shown = None, False
     for r in records:
-        if r.kind == "vision":
+        if r.kind == "vision" and not shown:
             vision = r
-        if spin is not None and vision is not None and _spin_of(r) == spin:
-            if not kinds or "vision" in kinds:
-                yield vision
-            vision = None
-        if kinds and r.kind not in kinds:
-            continue
         if since is not None and r.ts < since:
             continue
         if until is not None and r.ts >= until:
             continue
-        if spin is not None and _spin_of(r) != spin:
+        if spin is not None:
+            if _spin_of(r) != spin:
+                continue
+            if not shown:
+                shown = True
+                if vision is not None and (not kinds or "vision" in kinds):
+                    yield vision
+        if kinds and r.kind not in kinds:
             continue
         yield r
 
