@@ -344,6 +344,17 @@ def test_a_spin_with_no_vision_record_says_so(app, fake):
     assert "No vision record before this spin" in page
 
 
+def test_a_spin_after_a_start_with_no_camera_says_the_boxer_called_it(app, fake):
+    """A host restarted without a camera records so: its spins are not shown as judged by the
+    files an earlier session named."""
+    fake._append("vision", {"ring": {"file": "/r/ring.json", "sha256": "a" * 64}})
+    fake._append("vision", {"camera": "none: the boxer calls every spin"})
+    play_some(fake)
+    page = logged_in(app, "sam").get("/spins/1").text
+    said = page[page.index('id="vision"'):].split("</p>")[0]
+    assert "No camera (record seq 2): none: the boxer calls every spin" in said and "/r/ring.json" not in said
+
+
 def test_evidence_pack_verifies_offline_and_catches_tampering(app, fake, tmp_path):
     play_some(fake)
     sup = logged_in(app, "sam")

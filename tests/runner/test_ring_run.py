@@ -41,6 +41,8 @@ def test_ring_run_arms_follows_the_spin_and_records_the_boxers_call(board, tmp_p
             proc.p.kill()
     log = AuditLog(db)
     assert log.verify()["ok"]
+    first = next(iter(log.records(with_blobs=False)))     # no camera judges these spins: said first
+    assert first.kind == "vision" and first.data["camera"].startswith("none")
     overrides = list(log.records(kind="override", with_blobs=False))
     assert overrides and overrides[0].data["result"] == "heads"
     assert any(r.data.get("name") == "rest" for r in log.records(kind="event", with_blobs=False))

@@ -144,6 +144,8 @@ def _summary(r):
         meta = d.get("meta") or {}
         return "camera frame (JPEG) verdict %s" % (meta.get("result") if isinstance(meta, dict)
                                                    else "none")
+    if kind == "vision" and "camera" in d:
+        return "vision in use: %s" % d["camera"]
     if kind == "vision":
         return "vision in use: " + "; ".join(
             "%s %s (sha256 %s)%s" % (what, f.get("file"), str(f.get("sha256"))[:12], _settled(f))

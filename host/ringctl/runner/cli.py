@@ -32,7 +32,7 @@ from ..console.options import add_console_option, ring_outline, serve_beside
 from ..errors import UserError
 from ..stopsignals import stop_on_signals
 from .commands import parse_command
-from .visionfiles import vision_in_use
+from .visionfiles import NO_CAMERA, vision_in_use
 
 CALLS = {"h": "heads", "t": "tails", "o": "odds", "x": "no-spin"}
 
@@ -90,7 +90,7 @@ def run(args):
         cam_spec = cam_spec[0]
         ring_model, watcher = _one_camera_watcher(cam_spec, cfg)
     try:
-        vision = vision_in_use(cfg, ring_model) if watcher is not None else None
+        vision = vision_in_use(cfg, ring_model) if watcher is not None else NO_CAMERA
     except UserError:
         watcher.stop()
         raise

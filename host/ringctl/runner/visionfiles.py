@@ -4,6 +4,10 @@ from pathlib import Path
 
 from ..errors import UserError
 
+# the `vision` record of a host with no camera: a spin after it was not judged by the files an
+# earlier session's record names (surveillance reads the last one before each spin)
+NO_CAMERA = {"camera": "none: the boxer calls every spin"}
+
 
 def vision_in_use(cfg, ring_model=None):
     """For the audit log (records.record_vision): the files that judge this session's spins, the
