@@ -4,6 +4,8 @@ file with its SHA-256, and for a ring settled by the coins' size how and who con
 import hashlib
 import io
 import json
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -77,8 +79,18 @@ def test_each_spin_names_the_vision_in_force_when_it_was_armed(tmp_path, capsys)
     index = SpinIndex(path)
     assert index.detail(1)["vision"]["data"]["ring"]["sha256"] == "a" * 64
     assert index.detail(2)["vision"]["data"]["ring"]["sha256"] == "c" * 64 and index.detail(2)["vision"]["seq"] == 4
-    pack = json.loads(zipfile.ZipFile(io.BytesIO(build_pack(index, 2))).read("records.json"))
-    assert pack["vision"]["data"]["ring"]["sha256"] == "c" * 64
+    z = zipfile.ZipFile(io.BytesIO(build_pack(index, 2)))
+    pack = json.loads(z.read("records.json"))
+    assert json.loads(pack["vision"]["data"])["ring"]["sha256"] == "c" * 64     # whole, as stored
+    # the pack's verifier checks it: it is the record the segment chains from here
+    out = tmp_path / "pack"
+    z.extractall(out)
+    ok = subprocess.run([sys.executable, "-I", str(out / "verify.py")], capture_output=True, text=True)
+    assert ok.returncode == 0 and "OK spin 2" in ok.stdout, ok.stdout
+    pack["vision"]["data"] = pack["vision"]["data"].replace("c" * 64, "f" * 64)     # another file named
+    (out / "records.json").write_text(json.dumps(pack))
+    bad = subprocess.run([sys.executable, "-I", str(out / "verify.py")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "vision record seq 4: content does not match its hash" in bad.stdout
     with AuditLog(path) as log:      # and `ring log show --spin N`
         assert [(r.seq, r.kind) for r in show.select(log.records(), spin=2)] == [(4, "vision"), (5, "arm")]
         assert [(r.seq, r.kind) for r in show.select(log.records(), spin=1)] == [(1, "vision"), (2, "arm"), (3, "spin")]

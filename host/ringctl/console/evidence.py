@@ -47,6 +47,17 @@ def main():
         last = r["hash"]
     if last != pack["head"]:
         problems.append("the segment does not end at the head hash %s" % pack["head"])
+    v = pack.get("vision")      # the record naming the files that judged the spin, before the segment
+    if v:
+        digest = canonical.body_digest(v["kind"], v["ts_us"], v["data"], v["blob_sha"], v["boot_id"],
+                                       v["event_id"])
+        if v["kind"] != "vision" or canonical.chain(v["prev"], digest) != v["hash"]:
+            problems.append("vision record seq %d: content does not match its hash" % v["seq"])
+        elif v["seq"] == recs[0]["seq"] - 1 and v["hash"] != pack["anchor"]:
+            problems.append("vision record seq %d is not the record the segment chains from" % v["seq"])
+        elif v["seq"] != recs[0]["seq"] - 1:
+            print("vision record seq %d matches its hash; its place in the chain: compare its hash %s with "
+                  "'ring log verify' on the casino's log" % (v["seq"], v["hash"]))
     for p in problems:
         print("FAIL " + p)
     if problems:
@@ -61,6 +72,14 @@ if __name__ == "__main__":
 '''
 
 
+def _packed(r):
+    """A record as the pack holds it: as stored and hashed."""
+    return {"seq": r.seq, "ts_us": r.ts_us, "kind": r.kind,
+            "data": canonical.jcs(r.data),        # the stored, hashed text
+            "blob_sha": hashlib.sha256(r.blob).hexdigest() if r.blob is not None else None,
+            "boot_id": r.boot_id, "event_id": r.event_id, "prev": r.prev, "hash": r.hash}
+
+
 def build_pack(index, n, ring=None):
     """-> zip bytes for spin n (None when there is no such spin)."""
     detail = index.detail(n)
@@ -71,11 +90,7 @@ def build_pack(index, n, ring=None):
     records = []
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for r in index.log().records(since=seg["first"] - 1, until=seg["last"]):
-            blob_sha = hashlib.sha256(r.blob).hexdigest() if r.blob is not None else None
-            rec = {"seq": r.seq, "ts_us": r.ts_us, "kind": r.kind,
-                   "data": canonical.jcs(r.data),        # the stored, hashed text
-                   "blob_sha": blob_sha, "boot_id": r.boot_id, "event_id": r.event_id,
-                   "prev": r.prev, "hash": r.hash}
+            rec = _packed(r)
             if r.blob is not None:
                 rec["blob_file"] = "frames/seq-%d.jpg" % r.seq
                 z.writestr(rec["blob_file"], bytes(r.blob))
@@ -86,8 +101,10 @@ def build_pack(index, n, ring=None):
                         img, meta.get("coins"), ring, caption="spin %d seq %d: %s" % (
                             n, r.seq, str(meta.get("result", "")).upper())), 90))
             records.append(rec)
+        # the record naming the files that judged it, whole: verify.py checks its hash
+        vision = index.record(detail["vision"]["seq"]) if detail["vision"] else None
         pack = {"spin": n, "anchor": seg["anchor"], "head": seg["head"], "records": records,
-                "vision": detail["vision"]}   # what judged it (its seq and hash: check it against the log)
+                "vision": _packed(vision) if vision is not None else None}
         z.writestr("records.json", json.dumps(pack, indent=1))
         z.writestr("spin.json", json.dumps({k: detail[k] for k in (
             "spin", "outcome", "verdicts", "events", "human", "settlements", "segment")}, indent=1,
@@ -97,7 +114,9 @@ def build_pack(index, n, ring=None):
             z.writestr("canonical.py", f.read())
         z.writestr("README.txt", (
             "Evidence for spin %d: audit records seq %d..%d.\n"
-            "records.json  the records as stored and hashed (data is the stored canonical text)\n"
+            "records.json  the records as stored and hashed (data is the stored canonical text);\n"
+            "              \"vision\": the record before them naming the ring calibration or rig and\n"
+            "              the face model that judged the spin (SHA-256 each), checked by verify.py\n"
             "frames/       the still frames as recorded (their sha256 is in the chain)\n"
             "annotated/    the same frames with the camera's reading drawn on them\n"
             "spin.json     the outcome, the board's events, who called what, the settlements\n"
