@@ -142,8 +142,9 @@ def record_logout(log, user, role, addr):
 
 
 def record_vision(log, vision):
-    """What judges the spins from here on (`ring run` with a camera): each vision file with its
-    SHA-256, and how the ring's edge was settled and who confirmed it (runner.visionfiles.vision_in_use)."""
+    """What judges the spins from here on, first in `ring run` and the demo: each vision file with
+    its SHA-256 and how the ring's edge was settled and who confirmed it, or that no camera does
+    (runner.visionfiles: vision_in_use, NO_CAMERA)."""
     return log.append("vision", vision)
 
 

@@ -303,13 +303,11 @@ def cmd_confirm_edge(args):
         done = ring.settled_by_coins["confirmed"]
         print(f"{args.ring}: already confirmed by {done['by']} at {done['at']}; nothing changed")
         return 0
-    if not ring.settled_by_coins:
-        raise UserError("this ring's edge was not settled by the coins' size: there is nothing to confirm")
-    if ring.cannot_confirm():   # no picture of this boundary to have looked at
-        raise UserError(ring.not_confirmed(args.ring))
+    # in memory first (nothing to confirm, no picture of this boundary, no name: refused there),
+    # then the picture drawn must be at hand, then the file is written
+    ring.confirm(args.by, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     picture = _settled_picture(ring, args.ring)
     check_target(args.ring, "--ring")
-    ring.confirm(args.by, datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     write_atomic(args.ring, ring.to_json(), "--ring")
     done = ring.settled_by_coins["confirmed"]
     print(f"{args.ring}: the boundary drawn white in {picture} confirmed by {done['by']} at "

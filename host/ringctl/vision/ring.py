@@ -122,11 +122,7 @@ def _name_problem(by):
     or None."""
     if not isinstance(by, str) or not by.strip():
         return "no name"
-    if not by.isprintable():
-        return "a name with a character that cannot be shown (a control, format or undecodable one)"
-    try:
-        by.encode("utf-8")
-    except UnicodeEncodeError:
+    if not by.isprintable():   # controls, format characters, and the surrogates undecodable bytes become
         return "a name with a character that cannot be shown (a control, format or undecodable one)"
     return None
 
