@@ -123,7 +123,8 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # the cat's eye and nose, from chelsea); 133: sealed-38 only (a sixteenth small portrait; the
 # cooling fins of a motorcycle's engine, from stereo_motorcycle); 134: sealed-39 only (a
 # seventeenth small portrait; the lattice of a launch tower at dusk, from rocket); 135: sealed-40
-# only (an eighteenth small portrait; the cameraman's camera on its tripod head, from camera)
+# only (an eighteenth small portrait; the cameraman's camera on its tripod head, from camera);
+# 136: sealed-41 only (a nineteenth small portrait; craters and a mare's edge, from moon)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -153,7 +154,8 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   132: (("lfw_subset[65]", 12, 12, 12), ("chelsea", 330, 200, 90)),
                   133: (("lfw_subset[72]", 12, 12, 12), ("stereo_motorcycle", 420, 275, 80)),
                   134: (("lfw_subset[56]", 12, 12, 12), ("rocket", 575, 200, 60)),
-                  135: (("lfw_subset[28]", 12, 12, 12), ("camera", 290, 160, 65))}
+                  135: (("lfw_subset[28]", 12, 12, 12), ("camera", 290, 160, 65)),
+                  136: (("lfw_subset[36]", 12, 12, 12), ("moon", 380, 140, 90))}
 # pictures that need arguments to come out the same on every call, or that come as a tuple
 # (stereo_motorcycle: left view, right view, disparity): the picture is the first; NAME[i] is
 # picture i of a stack (lfw_subset: 200 greyscale pictures of 25 x 25, 0..1)
