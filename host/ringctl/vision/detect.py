@@ -77,6 +77,11 @@ TEXTURE_SHADOW = 0.12
 # ... or, where nothing stood out at all on print of the coin's colour (`find_on_print`): the
 # texture mapped at this many px per coin radius, and this many strongest rims measured
 PRINT_SEARCH_R, PRINT_SEARCH_TOP, PRINT_SEARCH_ARC = 14.0, 4, 32
+# ... with no texture counted within this many detection px of the ring's boundary, beyond half
+# the texture's window: the wall's foot is sharp in the frame and blurred in the stored empty ring,
+# so it shows as a bright arc of "texture" that drew the search's circle half a coin radius off a
+# coin lying against the wall (opened sealed-38 1031180732: found at 20 px off, refused there)
+PRINT_SEARCH_WALL = 2
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
@@ -1134,7 +1139,11 @@ def find_on_print(img, ring, where, taken, chroma, colour_tol, need, want=2):
     mu, mv = np.meshgrid(u, v)
     empty = cv2.remap(_blurred_background(ring), mu, mv, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     r = r_img / s
-    tex = _spread_beyond(frame, empty, int(max(2 * f / s, TEXTURE_WIN * r)) | 1)
+    win = int(max(2 * f / s, TEXTURE_WIN * r)) | 1
+    tex = _spread_beyond(frame, empty, win)
+    k = 2 * (PRINT_SEARCH_WALL + int(math.ceil(win * s / (2 * f)))) + 1
+    off_wall = cv2.erode(ring_mask(ring), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    tex *= cv2.remap(off_wall, mu, mv, cv2.INTER_NEAREST).astype(np.float32)
     # the mean texture along a circle of the coin's radius (as the ring's plane shows it) round
     # each pixel
     rad = r * math.sqrt(ring.axes[1] / ring.axes[0])
