@@ -84,6 +84,14 @@ PRINT_SEARCH_R, PRINT_SEARCH_TOP, PRINT_SEARCH_ARC = 14.0, 4, 32
 PRINT_SEARCH_WALL = 2
 ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it after the second look, at least
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
+# ... or, for an outline found by its texture (`_textured`), HIDDEN_SUPPORT with an edge on it
+# and the rest of ROUND_MIN_SUPPORT where the empty ring shows print of about the outline's colour
+# just beyond the circle (`_hidden_arcs`): a coin lying across
+# lines printed in its colour shows no rim where they cross it (opened sealed-39 3849006545: 27 of
+# the 36 arcs seen, the rest under lines; the coin was "coin-coloured object of the wrong size")
+HIDDEN_SUPPORT = 0.65
+HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE = 0.1, 0.5
+HIDDEN_ARC_OUT = 1.15
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
 # A chip of the layout's colour in the ring shows only its edge spots (`_spot_rings`): specks of
@@ -959,11 +967,14 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need, dent=Fa
     return True
 
 
-def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar, rr, step, inv, need):
+def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar, rr, step, inv, need,
+                         hidden_ok=False):
     """The clean outline (a trial Blob) through edges k_on at r_on (image px along the rays from
     `center`) and the edges the other rays `rest` show near the circle (c0, rho: plane px), each
     against its own contrast; None if the edges cover too little of the circle or fit no clean
-    ellipse. The trial's extra["missed"]: rays of `rest` without an edge near the circle."""
+    ellipse. `hidden_ok`: arcs without an edge count as covered where the empty ring shows print
+    of the outline's own colour just beyond them (`_hidden_arcs`). The trial's extra["missed"]:
+    rays of `rest` without an edge near the circle."""
     r_img = ring.coin_radius_px
     tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
     m = ring.to_plane
@@ -989,16 +1000,43 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     # it, where they bunch on the near side): a gap is an arc inferred, not seen
     ang = np.sort(np.arctan2(*(pts - c0).T[::-1]))
     gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
-    bins = np.unique((np.degrees(ang) // 10).astype(int)).size / 36
-    if bins < ROUND_MIN_SUPPORT or gap > ROUND_MAX_GAP:
+    seen_bins = np.unique((np.degrees(ang) // 10).astype(int) % 36)
+    bins = seen_bins.size / 36
+    if gap > ROUND_MAX_GAP or bins < (HIDDEN_SUPPORT if hidden_ok else ROUND_MIN_SUPPORT):
         return None
     order = np.argsort(keep_k)
     trial = Blob(center=center, area_coins=1.0, extra={})
     _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
     if trial.fit_err > ROUND_FIT:
         return None
+    if bins < ROUND_MIN_SUPPORT:
+        hidden = _hidden_arcs(ring, c0, rho, seen_bins, trial.chroma)
+        if bins + hidden / 36 < ROUND_MIN_SUPPORT:
+            return None
+        trial.extra["arcs_hidden"] = hidden
     trial.extra["missed"] = int(len(rest) - near.sum())
     return trial
+
+
+def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
+    """How many of the circle's 10 deg arcs (c0, rho: plane px) not in `seen_bins` have the
+    empty ring printed in about `chroma`'s colour just beyond them (HIDDEN_ARC_OUT of the
+    radius): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how far the empty ring
+    beyond the arcs seen lies from it. There a coin's rim meets print of its own colour and shows
+    no edge; the stored empty ring is at detection scale, so a thin line comes out mixed with the
+    layout round it."""
+    if len(seen_bins) == 36:
+        return 0
+    t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10).ravel()
+    pts = np.asarray(c0) + HIDDEN_ARC_OUT * rho * np.stack([np.cos(t), np.sin(t)], 1)
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    q = ((inv[:, :2] @ pts.T).T + inv[:, 2]).astype(np.float32)
+    col = background_at(ring, q[None, :, 0], q[None, :, 1])[0].astype(np.float64)
+    dist = np.abs(col / (col.sum(1, keepdims=True) + 1e-6) - np.asarray(chroma)).sum(1).reshape(36, 3)
+    seen = np.zeros(36, bool)
+    seen[seen_bins] = True
+    near = max(HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE * float(np.median(dist[seen].mean(1))))
+    return int((dist[~seen].min(1) <= near).sum())
 
 
 def _polar_at(img, ring, center, reach):
@@ -1244,7 +1282,7 @@ def _textured(img, ring, blob, k, r, need, at=None):
     c0, rho = circle_fit(*pts[on[j]].T, np.ones(int(on[j].sum())))
     inv = cv2.invertAffineTransform(ring.to_plane)
     trial = _outline_near_circle(img, ring, (float(c_img[0]), float(c_img[1])), np.zeros(0, int), np.zeros(0),
-                                 np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need)
+                                 np.arange(N_RAYS), c0, rho, d, polar, rr, step, inv, need, hidden_ok=True)
     if trial is None or trial.axes[1] / trial.axes[0] < RECENTRE_FLAT or \
             abs(trial.axes[0] / r_img - 1) > TEXTURE_SIZE_OK:
         return False

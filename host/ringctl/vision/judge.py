@@ -109,7 +109,10 @@ RESCUED_FLAT = 0.965
 # ... and an outline dented where part of the rim did not stand out (detect.ROUND_DENT: a clean
 # fit 0.93-0.95 round, measured again near the circle through the rest) only from this: a coin
 # tilted 18-30 deg comes out up to 0.027 rounder so (0.961 at most, twenty-eighth session's
-# sweep), flat coins so dented 0.971-0.996 (one small coin of sealed-9 0.956: unsure)
+# sweep), flat coins so dented 0.971-0.996 (one small coin of sealed-9 0.956: unsure). So too an
+# outline found by its texture with arcs of its rim hidden by print of its colour (detect's
+# arcs_hidden): a coin tilted 26 deg came out 0.95 so (opened sealed-39 1273470481, forced
+# tilted), the flat coin it was made for 0.98
 DENTED_FLAT = 0.97
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
@@ -372,7 +375,7 @@ def _judged(img, ring, model, blobs):
             entry["confidence"] = round(float(min(1.0, (TILT_RATIO - ratio) / 0.05)), 3)
         elif ratio < FLAT_RATIO or b.fit_err > 1.0 or (ratio < FLAT_FULL and bb / r_exp < SHORT_MIN):
             unsure.append("unsure: cannot tell whether a coin lies flat")
-        elif "dented" in b.extra and ratio < DENTED_FLAT:
+        elif ("dented" in b.extra or "arcs_hidden" in b.extra) and ratio < DENTED_FLAT:
             unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where part of "
                           "its rim did not stand out comes out nearly round, not round) (7.3.4)")
         elif ratio < RESCUED_FLAT and _rescued(b):
