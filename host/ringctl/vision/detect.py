@@ -90,8 +90,9 @@ ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piec
 # lines printed in its colour shows no rim where they cross it (opened sealed-39 3849006545: 27 of
 # the 36 arcs seen, the rest under lines; the coin was "coin-coloured object of the wrong size")
 HIDDEN_SUPPORT = 0.65
-HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE = 0.1, 0.5
+HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
 HIDDEN_ARC_OUT = 1.15
+HIDDEN_INSIDE_MAX = 1   # rays with an edge inside the circle, off it, at most (`_outline_near_circle`)
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
 # A chip of the layout's colour in the ring shows only its edge spots (`_spot_rings`): specks of
@@ -1010,6 +1011,12 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     if trial.fit_err > ROUND_FIT:
         return None
     if bins < ROUND_MIN_SUPPORT:
+        # an edge found inside the circle, off it, is a rim the circle does not follow: a tilted
+        # coin's short sides (opened sealed-39 1273470481, 26 deg: 8 such rays), where a flat
+        # coin across lines shows only the lines' far edges, outside (3849006545: 7, none inside)
+        inside = int(((rq[~near] - t[~near]) * np.hypot(*au[rest][~near].T) < -gate).sum())
+        if inside > HIDDEN_INSIDE_MAX:
+            return None
         hidden = _hidden_arcs(ring, c0, rho, seen_bins, trial.chroma)
         if bins + hidden / 36 < ROUND_MIN_SUPPORT:
             return None
@@ -1021,8 +1028,8 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
 def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     """How many of the circle's 10 deg arcs (c0, rho: plane px) not in `seen_bins` have the
     empty ring printed in about `chroma`'s colour just beyond them (HIDDEN_ARC_OUT of the
-    radius): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how far the empty ring
-    beyond the arcs seen lies from it. There a coin's rim meets print of its own colour and shows
+    radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how
+    far the empty ring beyond the arcs seen lies from it (HIDDEN_ARC_NEAR_MAX at most). There a coin's rim meets print of its own colour and shows
     no edge; the stored empty ring is at detection scale, so a thin line comes out mixed with the
     layout round it."""
     if len(seen_bins) == 36:
@@ -1032,10 +1039,19 @@ def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     inv = cv2.invertAffineTransform(ring.to_plane)
     q = ((inv[:, :2] @ pts.T).T + inv[:, 2]).astype(np.float32)
     col = background_at(ring, q[None, :, 0], q[None, :, 1])[0].astype(np.float64)
-    dist = np.abs(col / (col.sum(1, keepdims=True) + 1e-6) - np.asarray(chroma)).sum(1).reshape(36, 3)
+    dist = np.abs(col / (col.sum(1, keepdims=True) + 1e-6) - np.asarray(chroma)).sum(1)
+    # only the layout counts: never the wall or beyond it (a coin leaning on the wall turns its
+    # short side to it), nor a point off the frame
+    w, h = ring.image_size
+    off = (np.hypot(*(pts - np.asarray(ring.center)).T) >= ring.radius) | (q[:, 0] < 0) | (q[:, 1] < 0) | \
+        (q[:, 0] > w - 1) | (q[:, 1] > h - 1)
+    dist = np.where(off, np.inf, dist).reshape(36, 3)
     seen = np.zeros(36, bool)
     seen[seen_bins] = True
-    near = max(HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE * float(np.median(dist[seen].mean(1))))
+    beyond_seen = dist[seen].mean(1)
+    beyond_seen = beyond_seen[np.isfinite(beyond_seen)]
+    near = HIDDEN_ARC_COLOUR if not len(beyond_seen) else \
+        min(HIDDEN_ARC_NEAR_MAX, max(HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE * float(np.median(beyond_seen))))
     return int((dist[~seen].min(1) <= near).sum())
 
 
@@ -1305,7 +1321,7 @@ def _textured(img, ring, blob, k, r, need, at=None):
             return False
     first = round(float(blob.fit_err), 2)
     seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
-    for key in ("remeasured", "recentred", "dented"):
+    for key in ("remeasured", "recentred", "dented", "arcs_hidden"):
         blob.extra.pop(key, None)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err

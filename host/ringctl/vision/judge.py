@@ -111,8 +111,9 @@ RESCUED_FLAT = 0.965
 # tilted 18-30 deg comes out up to 0.027 rounder so (0.961 at most, twenty-eighth session's
 # sweep), flat coins so dented 0.971-0.996 (one small coin of sealed-9 0.956: unsure). So too an
 # outline found by its texture with arcs of its rim hidden by print of its colour (detect's
-# arcs_hidden): a coin tilted 26 deg came out 0.95 so (opened sealed-39 1273470481, forced
-# tilted), the flat coin it was made for 0.98
+# arcs_hidden): three coins tilted 25-33 deg came out 0.939-0.96 so before detect refused rims
+# seen inside the circle (edge-tune 2549244875's 0.96 would pass RESCUED_FLAT), the two flat
+# ones 0.980 and 0.981; the margin rests on those three
 DENTED_FLAT = 0.97
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
