@@ -143,6 +143,22 @@ def test_a_printed_circle_calibrated_as_the_wall_is_refused_at_training():
         faceid.train(faces["heads"], faces["tails"], rm, empty=empty)
 
 
+def test_photos_refused_by_a_calibration_off_in_scale_are_refused_as_a_scale_problem():
+    """sealed-41 (opened) 1178363286: the boundary found on a wide printed circle 14% inside the
+    wall, so each photo's coin is 1.18 of the calibrated size; the circle of that size and the
+    finder's outline then disagree in every photo and training named the first photo ("lay it
+    on a plain part of the layout and retake"), which no photo mends. With too many photos
+    refused, the coins' size is checked first, counting the finder's outlines of those photos."""
+    cfg = heldout.SETS["sealed-41"]
+    spec, _ = heldout.make(1178363286, None, cfg)
+    empty = heldout.empty_frame(spec, 1178363286)
+    rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
+    assert spec["ring"]["radius"] - rm.axes[0] > 100   # the circle taken for the wall
+    faces = {f: heldout.ring_training_frames(spec, 1178363286, f, 4) for f in ("heads", "tails")}
+    with pytest.raises(faceid.ScaleError, match=r"the coins measure 1[0-9]% larger .* found inside the wall's foot"):
+        faceid.train(faces["heads"], faces["tails"], rm, empty=empty)
+
+
 def test_refused_photo_gets_an_annotated_picture(tmp_path, capsys):
     from ringctl.cli import main
     rm, photos = _site_photos((1920, 1080), 60, "blue")
