@@ -1443,7 +1443,9 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
 # names each photo left out and why ("left_out"), and the others' turns must still spread round
 # the coin (the relit templates). More refused than that: the photos, the ring's calibration or
 # the spot the coin lies on are wrong, and training is refused naming a photo whose coin is at the
-# camera's limit (CLIPPED: the exposure is the fix for all) or else the first refused.
+# camera's limit (CLIPPED: the exposure is the fix for all), else the calibration's scale where
+# the coins' size (refused photos' finder outlines counted) is off it and the photos accepted do
+# not show it right (`check_scale`), else the first refused.
 LEAVE_OUT_MAX = 0.25
 
 
@@ -1491,7 +1493,10 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
             # found on a printed circle inside the wall makes every photo so (opened sealed-41
             # 1178363286, 14% inside, was refused as "lay it on a plain part of the layout and
             # retake", which no photo mends)
-            check_scale(ring, finder, photos, names)
+            # (unless the photos accepted show the scale right: then the refused ones' outlines
+            # took in print or only part of the coin)
+            if not (scale_fits(ring, found) or (None, False))[1]:
+                check_scale(ring, finder, photos, names)
             raise out[lab][0]
     if refused is not None:
         refused.extend(out["heads"] + out["tails"])
