@@ -86,9 +86,9 @@ ROUND_MIN_SUPPORT = 0.8    # of the circle (10 deg arcs) with an edge on it afte
 ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piece, at most
 # ... or, for an outline found by its texture (`_textured`), HIDDEN_SUPPORT with an edge on it
 # and the rest of ROUND_MIN_SUPPORT where the empty ring shows print of about the outline's colour
-# just beyond the circle (`_hidden_arcs`): a coin lying across
-# lines printed in its colour shows no rim where they cross it (opened sealed-39 3849006545: 27 of
-# the 36 arcs seen, the rest under lines; the coin was "coin-coloured object of the wrong size")
+# just beyond the circle (`_hidden_arcs`): a coin lying across lines printed in its colour shows
+# no rim where they cross it (opened sealed-39 3849006545: 27 of the 36 arcs seen, the rest under
+# lines; the coin was "coin-coloured object of the wrong size")
 HIDDEN_SUPPORT = 0.65
 HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
 HIDDEN_ARC_OUT = 1.15
@@ -1029,15 +1029,14 @@ def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     """How many of the circle's 10 deg arcs (c0, rho: plane px) not in `seen_bins` have the
     empty ring printed in about `chroma`'s colour just beyond them (HIDDEN_ARC_OUT of the
     radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how
-    far the empty ring beyond the arcs seen lies from it (HIDDEN_ARC_NEAR_MAX at most). There a coin's rim meets print of its own colour and shows
-    no edge; the stored empty ring is at detection scale, so a thin line comes out mixed with the
-    layout round it."""
+    far the empty ring beyond the arcs seen lies from it (HIDDEN_ARC_NEAR_MAX at most). There a
+    coin's rim meets print of its own colour and shows no edge; the stored empty ring is at
+    detection scale, so a thin line comes out mixed with the layout round it."""
     if len(seen_bins) == 36:
         return 0
     t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10).ravel()
     pts = np.asarray(c0) + HIDDEN_ARC_OUT * rho * np.stack([np.cos(t), np.sin(t)], 1)
-    inv = cv2.invertAffineTransform(ring.to_plane)
-    q = ((inv[:, :2] @ pts.T).T + inv[:, 2]).astype(np.float32)
+    q = ring.image_points(pts).astype(np.float32)
     col = background_at(ring, q[None, :, 0], q[None, :, 1])[0].astype(np.float64)
     dist = np.abs(col / (col.sum(1, keepdims=True) + 1e-6) - np.asarray(chroma)).sum(1)
     # only the layout counts: never the wall or beyond it (a coin leaning on the wall turns its

@@ -1492,10 +1492,10 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
             # the photos refused because the circle of the calibrated size disagreed: a boundary
             # found on a printed circle inside the wall makes every photo so (opened sealed-41
             # 1178363286, 14% inside, was refused as "lay it on a plain part of the layout and
-            # retake", which no photo mends)
-            # (unless the photos accepted show the scale right: then the refused ones' outlines
-            # took in print or only part of the coin)
-            if not (scale_fits(ring, found) or (None, False))[1]:
+            # retake", which no photo mends); not where the photos accepted show the scale right
+            # (then the refused ones' outlines took in print or only part of the coin)
+            fits = scale_fits(ring, found)
+            if fits is None or not fits[1]:
                 check_scale(ring, finder, photos, names)
             raise out[lab][0]
     if refused is not None:
