@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-41` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-42` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -154,6 +154,9 @@ SEALED40_ENTROPY = 0x7E425C7230FA788B
 # "sealed-41": entropy drawn at the start of the thirty-seventh session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED41_ENTROPY = 0x4C010AE88BAFB3E2
+# "sealed-42": entropy drawn at the start of the thirty-eighth session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED42_ENTROPY = 0x30ECC649D28F93F9
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -188,7 +191,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "peach": (150, 180, 235),     # peach: sealed-38 only, a pale orange-pink cloth
            "lemon": (80, 215, 230),      # lemon: sealed-39 only, a pale, bright yellow cloth
            "pearl": (188, 190, 186),     # pearl: sealed-40 only, a pale, neutral grey cloth
-           "terracotta": (62, 92, 168)}  # terracotta: sealed-41 only, a warm orange-brown clay cloth
+           "terracotta": (62, 92, 168),  # terracotta: sealed-41 only, a warm orange-brown clay cloth
+           "sage": (112, 142, 128)}      # sage: sealed-42 only, a pale, greyish green cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -233,7 +237,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "tombac": (60, 110, 180),           # a reddish gold, brass high in copper (sealed-38 only)
                 "billon": (104, 118, 140),          # a greyish brown, low-silver alloy (sealed-39 only)
                 "vermeil": (88, 146, 214),          # a warm yellow gilt on silver (sealed-40 only)
-                "zinc": (148, 138, 126)}            # a cool blue-grey, dull zinc plating (sealed-41 only)
+                "zinc": (148, 138, 126),            # a cool blue-grey, dull zinc plating (sealed-41 only)
+                "virenium": (60, 165, 170)}         # a greenish yellow gold alloy (sealed-42 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -503,6 +508,13 @@ SETS = {
                       stream=SEALED41_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("zinc",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "terracotta")),
+    # sealed (thirty-eighth session, entropy drawn at its start): relief struck from a twentieth
+    # small portrait and the astronaut's gloved hand (faces.RELIEF_PICTURE 137), a virenium coin,
+    # a sage layout, circles printed and players' shadows as in sealed-41
+    "sealed-42": dict(size=None, coin_px=(40, 120), coin="virenium", faces="render:137",
+                      stream=SEALED42_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("virenium",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "sage")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
