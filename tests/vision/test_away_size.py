@@ -16,7 +16,7 @@ from vcache import heldout_model, scene
 
 CFG = heldout.SETS["sealed-22"]
 # "one" scenes (a coin in the ring, the other hidden) with a black chip outside: drawn so, and forced
-CHIP_AS_COIN = ((1397025808, None, "not the size of the coin in it"),
+CHIP_AS_COIN = ((1397025808, None, "not the size or brightness of the coin in it"),
                 (2910297966, "one", "two coin-like objects together outside the ring"))
 OUTSIDE = (3005506637, 2424664411)   # forced "outside": a coin in the ring, the other on the floor
 

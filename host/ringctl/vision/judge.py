@@ -135,6 +135,9 @@ PAIR_END = 0.5
 TOUCHING = "unsure: 7.3.4 two coins touching or nearly: the boxer checks both lie flat"
 RIM_SPOT, RIM_PERIODIC = 0.07, 0.8   # chipcheck: a chip's edge spots (see _chip_rim)
 SAME_COIN = 0.08      # a third object outside matches the coins in the ring within +-8% in size
+# ... and within this factor in brightness: a coin outside under a player's shade (up to 45% darker)
+# and the frame's vignetting (up to half at a corner) keeps more than a quarter of their light
+SAME_LIGHT = 4.0
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
@@ -358,7 +361,14 @@ def _judged(img, ring, model, blobs):
             away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
-        if ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
+        if not in_ring:
+            # 7.3.4 asks whether the coins lie flat IN the ring: whether an object centred outside
+            # it is one of the spin's coins is `away`'s to say below (7.3.1), however it lies (a
+            # third coin lying tilted on the floor voided 10 of 12 valid spins of check-1080p as
+            # "leaning on the ring wall"; thirty-eighth session)
+            entry["flat"] = bool(ratio >= FLAT_RATIO and b.fit_err <= 1.0)
+            entry["confidence"] = 1.0
+        elif ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
             unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
                           "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO and _on_print(ring, model, b) > PRINT_NEAR:
@@ -401,6 +411,7 @@ def _judged(img, ring, model, blobs):
             else:
                 entry["confidence"] = 1.0
         entry["_pc"], entry["_a"], entry["_in"], entry["_size"] = pc, a, in_ring, size
+        entry["_light"] = b.extra.get("brightness")
         coins.append(entry)
     # One outline in the ring measured as two coins one on the other is the spin's two coins only
     # if no other coin lies in the ring: with one there too, that is three or four coins, and the
@@ -422,16 +433,19 @@ def _judged(img, ring, model, blobs):
     # the rim is the evidence for a void (7.3.1) and a doubtful object leaves the spin unsure.
     ring_sizes = [c["_size"] for c in coins if c.get("_in") and "_size" in c]
     ref = float(statistics.median(ring_sizes)) if ring_sizes else 1.0   # a few values: numpy's overhead
+    ring_light = [c["_light"] for c in coins if c.get("_in") and c.get("_light")]
+    ref_light = float(statistics.median(ring_light)) if ring_light else None
     in_play = sum(1 for c in coins if c.get("_in"))
     for reason, seen, size in away:
-        like = size is not None and abs(size / ref - 1) <= SAME_COIN   # the size of the coins in the ring
+        # the size of the coins in the ring, and about their brightness
+        like = size is not None and abs(size / ref - 1) <= SAME_COIN and _same_light(seen[0].get("_light"), ref_light)
         if not seen[0].get("_in") and in_play == 1 and ring_sizes and not like:
             # the spin's two coins are alike: something outside that is not the size of the coin in
             # the ring, or two things together there, is no evidence for a void (sealed-22, opened:
             # black chips, their spots not named, taken for a coin 1.13x the coin's size
             # (1397025808) and for two coins together (2910297966), voided spins whose other coin
             # was hidden)
-            unsure.append("unsure: a coin-like object outside the ring, not the size of the coin in it "
+            unsure.append("unsure: a coin-like object outside the ring, not the size or brightness of the coin in it "
                           "(7.3.1 needs evidence): boxer to call" if size is not None else
                           "unsure: two coin-like objects together outside the ring, one coin in it "
                           "(7.3.1 needs evidence): boxer to call")
@@ -455,7 +469,7 @@ def _judged(img, ring, model, blobs):
             if gap < 2 * tol:   # each measured flat: touching is no breach of 7.3.4, but a
                 unsure.append(TOUCHING)   # coin just over the other's edge would be
     for c in coins:
-        for k in ("_pc", "_a", "_in", "_size"):
+        for k in ("_pc", "_a", "_in", "_size", "_light"):
             c.pop(k, None)
     short = len(coins) if only_print_hides(len(coins), nospin, unsure) else None
     if nospin:
@@ -486,6 +500,15 @@ def _rescued(b):
     """An outline detect measured again near a circle: where print hid part of the coin, or where
     part of its rim did not stand out (dented)."""
     return any(k in b.extra for k in ("remeasured", "recentred", "textured"))
+
+
+def _same_light(light, ref):
+    """Whether an object's brightness `light` (detect.face_colour's, None: not measured) is within
+    SAME_LIGHT times the coins' in the ring (`ref`, None: none measured). Colour is compared as
+    chromaticity, which a grey coin shares with anything grey, black or white: a black chip on a
+    grey floor, its spots not named, measured 0.17 of a zinc coin's brightness and was taken for
+    a third coin (sealed-41 1751110672, opened)."""
+    return light is None or ref is None or 1 / SAME_LIGHT <= light / ref <= SAME_LIGHT
 
 
 def _chip_rim(img, ring, b):

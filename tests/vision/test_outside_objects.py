@@ -1,0 +1,78 @@
+"""Objects outside the ring while both of the spin's coins lie flat in it. Rule 7.3.4 asks whether
+the coins lie flat IN the ring, and 7.3.1 whether one lies outside: an object centred outside is
+one of the spin's coins only if `judge`'s outside rule says so (its size and brightness against
+the coins in the ring), however it lies. Thirty-eighth session: a third coin lying tilted on the
+floor voided valid spins as "7.3.4 coin not lying flat (leaning on the ring wall)", and a black
+chip on a grey floor was taken for a third zinc coin (sealed-41 1751110672, opened)."""
+import copy
+
+import numpy as np
+import pytest
+
+from ringctl.sim import heldout
+from ringctl.vision import judge
+from vcache import heldout_model, scene
+
+CHECK = heldout.SETS["check-1080p"]
+VALID = (819382448, 1645421708)   # valid scenes of check-1080p, both coins flat in the ring
+SEALED41 = heldout.SETS["sealed-41"]
+BLACK_CHIP = 1751110672   # valid, tails: a black chip 0.6 of the radius beyond the wall, on a grey floor
+
+
+def _with_coin_outside(spec, rm, tilt_deg):
+    """`spec` with a copy of its first coin lying on the floor a quarter of the radius beyond the
+    ring's boundary, away from the chips and the frame's edge, tilted `tilt_deg`."""
+    c0, R = np.array(rm.center), rm.radius
+    w, h = spec["size"]
+    coin = copy.deepcopy(spec["coins"][0])
+    r = coin["radius_px"]
+    for ang in np.linspace(0, 2 * np.pi, 24, endpoint=False):
+        p = c0 + 1.25 * R * np.array([np.cos(ang), np.sin(ang)])
+        if 3 * r < p[0] < w - 3 * r and 3 * r < p[1] < h - 3 * r and \
+                all(np.hypot(*(p - np.array(ch["center_px"]))) > 3 * r + ch["radius_px"] for ch in spec["chips"]):
+            coin.update(center_px=[float(p[0]), float(p[1])], tilt_deg=tilt_deg, tilt_axis_deg=30.0)
+            return dict(spec, coins=spec["coins"] + [coin])
+    raise AssertionError("no room for a coin outside the ring")
+
+
+@pytest.fixture(scope="module")
+def check_model():
+    return heldout_model(CHECK)
+
+
+@pytest.mark.parametrize("seed", VALID)
+def test_a_third_coin_lying_tilted_outside_the_ring_does_not_void_the_spin(check_model, seed):
+    spec, expect, rm, img = scene(seed, "valid", CHECK)
+    assert judge.classify(img, rm, check_model)["result"] == expect   # called without it
+    frame = heldout.render_frame(_with_coin_outside(spec, rm, 40.0), seed)
+    v = judge.classify(frame, rm, check_model)
+    # the boxer looks at a third coin of the coins' size: not a void (it failed so before)
+    assert v["result"] == "unsure", v["reasons"]
+    assert "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
+    outside = [c for c in v["coins"] if not c["inside"]]
+    assert len(outside) == 1 and not outside[0]["flat"], v["coins"]
+
+
+def test_the_spins_other_coin_lying_tilted_outside_still_voids(check_model):
+    spec, expect, rm, img = scene(VALID[0], "valid", CHECK)
+    one = dict(spec, coins=spec["coins"][:1])   # the spin's other coin is the one on the floor
+    v = judge.classify(heldout.render_frame(_with_coin_outside(one, rm, 40.0), VALID[0]), rm, check_model)
+    assert v["result"] == "no-spin" and "7.3.1 coin outside the ring" in v["reasons"], v["reasons"]
+
+
+def test_a_black_chip_outside_is_not_a_third_grey_coin(monkeypatch):
+    model = heldout_model(SEALED41)
+    spec, expect, rm, img = scene(BLACK_CHIP, None, SEALED41)
+    v = judge.classify(img, rm, model)
+    assert v["result"] == expect == "tails", v["reasons"]   # unsure before: "a third coin-like object"
+    # its outline is still measured of a coin's size and chromaticity, off the chip's centre (its
+    # spots not named): only its brightness, 0.17 of the coins', tells it from a third coin
+    monkeypatch.setattr(judge, "_same_light", lambda light, ref: True)
+    v = judge.classify(img, rm, model)
+    assert "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
+
+
+def test_same_light_allows_a_coin_in_shade_and_refuses_a_black_object():
+    assert judge._same_light(0.3 * 230, 230) and judge._same_light(230, 0.3 * 230)
+    assert not judge._same_light(39, 230) and not judge._same_light(230, 39)
+    assert judge._same_light(None, 230) and judge._same_light(39, None)
