@@ -90,8 +90,15 @@ ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piec
 # no rim where they cross it (opened sealed-39 3849006545: 27 of the 36 arcs seen, the rest under
 # lines; the coin was "coin-coloured object of the wrong size")
 HIDDEN_SUPPORT = 0.65
+# ... and its longest arc without an edge may reach HIDDEN_MAX_GAP where every arc of it is so
+# printed: a coin lying half on a box printed in about its colour shows no rim along the box's
+# edge (opened sealed-41 3596520664: 74 deg, the coin "of the wrong size"). A tilted coin's short
+# side cannot hide there with the other seen: its rim lies inside the circle (HIDDEN_INSIDE_MAX)
+HIDDEN_MAX_GAP = 80
 HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
-HIDDEN_ARC_OUT = 1.15
+# radii of the circle beyond which the empty ring is looked at: a letter's stroke along the rim
+# lies within 1.1 of it and the layout shows beyond (opened sealed-41 3596520664)
+HIDDEN_ARC_OUT = (1.07, 1.15)
 HIDDEN_INSIDE_MAX = 1   # rays with an edge inside the circle, off it, at most (`_outline_near_circle`)
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
@@ -1003,14 +1010,16 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
     seen_bins = np.unique((np.degrees(ang) // 10).astype(int) % 36)
     bins = seen_bins.size / 36
-    if gap > ROUND_MAX_GAP or bins < (HIDDEN_SUPPORT if hidden_ok else ROUND_MIN_SUPPORT):
+    long_gap = gap > ROUND_MAX_GAP
+    if gap > (HIDDEN_MAX_GAP if hidden_ok else ROUND_MAX_GAP) or \
+            bins < (HIDDEN_SUPPORT if hidden_ok else ROUND_MIN_SUPPORT):
         return None
     order = np.argsort(keep_k)
     trial = Blob(center=center, area_coins=1.0, extra={})
     _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
     if trial.fit_err > ROUND_FIT:
         return None
-    if bins < ROUND_MIN_SUPPORT:
+    if bins < ROUND_MIN_SUPPORT or long_gap:
         # an edge found inside the circle, off it, is a rim the circle does not follow: a tilted
         # coin's short sides (opened sealed-39 1273470481, 26 deg: 8 such rays), where a flat
         # coin across lines shows only the lines' far edges, outside (3849006545: 7, none inside)
@@ -1018,24 +1027,32 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         if inside > HIDDEN_INSIDE_MAX:
             return None
         hidden = _hidden_arcs(ring, c0, rho, seen_bins, trial.chroma)
-        if bins + hidden / 36 < ROUND_MIN_SUPPORT:
+        if bins + hidden.sum() / 36 < ROUND_MIN_SUPPORT:
             return None
-        trial.extra["arcs_hidden"] = hidden
+        if long_gap:
+            # the arcs of the longest gap (their middles within it), every one hidden by print
+            i = int(np.argmax(np.diff(np.r_[ang, ang[0] + 2 * np.pi])))
+            mid = (np.arange(36) * 10 + 5 - np.degrees(ang[i])) % 360
+            if not hidden[(mid < gap) & ~np.isin(np.arange(36), seen_bins)].all():
+                return None
+        trial.extra["arcs_hidden"], trial.extra["_hidden"] = int(hidden.sum()), hidden
     trial.extra["missed"] = int(len(rest) - near.sum())
     return trial
 
 
 def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
-    """How many of the circle's 10 deg arcs (c0, rho: plane px) not in `seen_bins` have the
-    empty ring printed in about `chroma`'s colour just beyond them (HIDDEN_ARC_OUT of the
-    radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how
+    """Which of the circle's 10 deg arcs (c0, rho: plane px; a bool per arc) not in `seen_bins` have the
+    empty ring printed in about `chroma`'s colour just beyond them (at any of HIDDEN_ARC_OUT of
+    the radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how
     far the empty ring beyond the arcs seen lies from it (HIDDEN_ARC_NEAR_MAX at most). There a
     coin's rim meets print of its own colour and shows no edge; the stored empty ring is at
     detection scale, so a thin line comes out mixed with the layout round it."""
     if len(seen_bins) == 36:
-        return 0
-    t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10).ravel()
-    pts = np.asarray(c0) + HIDDEN_ARC_OUT * rho * np.stack([np.cos(t), np.sin(t)], 1)
+        return np.zeros(36, bool)
+    t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10)
+    out = np.asarray(HIDDEN_ARC_OUT, np.float64)
+    pts = (np.asarray(c0) + (out[None, None, :, None] * rho) *
+           np.stack([np.cos(t), np.sin(t)], 2)[:, :, None, :]).reshape(-1, 2)
     q = ring.image_points(pts).astype(np.float32)
     col = background_at(ring, q[None, :, 0], q[None, :, 1])[0].astype(np.float64)
     dist = np.abs(col / (col.sum(1, keepdims=True) + 1e-6) - np.asarray(chroma)).sum(1)
@@ -1044,14 +1061,14 @@ def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     w, h = ring.image_size
     off = (np.hypot(*(pts - np.asarray(ring.center)).T) >= ring.radius) | (q[:, 0] < 0) | (q[:, 1] < 0) | \
         (q[:, 0] > w - 1) | (q[:, 1] > h - 1)
-    dist = np.where(off, np.inf, dist).reshape(36, 3)
+    dist = np.where(off, np.inf, dist).reshape(36, -1)
     seen = np.zeros(36, bool)
     seen[seen_bins] = True
     beyond_seen = dist[seen].mean(1)
     beyond_seen = beyond_seen[np.isfinite(beyond_seen)]
     near = HIDDEN_ARC_COLOUR if not len(beyond_seen) else \
         min(HIDDEN_ARC_NEAR_MAX, max(HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE * float(np.median(beyond_seen))))
-    return int((dist[~seen].min(1) <= near).sum())
+    return ~seen & (dist.min(1) <= near)
 
 
 def _polar_at(img, ring, center, reach):
@@ -1309,7 +1326,17 @@ def _textured(img, ring, blob, k, r, need, at=None):
                                  borderMode=cv2.BORDER_REPLICATE), rr, np.arange(N_RAYS), au, origin - pc,
                        float(np.mean(trial.axes)), r_img, need)
     seen = np.isfinite(e)
-    off = int((np.abs(e[seen] - t[seen]) * np.hypot(*au[seen].T) > 2 * tol).sum())
+    dev = np.where(seen, e - t, 0.0) * np.hypot(*au.T)   # px beyond (+) or short of (-) the outline
+    off_rays = np.abs(dev) > 2 * tol
+    hidden = trial.extra.pop("_hidden", None)
+    if hidden is not None:
+        # along an arc hidden by print of the coin's colour the difference's edge just beyond the
+        # outline is the coin's drop shadow on that print (opened sealed-41 3596520664: 4-5 px
+        # beyond along 7 of 58 rays, all where the coin lies on a pale box), not a rim; a tilted
+        # coin's rim falls short of the outline
+        arc = (np.degrees(np.arctan2(*(origin + np.where(seen, e, 0.0)[:, None] * au - pc).T[::-1])) // 10)
+        off_rays &= ~(hidden[arc.astype(int) % 36] & (dev > 0) & (dev <= TEXTURE_SHADOW * r_img))
+    off = int((off_rays & seen).sum())
     if seen.sum() < TEXTURE_SEEN * N_RAYS or (off > 1 + TEXTURE_OFF * seen.sum() and not _rim_and_shadow(
             origin + e[seen, None] * au[seen], pc, float(np.mean(trial.axes)), r_img, tol)):
         return False
