@@ -100,18 +100,12 @@ def test_an_outline_print_makes_of_the_coins_colour_is_no_coin_unless_its_face_r
     assert v["result"] == "unsure" and v["coins"] == [], v["reasons"]
 
 
-def test_a_coin_seen_only_in_part_on_its_print_is_found_whole(model, monkeypatch):
+def test_a_coin_seen_only_in_part_on_its_print_is_found_whole(model):
     # edge-tune 985485456 drawn valid: of one coin only a part stood out from the ink ("coin-
     # coloured object that may or may not be a coin (it lies on print of the coin's colour: it
     # may be part of a coin whose rest the print hides)"); the search, run where that part lies
-    # too, finds the whole coin, which holds the part, and the spin is called. Since the
-    # thirty-eighth session the first pass measures that coin whole itself (the part's edges
-    # that lie beyond the whole coin's rim lie within its drop shadow's reach, TEXTURE_SHADOW);
-    # with no shadow allowed for the search is what finds it
+    # too, finds the whole coin, which holds the part, and the spin is called
     spec, expect, rm, img = _played(985485456)
-    _, short, _ = judge._judged(img, rm, model, detect.find_blobs(img, rm, skip_chroma=model.chroma))
-    assert short is None and judge.classify(img, rm, model)["result"] == expect
-    monkeypatch.setattr(detect, "TEXTURE_SHADOW", 0.0)
     _, short, doubts = judge._judged(img, rm, model, detect.find_blobs(img, rm, skip_chroma=model.chroma))
     assert short == 1 and len(doubts) == 1
     v = judge.classify(img, rm, model)
@@ -292,24 +286,27 @@ def test_a_coin_half_on_a_box_of_its_colour_is_measured_whole_across_the_box(mon
     assert abs(got["radius"] / truth["radius_px"] - 1) < 0.03 and got["flat"] and got["face"] == truth["face"]
 
 
-@pytest.mark.parametrize("change", [None, ("HIDDEN_MAX_GAP", 80), ("TEXTURE_SHADOW", 0.0)])
-def test_two_coins_across_a_box_and_letters_of_their_colour_are_both_found(monkeypatch, change):
+@pytest.mark.parametrize("gap", [None, 75])
+def test_a_coin_whose_rim_a_box_and_letters_hide_along_80_deg_is_measured_whole(monkeypatch, gap):
     # sealed-41 (opened) 3539133754, valid, 4K: both zinc coins lie across pale letters and a
-    # pale box; each stood out only in slivers ("0 coins found"). One's rim shows no edge along
-    # 91 deg in one piece, all of it hidden by that print (HIDDEN_MAX_GAP); the other's texture
-    # outline is right, but 7 of the first-pass edges of the sliver it holds lie 1.5-6.9 px
-    # beyond its rim, in its drop shadow (TEXTURE_SHADOW of its 55 px radius is 6.7 px)
+    # pale box of about their colour; each stood out only in slivers ("0 coins found"). One's
+    # rim shows no edge along 80 deg in one piece, all of it hidden by that print: it is measured
+    # whole (HIDDEN_MAX_GAP; with 75 deg allowed it is not). The other's texture outline is
+    # right, but 7 of the first-pass edges of the sliver it holds lie 1.5-6.9 px beyond its rim
+    # (its drop shadow): it stays a doubtful object and the spin unsure (Known limits)
     cfg = heldout.SETS["sealed-41"]
     spec, expect, rm, img = scene(3539133754, None, cfg)
     m = heldout_model(cfg)
-    if change:
-        monkeypatch.setattr(detect, *change)
-    v = judge.classify(img, rm, m)
-    if change:
-        assert v["result"] == "unsure", v["reasons"]
+    if gap:
+        monkeypatch.setattr(detect, "HIDDEN_MAX_GAP", gap)
+    truth = spec["coins"][0]
+    got = [b for b in detect.find_blobs(img, rm, skip_chroma=m.chroma) if b.axes is not None and
+           np.hypot(*np.subtract(detect.seen_center(b, rm), truth["center_px"])) < 0.3 * truth["radius_px"]]
+    whole = [b for b in got if abs(b.axes[0] / truth["radius_px"] - 1) < 0.03 and b.extra.get("gap_hidden")]
+    if gap:
+        assert not whole, [(b.axes, b.extra) for b in got]
         return
-    assert v["result"] == expect == "odds", v["reasons"]
-    for truth in spec["coins"]:
-        got = min(v["coins"], key=lambda c: np.hypot(*np.subtract(c["center"], truth["center_px"])))
-        assert np.hypot(*np.subtract(got["center"], truth["center_px"])) < 3.0 and got["face"] == truth["face"]
-        assert abs(got["radius"] / truth["radius_px"] - 1) < 0.03
+    assert len(whole) == 1 and 75 < whole[0].extra["gap_hidden"] <= detect.HIDDEN_MAX_GAP
+    assert whole[0].axes[1] / whole[0].axes[0] >= judge.DENTED_FLAT
+    v = judge.classify(img, rm, m)
+    assert v["result"] == "unsure" and len(v["coins"]) == 1, v["reasons"]

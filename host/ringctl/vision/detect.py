@@ -92,10 +92,10 @@ ROUND_MAX_GAP = 50         # deg of the circle without an edge on it in one piec
 HIDDEN_SUPPORT = 0.65
 # ... and its longest arc without an edge may reach HIDDEN_MAX_GAP where every arc of it is so
 # printed: a coin lying half on a box printed in about its colour shows no rim along the box's
-# edge (opened sealed-41 3596520664: 74 deg, 3539133754: 91 deg, the coins "of the wrong size").
+# edge (opened sealed-41 3596520664: 74 deg, 3539133754: 80 deg, the coins "of the wrong size").
 # A tilted coin's short side cannot hide there with the other seen: its rim lies inside the
 # circle (HIDDEN_INSIDE_MAX)
-HIDDEN_MAX_GAP = 95
+HIDDEN_MAX_GAP = 85
 HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
 # radii of the circle beyond which the empty ring is looked at: a letter's stroke along the rim
 # lies within 1.1 of it and the layout shows beyond (opened sealed-41 3596520664)
@@ -1036,6 +1036,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
             mid = (np.arange(36) * 10 + 5 - np.degrees(ang[i])) % 360
             if not hidden[(mid < gap) & ~np.isin(np.arange(36), seen_bins)].all():
                 return None
+            trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record and the judge
         trial.extra["arcs_hidden"], trial.extra["_hidden"] = int(hidden.sum()), hidden
     trial.extra["missed"] = int(len(rest) - near.sum())
     return trial
@@ -1341,17 +1342,16 @@ def _textured(img, ring, blob, k, r, need, at=None):
     if seen.sum() < TEXTURE_SEEN * N_RAYS or (off > 1 + TEXTURE_OFF * seen.sum() and not _rim_and_shadow(
             origin + e[seen, None] * au[seen], pc, float(np.mean(trial.axes)), r_img, tol)):
         return False
-    # what stood out lies within the new outline (a coin's part, not something beside it), or
-    # its drop shadow just beyond (opened sealed-41 3539133754: 7 of a coin's first-pass edges
-    # 1.5-6.9 px beyond its rim, 55 px, where it lies on the layout beside a pale box)
+    # what stood out lies within the new outline (a coin's part, not something beside it). Not
+    # loosened to the drop shadow's reach: tried in the thirty-eighth session, it let a coin
+    # tilted 34 deg through with an outline 0.961 round (edge-tune 1650403162, forced tilted)
     if len(k):
         _, _, pp, _, _ = _edge_circles(ring, blob, k, r)
-        beyond = np.hypot(*(pp - np.array(trial.plane_center)).T) - trial.axes[0]
-        if (beyond > max(tol, TEXTURE_SHADOW * r_img)).sum() > ROUND_MAX_BEYOND_MOST:
+        if (np.hypot(*(pp - np.array(trial.plane_center)).T) > trial.axes[0] + tol).sum() > ROUND_MAX_BEYOND_MOST:
             return False
     first = round(float(blob.fit_err), 2)
     seen_area = blob.extra.get("seen_area_coins", blob.area_coins)
-    for key in ("remeasured", "recentred", "dented", "arcs_hidden"):
+    for key in ("remeasured", "recentred", "dented", "arcs_hidden", "gap_hidden"):
         blob.extra.pop(key, None)
     blob.plane_center, blob.axes, blob.angle_deg, blob.fit_err = trial.plane_center, trial.axes, \
         trial.angle_deg, trial.fit_err
