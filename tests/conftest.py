@@ -113,13 +113,23 @@ GROUPS = {
     # reuses test_own_texture's scenes and model and one of test_judge_evidence's models (~28 s
     # of CPU), test_judge_evidence one of test_heldout_sets' (~5 s), when the tests that make them
     # run (some are `make soak` only since the twenty-fourth session: then the next asker makes
-    # them). test_ring_training's ring photos and test_chips' model are used in no other file.
+    # them). test_ring_training's ring photos are used in no other file.
     "vcache": ("vision/test_judge_evidence.py", "vision/test_own_texture.py",
                "vision/test_printed_edge.py", "vision/test_heldout_sets.py"),
     # the two-camera `site2` fixture (calibrated and trained: ~7 s), and test_chips, whose vcache
-    # held-out model test_views reuses
+    # held-out models test_views and test_coin_measures reuse (sealed-19's: ~15 s)
     "site2": ("vision/test_views.py", "vision/test_rest.py", "runner/test_rigwatch.py",
-              "vision/test_chips.py"),
+              "vision/test_chips.py", "vision/test_coin_measures.py"),
+    # more vcache held-out models used by several files (thirty-eighth session, every cache miss
+    # and hit recorded by file): sealed-23's (~12 s) and sealed-22's (~6 s) ...
+    "sealed-23": ("vision/test_chip_in_ring_wrong_calls.py", "vision/test_chip_rim_rows.py",
+                  "vision/test_away_size.py"),
+    # ... sealed-32's (~10 s) ...
+    "sealed-32": ("vision/test_dented_outline.py", "vision/test_uncrossed_rays.py"),
+    # ... edge-tune's (~9 s; test_judge_evidence and test_print_search use it too) and
+    # edge-1080p's (~4 s)
+    "edge-tune": ("vision/test_balance.py", "vision/test_drift.py", "vision/test_tilted_nearly_round.py",
+                  "vision/test_shadow.py"),
     # tests/commissioned.py's site commissioning (~12 s), shared by these DemoSessions; they
     # also play in real time, so this run never has two of them at once
     "commissioned": ("e2e/test_demo_e2e.py", "e2e/test_witness_e2e.py",
@@ -134,18 +144,29 @@ GROUPS = {
 }
 _GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
 
-# Rough seconds of the biggest groups (one serial run on a loaded machine): the scheduler hands
-# out the heaviest group left first, so no long group starts last while the other worker idles.
-# Only the order depends on them; an unlisted group counts a tenth of a second per test.
-SECONDS = {"vcache": 90, "commissioned": 88, "tests/vision/test_ring_training.py": 15,
-           "site2": 47, "tests/console/test_serve.py": 31, "tests/cli/test_bad_inputs.py": 25,
-           "tests/docs/test_doc_sequences.py": 25, "tests/vision/test_training.py": 20,
-           "tests/vision/test_rest_replay.py": 16, "tests/vision/test_train_verdict.py": 14,
-           "tests/vision/test_ring_full_res.py": 13, "tests/vision/test_judge.py": 13,
-           "tests/vision/test_ring_wall.py": 12, "tests/vision/test_face_light.py": 11,
-           "tests/console/test_http.py": 11, "tests/record/test_record_robust.py": 10,
-           "tests/runner/test_one_camera.py": 10, "tests/vision/test_face_relit.py": 10,
-           "tests/sim/test_simboard.py": 10}
+# Rough seconds of the biggest groups (one serial run on a loaded machine; the thirty-eighth
+# session's `pytest -n 0 --durations=0`, summed by group): the scheduler hands out the heaviest
+# group left first, so no long group starts last while the other worker idles. Only the order
+# depends on them; an unlisted group counts a tenth of a second per test (test_band_settle's 12
+# tests, the heaviest file, would count 1.2 s and start among the last).
+SECONDS = {"vcache": 68, "site2": 67, "commissioned": 64, "tests/vision/test_band_settle.py": 51,
+           "edge-tune": 46, "tests/vision/test_print_search.py": 38, "sealed-23": 27,
+           "tests/vision/test_ring_printed_circle.py": 22, "tests/console/test_serve.py": 20,
+           "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_face_lamp.py": 20,
+           "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
+           "tests/vision/test_camera_marks.py": 16, "tests/docs/test_doc_sequences.py": 16,
+           "tests/vision/test_face_relit.py": 15, "tests/runner/test_one_camera.py": 14,
+           "sealed-32": 12, "tests/vision/test_training_empty.py": 12,
+           "tests/vision/test_face_light.py": 12, "tests/console/test_http.py": 11,
+           "tests/vision/test_ring_training.py": 11, "tests/vision/test_shade.py": 11,
+           "tests/vision/test_judge.py": 11, "tests/sim/test_simboard.py": 10,
+           "tests/vision/test_lens.py": 9, "tests/record/test_record_robust.py": 9,
+           "tests/sim/test_camera_drift_bench.py": 9, "tests/sim/test_training_bench.py": 9,
+           "tests/vision/test_rest_replay.py": 8, "tests/vision/test_faceid.py": 8,
+           "tests/sim/test_camera.py": 8, "tests/link/test_pty_link.py": 8,
+           "tests/vision/test_training_clipped.py": 8, "tests/sim/test_fastrender.py": 7,
+           "tests/runner/test_host.py": 7, "tests/vision/test_train_verdict.py": 6,
+           "tests/vision/test_ring_wall.py": 6}
 
 
 def group_of(nodeid):

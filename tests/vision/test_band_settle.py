@@ -16,6 +16,8 @@ from ringctl.errors import UserError
 from ringctl.sim import calib_bench, heldout, training_bench
 from ringctl.vision import faceid, ring as ringmod
 
+import vcache
+
 # sealed-30 (opened): a border printed 10% of the radius inside the wall's foot, refused at
 # calibration since the twenty-sixth session ("a band 10% of the radius wide ...")
 BORDER = ("sealed-30", 3155147022)
@@ -26,11 +28,13 @@ NARROW = ("sealed-37", 3653394631)
 
 def _ring(name, seed):
     spec, _ = heldout.make(seed, None, dict(heldout.SETS[name]))
-    return spec, heldout.empty_frame(spec, seed)
+    return spec, vcache.empty_frame(spec, seed)
 
 
-def _photos(spec, seed):
-    return [heldout.ring_training_frames(spec, seed, face, 12) for face in ("heads", "tails")]
+def _photos(spec, seed, frames=vcache.ring_training_frames):
+    """The ring's 12 training photos per face: by default rendered once per session (vcache: copies
+    of heldout.ring_training_frames' pixels), the BORDER and NARROW rings' being used by two tests each."""
+    return [frames(spec, seed, face, 12) for face in ("heads", "tails")]
 
 
 def _off(rm, spec):
@@ -278,7 +282,7 @@ def test_the_wall_s_inner_part_settles_on_its_inner_side(monkeypatch):
     name, seed = "sealed-35", 1471872027
     spec, empty = _ring(name, seed)
     rm = ringmod.calibrate(empty, ring_mm=heldout.ring_mm(spec))
-    heads, tails = _photos(spec, seed)
+    heads, tails = _photos(spec, seed, heldout.ring_training_frames)   # 24 4K photos used here only: not kept
     ring = training_bench.unsettled(rm, 1.25, empty, True)
     found, measure = {}, faceid._coins_found      # the second settle finds the same coins: once each
     monkeypatch.setattr(faceid, "_coins_found", lambda photos, r, names, empty: found.get(r.axes) or
