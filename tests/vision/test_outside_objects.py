@@ -2,8 +2,9 @@
 the coins lie flat IN the ring, and 7.3.1 whether one lies outside: an object centred outside is
 one of the spin's coins only if `judge`'s outside rule says so (its size and brightness against
 the coins in the ring), however it lies. Thirty-eighth session: a third coin lying tilted on the
-floor voided valid spins as "7.3.4 coin not lying flat (leaning on the ring wall)", and a black
-chip on a grey floor was taken for a third zinc coin (sealed-41 1751110672, opened)."""
+floor voided valid spins as "7.3.4 coin not lying flat (leaning on the ring wall)". A flat object
+outside is like the coins only within a factor of 4 of their brightness too (`judge._same_light`:
+a black chip is grey's chromaticity); one not flat is like them within 30% of their size."""
 import copy
 
 import numpy as np
@@ -60,16 +61,30 @@ def test_the_spins_other_coin_lying_tilted_outside_still_voids(check_model):
     assert v["result"] == "no-spin" and "7.3.1 coin outside the ring" in v["reasons"], v["reasons"]
 
 
-def test_a_black_chip_outside_is_not_a_third_grey_coin(monkeypatch):
+def test_a_tilted_coin_outside_is_not_dropped_for_its_light(check_model, monkeypatch):
+    # an outline outside that is not flat measures no coin's light with margin (its face turned
+    # from the lamp): of about a coin's size it stays "a third coin", never dropped, so a false
+    # coin in the ring cannot hide the spin's other coin lying tilted outside (review)
+    spec, expect, rm, img = scene(VALID[0], "valid", CHECK)
+    frame = heldout.render_frame(_with_coin_outside(spec, rm, 40.0), VALID[0])
+    monkeypatch.setattr(judge, "_same_light", lambda light, ref: False)   # as if dark
+    v = judge.classify(frame, rm, check_model)
+    assert "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
+    monkeypatch.setattr(judge, "SAME_TILTED", 0.0)   # without the rule it would be dropped
+    assert judge.classify(frame, rm, check_model)["result"] == expect
+
+
+def test_a_black_chip_measured_not_flat_outside_stays_a_third_coin():
+    # sealed-41 (opened) 1751110672: a black chip on a grey floor, its spots not named, its
+    # outline measured on part of its rim (0.89 round, 8 px off its centre), of the zinc coins'
+    # size and chromaticity at 0.17 of their brightness. Not flat, its light is not compared:
+    # the spin stays the boxer's (a flat outline so dark would be no third coin)
     model = heldout_model(SEALED41)
     spec, expect, rm, img = scene(BLACK_CHIP, None, SEALED41)
     v = judge.classify(img, rm, model)
-    assert v["result"] == expect == "tails", v["reasons"]   # unsure before: "a third coin-like object"
-    # its outline is still measured of a coin's size and chromaticity, off the chip's centre (its
-    # spots not named): only its brightness, 0.17 of the coins', tells it from a third coin
-    monkeypatch.setattr(judge, "_same_light", lambda light, ref: True)
-    v = judge.classify(img, rm, model)
-    assert "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
+    assert v["result"] == "unsure" and expect == "tails", v["reasons"]
+    assert v["reasons"] == ["unsure: a third coin-like object outside the ring"], v["reasons"]
+    assert sorted(c["face"] for c in v["coins"] if c["inside"]) == ["tails", "tails"]
 
 
 def test_same_light_allows_a_coin_in_shade_and_refuses_a_black_object():

@@ -262,7 +262,7 @@ def test_an_outline_with_arcs_hidden_is_flat_only_from_the_dented_rule():
 
 
 @pytest.mark.parametrize("change", [None, ("HIDDEN_MAX_GAP", detect.ROUND_MAX_GAP), ("HIDDEN_ARC_OUT", (1.15,)),
-                                    ("TEXTURE_SHADOW", 0.0)])
+                                    ("HIDDEN_SHADOW", 0.0)])
 def test_a_coin_half_on_a_box_of_its_colour_is_measured_whole_across_the_box(monkeypatch, change):
     # sealed-41 (opened) 3596520664, valid, 4K: a zinc coin lies half on a pale grey box and
     # against a letter's stroke, both of about its colour. Its texture found the right circle, but
@@ -310,3 +310,22 @@ def test_a_coin_whose_rim_a_box_and_letters_hide_along_80_deg_is_measured_whole(
     assert whole[0].axes[1] / whole[0].axes[0] >= judge.DENTED_FLAT
     v = judge.classify(img, rm, m)
     assert v["result"] == "unsure" and len(v["coins"]) == 1, v["reasons"]
+
+
+def test_a_tilted_coin_whose_sliver_reaches_beyond_a_round_texture_outline_is_not_called():
+    # edge-tune 1650403162, forced tilted (34 deg): letting what stood out reach the drop shadow's
+    # distance beyond an outline found by its texture (tried in the thirty-eighth session, taken
+    # out) gave this coin an outline 0.961 round, 0.004 short of RESCUED_FLAT; the spin must never
+    # be called, and no outline found by its texture may make it nearly round
+    spec, expect, rm, img = _played(1650403162, "tilted")
+    assert spec["coins"][1]["tilt_deg"] > 30
+    m = heldout_model(CFG)
+    tilted = np.array(spec["coins"][1]["center_px"])
+    near = [b for b in detect.find_blobs(img, rm, skip_chroma=m.chroma) if b.axes is not None and
+            np.hypot(*(np.array(detect.seen_center(b, rm)) - tilted)) < 0.3 * rm.coin_radius_px]
+    assert not any("textured" in b.extra and b.axes[1] / b.axes[0] > judge.FLAT_RATIO for b in near), \
+        [(b.axes, b.extra) for b in near]
+    v = judge.classify(img, rm, m)
+    assert v["result"] in ("no-spin", "unsure"), v["reasons"]
+    assert not any(c["flat"] and np.hypot(*(np.array(c["center"]) - tilted)) < 0.3 * rm.coin_radius_px
+                   for c in v["coins"]), v["coins"]

@@ -93,13 +93,18 @@ HIDDEN_SUPPORT = 0.65
 # ... and its longest arc without an edge may reach HIDDEN_MAX_GAP where every arc of it is so
 # printed: a coin lying half on a box printed in about its colour shows no rim along the box's
 # edge (opened sealed-41 3596520664: 74 deg, 3539133754: 80 deg, the coins "of the wrong size").
-# A tilted coin's short side cannot hide there with the other seen: its rim lies inside the
-# circle (HIDDEN_INSIDE_MAX)
+# A tilted coin's short side can hide there: the other's rim, inside the circle, refuses it
+# only within the 0.15 radii the rays look (HIDDEN_INSIDE_MAX), so judge.DENTED_FLAT is the
+# guard (tilted coins' such outlines 0.941-0.955 round, flat ones 0.977-0.993)
 HIDDEN_MAX_GAP = 85
 HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
 # radii of the circle beyond which the empty ring is looked at: a letter's stroke along the rim
 # lies within 1.1 of it and the layout shows beyond (opened sealed-41 3596520664)
 HIDDEN_ARC_OUT = (1.07, 1.15)
+HIDDEN_ARC_SAMPLES = 2    # of an arc's samples (3 angles at each radius) so printed, at least
+# beyond the outline by at most this many coin radii, along an arc so hidden, the rim the
+# difference shows is the coin's drop shadow on that print, not a rim off the outline (`_textured`)
+HIDDEN_SHADOW = 0.12
 HIDDEN_INSIDE_MAX = 1   # rays with an edge inside the circle, off it, at most (`_outline_near_circle`)
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
@@ -982,8 +987,10 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     `center`) and the edges the other rays `rest` show near the circle (c0, rho: plane px), each
     against its own contrast; None if the edges cover too little of the circle or fit no clean
     ellipse. `hidden_ok`: arcs without an edge count as covered where the empty ring shows print
-    of the outline's own colour just beyond them (`_hidden_arcs`). The trial's extra["missed"]:
-    rays of `rest` without an edge near the circle."""
+    of the outline's own colour just beyond them (`_hidden_arcs`), and the longest arc without
+    one may reach HIDDEN_MAX_GAP where every arc of it is so; the trial then carries
+    extra["arcs_hidden"] (and "gap_hidden", and "_hidden": the arcs' mask, for the caller to
+    take out). The trial's extra["missed"]: rays of `rest` without an edge near the circle."""
     r_img = ring.coin_radius_px
     tol = max(ROUND_TOL[0], ROUND_TOL[1] * r_img)
     m = ring.to_plane
@@ -1036,7 +1043,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
             mid = (np.arange(36) * 10 + 5 - np.degrees(ang[i])) % 360
             if not hidden[(mid < gap) & ~np.isin(np.arange(36), seen_bins)].all():
                 return None
-            trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record and the judge
+            trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record
         trial.extra["arcs_hidden"], trial.extra["_hidden"] = int(hidden.sum()), hidden
     trial.extra["missed"] = int(len(rest) - near.sum())
     return trial
@@ -1070,7 +1077,8 @@ def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     beyond_seen = beyond_seen[np.isfinite(beyond_seen)]
     near = HIDDEN_ARC_COLOUR if not len(beyond_seen) else \
         min(HIDDEN_ARC_NEAR_MAX, max(HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE * float(np.median(beyond_seen))))
-    return ~seen & (dist.min(1) <= near)
+    # two samples of the six: one alone may fall on a speck or a line's blurred edge
+    return ~seen & ((dist <= near).sum(1) >= HIDDEN_ARC_SAMPLES)
 
 
 def _polar_at(img, ring, center, reach):
@@ -1337,7 +1345,7 @@ def _textured(img, ring, blob, k, r, need, at=None):
         # beyond along 7 of 58 rays, all where the coin lies on a pale box), not a rim; a tilted
         # coin's rim falls short of the outline
         arc = (np.degrees(np.arctan2(*(origin + np.where(seen, e, 0.0)[:, None] * au - pc).T[::-1])) // 10)
-        off_rays &= ~(hidden[arc.astype(int) % 36] & (dev > 0) & (dev <= TEXTURE_SHADOW * r_img))
+        off_rays &= ~(hidden[arc.astype(int) % 36] & (dev > 0) & (dev <= HIDDEN_SHADOW * r_img))
     off = int((off_rays & seen).sum())
     if seen.sum() < TEXTURE_SEEN * N_RAYS or (off > 1 + TEXTURE_OFF * seen.sum() and not _rim_and_shadow(
             origin + e[seen, None] * au[seen], pc, float(np.mean(trial.axes)), r_img, tol)):
