@@ -140,7 +140,7 @@ SAME_COIN = 0.08      # a third object outside matches the coins in the ring wit
 # ... and within this factor in brightness: a coin outside under a player's shade (up to 45% darker)
 # and the frame's vignetting (up to half at a corner) keeps more than a quarter of their light
 SAME_LIGHT = 4.0
-SAME_TILTED = 0.3     # ... an outline outside that is not flat, within +-30% of their size
+SAME_TILTED = 0.3     # ... beside two coins in the ring, one not flat within +-30% may be a third
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
@@ -440,12 +440,15 @@ def _judged(img, ring, model, blobs):
     ref_light = float(statistics.median(ring_light)) if ring_light else None
     in_play = sum(1 for c in coins if c.get("_in"))
     for reason, seen, size in away:
-        # the size of the coins in the ring, and about their brightness. An outline outside that
-        # is not flat measures no coin's size or light with margin (its face is turned from the
-        # lamp): of about a coin's size, it is like them (review, thirty-eighth session: else the
-        # spin's other coin, tilted outside, would be dropped beside a false coin in the ring)
-        like = size is not None and (abs(size / ref - 1) <= SAME_COIN and _same_light(seen[0].get("_light"), ref_light)
-                                     or not seen[0]["flat"] and abs(size / ref - 1) <= SAME_TILTED)
+        # like them: the size of the coins in the ring, and, lying flat, about their brightness
+        # (an outline that is not flat turns its face from the lamp: its light says nothing).
+        # Beside two coins in the ring, one not flat within SAME_TILTED of their size may be a
+        # coin too: dropping it would let a false coin in the ring hide the spin's other coin
+        # lying tilted outside (review, thirty-eighth session); it is no evidence for a void
+        flat = seen[0]["flat"]
+        like = size is not None and abs(size / ref - 1) <= SAME_COIN and \
+            (not flat or _same_light(seen[0].get("_light"), ref_light))
+        maybe = like or (size is not None and not flat and abs(size / ref - 1) <= SAME_TILTED)
         if not seen[0].get("_in") and in_play == 1 and ring_sizes and not like:
             # the spin's two coins are alike: something outside that is not the size of the coin in
             # the ring, or two things together there, is no evidence for a void (sealed-22, opened:
@@ -458,7 +461,7 @@ def _judged(img, ring, model, blobs):
                           "(7.3.1 needs evidence): boxer to call")
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
-        elif like:
+        elif maybe:
             unsure.append("unsure: a third coin-like object outside the ring")
         else:   # not like the coins in the ring (or two things together): neither of the spin's coins
             for entry in seen:
