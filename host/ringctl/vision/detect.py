@@ -1050,10 +1050,11 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
 
 
 def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
-    """Which of the circle's 10 deg arcs (c0, rho: plane px; a bool per arc) not in `seen_bins` have the
-    empty ring printed in about `chroma`'s colour just beyond them (at any of HIDDEN_ARC_OUT of
-    the radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within HIDDEN_ARC_SHARE of how
-    far the empty ring beyond the arcs seen lies from it (HIDDEN_ARC_NEAR_MAX at most). There a
+    """Which of the circle's 10 deg arcs (c0, rho: plane px; a bool per arc) not in `seen_bins`
+    have the empty ring printed in about `chroma`'s colour just beyond them (at HIDDEN_ARC_SAMPLES
+    of their samples at HIDDEN_ARC_OUT of the radius, inside the ring): within HIDDEN_ARC_COLOUR of
+    it, or within HIDDEN_ARC_SHARE of how far the empty ring beyond the arcs seen lies from it
+    (HIDDEN_ARC_NEAR_MAX at most). There a
     coin's rim meets print of its own colour and shows no edge; the stored empty ring is at
     detection scale, so a thin line comes out mixed with the layout round it."""
     if len(seen_bins) == 36:
