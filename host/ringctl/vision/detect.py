@@ -1015,7 +1015,8 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
     # it, where they bunch on the near side): a gap is an arc inferred, not seen
     ang = np.sort(np.arctan2(*(pts - c0).T[::-1]))
-    gap = np.degrees(np.diff(np.r_[ang, ang[0] + 2 * np.pi]).max()) if len(ang) else 360.0
+    steps = np.diff(np.r_[ang, ang[0] + 2 * np.pi])   # (pts holds 3 or more)
+    gap = float(np.degrees(steps.max()))
     seen_bins = np.unique((np.degrees(ang) // 10).astype(int) % 36)
     bins = seen_bins.size / 36
     long_gap = gap > ROUND_MAX_GAP
@@ -1039,8 +1040,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
             return None
         if long_gap:
             # the arcs of the longest gap (their middles within it), every one hidden by print
-            i = int(np.argmax(np.diff(np.r_[ang, ang[0] + 2 * np.pi])))
-            mid = (np.arange(36) * 10 + 5 - np.degrees(ang[i])) % 360
+            mid = (np.arange(36) * 10 + 5 - np.degrees(ang[int(np.argmax(steps))])) % 360
             if not hidden[(mid < gap) & ~np.isin(np.arange(36), seen_bins)].all():
                 return None
             trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record
@@ -1054,9 +1054,9 @@ def _hidden_arcs(ring, c0, rho, seen_bins, chroma):
     have the empty ring printed in about `chroma`'s colour just beyond them (at HIDDEN_ARC_SAMPLES
     of their samples at HIDDEN_ARC_OUT of the radius, inside the ring): within HIDDEN_ARC_COLOUR of
     it, or within HIDDEN_ARC_SHARE of how far the empty ring beyond the arcs seen lies from it
-    (HIDDEN_ARC_NEAR_MAX at most). There a
-    coin's rim meets print of its own colour and shows no edge; the stored empty ring is at
-    detection scale, so a thin line comes out mixed with the layout round it."""
+    (HIDDEN_ARC_NEAR_MAX at most). There a coin's rim meets print of its own colour and shows no
+    edge; the stored empty ring is at detection scale, so a thin line comes out mixed with the
+    layout round it."""
     if len(seen_bins) == 36:
         return np.zeros(36, bool)
     t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10)
