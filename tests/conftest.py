@@ -152,6 +152,7 @@ _GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
 SECONDS = {"vcache": 68, "site2": 67, "commissioned": 64, "tests/vision/test_band_settle.py": 51,
            "edge-tune": 46, "tests/vision/test_print_search.py": 38, "sealed-23": 27,
            "tests/vision/test_ring_printed_circle.py": 22, "tests/console/test_serve.py": 20,
+           "tests/vision/test_inner_rim.py": 14,
            "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_face_lamp.py": 20,
            "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
            "tests/vision/test_camera_marks.py": 16, "tests/docs/test_doc_sequences.py": 16,

@@ -213,9 +213,9 @@ def test_a_coin_across_lines_of_its_colour_is_measured_whole_where_the_lines_hid
     assert b.extra["textured"] and b.extra["arcs_hidden"] > 0
     assert np.hypot(*(rm.image_points([b.plane_center])[0] - truth)) < 0.1 * rm.coin_radius_px
     assert b.axes[1] / b.axes[0] > judge.FLAT_RATIO and abs(b.axes[0] / rm.coin_radius_px - 1) < 0.05
-    # the same circle 200 px up, on plain layout: no arc without an edge counts
+    # the same circle 200 px up, on plain layout: no arc is printed
     up = np.array(b.plane_center) - (0.0, 200.0)
-    assert detect._hidden_arcs(rm, up, float(np.mean(b.axes)), np.arange(27), m.chroma).sum() == 0
+    assert detect._printed_arcs(rm, up, float(np.mean(b.axes)), np.arange(27), m.chroma).sum() == 0
 
 
 def test_a_tilted_coin_whose_print_hides_arcs_of_its_rim_is_not_measured_round(monkeypatch):
