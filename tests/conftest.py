@@ -127,9 +127,9 @@ GROUPS = {
     # ... sealed-32's (~10 s) ...
     "sealed-32": ("vision/test_dented_outline.py", "vision/test_uncrossed_rays.py"),
     # ... edge-tune's (~9 s; test_judge_evidence and test_print_search use it too) and
-    # edge-1080p's (~4 s)
+    # edge-1080p's (~4 s); test_inner_rim (thirty-ninth session) uses edge-tune's
     "edge-tune": ("vision/test_balance.py", "vision/test_drift.py", "vision/test_tilted_nearly_round.py",
-                  "vision/test_shadow.py"),
+                  "vision/test_shadow.py", "vision/test_inner_rim.py"),
     # tests/commissioned.py's site commissioning (~12 s), shared by these DemoSessions; they
     # also play in real time, so this run never has two of them at once
     "commissioned": ("e2e/test_demo_e2e.py", "e2e/test_witness_e2e.py",
@@ -150,9 +150,8 @@ _GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
 # depends on them; an unlisted group counts a tenth of a second per test (test_band_settle's 12
 # tests, the heaviest file, would count 1.2 s and start among the last).
 SECONDS = {"vcache": 68, "site2": 67, "commissioned": 64, "tests/vision/test_band_settle.py": 51,
-           "edge-tune": 46, "tests/vision/test_print_search.py": 38, "sealed-23": 27,
+           "edge-tune": 70, "tests/vision/test_print_search.py": 38, "sealed-23": 27,
            "tests/vision/test_ring_printed_circle.py": 22, "tests/console/test_serve.py": 20,
-           "tests/vision/test_inner_rim.py": 14,
            "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_face_lamp.py": 20,
            "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
            "tests/vision/test_camera_marks.py": 16, "tests/docs/test_doc_sequences.py": 16,

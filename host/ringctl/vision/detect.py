@@ -94,9 +94,9 @@ HIDDEN_SUPPORT = 0.65
 # printed: a coin lying half on a box printed in about its colour shows no rim along the box's
 # edge (opened sealed-41 3596520664: 74 deg, 3539133754: 80 deg, the coins "of the wrong size").
 # A tilted coin's short side can hide there: the other's rim, inside the circle, refuses it
-# only within the 0.15 radii the rays look and where no print of its colour lies beyond
-# (HIDDEN_INSIDE_MAX), so judge.DENTED_FLAT is the guard (tilted coins' such outlines
-# 0.941-0.955 round, flat ones 0.977-0.993)
+# only within the 0.15 radii the rays look and off the hidden arcs (HIDDEN_INSIDE_MAX,
+# INNER_RIM), so judge.DENTED_FLAT is the guard (tilted coins' such outlines 0.939-0.955
+# round, flat ones 0.974-0.993)
 HIDDEN_MAX_GAP = 85
 HIDDEN_ARC_COLOUR, HIDDEN_ARC_SHARE, HIDDEN_ARC_NEAR_MAX = 0.1, 0.5, 0.25
 # radii of the circle beyond which the empty ring is looked at: a letter's stroke along the rim
@@ -106,7 +106,8 @@ HIDDEN_ARC_SAMPLES = 2    # of an arc's samples (3 angles at each radius) so pri
 # beyond the outline by at most this many coin radii, along an arc so hidden, the rim the
 # difference shows is the coin's drop shadow on that print, not a rim off the outline (`_textured`)
 HIDDEN_SHADOW = 0.12
-HIDDEN_INSIDE_MAX = 1   # rays with an edge inside the circle, off it, no print beyond, at most (`_outline_near_circle`)
+HIDDEN_INSIDE_MAX = 1   # rays with an edge inside the circle, off it, at most (`_outline_near_circle`) ...
+INNER_RIM = 0.1         # ... but for those at most this many coin radii in on a hidden arc (a raised rim's inner edge)
 ROUND_PIECE = 0.5          # coin areas of a piece cut off such a coin by a band of ink, at most
 PIECES_MAX = 1.2           # coin areas of the pieces measured to one outline, together at most
 # A chip of the layout's colour in the ring shows only its edge spots (`_spot_rings`): specks of
@@ -1033,17 +1034,21 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # an edge found inside the circle, off it, is a rim the circle does not follow: a tilted
         # coin's short sides (opened sealed-39 1273470481, 26 deg: 8 such rays), where a flat
         # coin across lines shows only the lines' far edges, outside (3849006545: 7, none inside).
-        # Not where print of the coin's colour lies just beyond the circle: there a flat coin's
-        # rim shows no edge and the inner edge of its raised rim, 0.05-0.09 radii in, is the
-        # edge the ray finds (opened sealed-30 2337138250: 11 such rays, sealed-25 1185694131: 3,
-        # sealed-42 3500267937: 6; each coin went unfound, "1 coin found"). A tilted coin's short
-        # side on such print is refused, if at all, by judge.DENTED_FLAT (forced tilted, 453
-        # scenes of six sets: no verdict changed)
+        # Not on an arc hidden (no edge on the circle, print of the outline's colour just beyond)
+        # and no deeper than INNER_RIM: there a flat coin's outer rim shows no edge and the ray
+        # finds the inner edge of its raised rim, 0.05-0.09 radii in (opened sealed-30
+        # 2337138250: 11 such rays, sealed-25 1185694131: 3; each coin went unfound, "1 coin
+        # found"). A tilted coin's short side is as deep, so whatever of it lies on hidden arcs no
+        # longer counts: edge-tune 2549244875 (25.5 deg, forced tilted) is refused by 2 rays of 9
+        # (`test_inner_rim.py`), and judge.DENTED_FLAT is the guard behind
         printed = _printed_arcs(ring, c0, rho, seen_bins, trial.chroma)
         hidden = printed & ~np.isin(np.arange(36), seen_bins)
-        off_in = ~near & ((rq - t) * np.hypot(*au[rest].T) < -gate)   # no edge (NaN): False
+        depth = (t - rq) * np.hypot(*au[rest].T)   # plane px inside the circle (no edge, NaN: False)
+        off_in = ~near & (depth > gate)
         pin = origin + rq[off_in, None] * au[rest][off_in]
-        inside = int((~printed[(np.degrees(np.arctan2(*(pin - c0).T[::-1])) // 10).astype(int) % 36]).sum())
+        rim = hidden[(np.degrees(np.arctan2(*(pin - c0).T[::-1])) // 10).astype(int) % 36] & \
+            (depth[off_in] <= INNER_RIM * r_img)
+        inside = int((~rim).sum())
         if inside > HIDDEN_INSIDE_MAX:
             return None
         if bins + hidden.sum() / 36 < ROUND_MIN_SUPPORT:
@@ -1064,9 +1069,9 @@ def _printed_arcs(ring, c0, rho, seen_bins, chroma):
     printed in about `chroma`'s colour just beyond them (at HIDDEN_ARC_SAMPLES of their samples at
     HIDDEN_ARC_OUT of the radius, inside the ring): within HIDDEN_ARC_COLOUR of it, or within
     HIDDEN_ARC_SHARE of how far the empty ring beyond the arcs seen (`seen_bins`) lies from it
-    (HIDDEN_ARC_NEAR_MAX at most). Such an arc not seen is hidden. There a coin's rim meets print of its own colour and shows no
-    edge; the stored empty ring is at detection scale, so a thin line comes out mixed with the
-    layout round it."""
+    (HIDDEN_ARC_NEAR_MAX at most). There a coin's rim meets print of its own colour and shows no
+    edge (such an arc not in `seen_bins` is hidden); the stored empty ring is at detection scale,
+    so a thin line comes out mixed with the layout round it."""
     t = np.radians((np.arange(36)[:, None] + np.array([0.2, 0.5, 0.8])[None, :]) * 10)
     out = np.asarray(HIDDEN_ARC_OUT, np.float64)
     pts = (np.asarray(c0) + (out[None, None, :, None] * rho) *

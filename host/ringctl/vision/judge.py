@@ -115,7 +115,10 @@ RESCUED_FLAT = 0.965
 # seen inside the circle (edge-tune 2549244875's 0.96 would pass RESCUED_FLAT), the two flat
 # ones 0.980 and 0.981. Since one hidden arc may reach 85 deg (detect.HIDDEN_MAX_GAP), coins
 # tilted 26.6-58 deg came out 0.941-0.955 (4 of 388 forced tilted scenes of five sets), flat
-# ones 0.977-0.993: this rule is what keeps such a tilted coin out
+# ones 0.977-0.993: this rule is what keeps such a tilted coin out. Since a raised rim's inner
+# edge on arcs print hides no longer refuses an outline (detect.INNER_RIM), coins tilted 31 and
+# 33 deg came out 0.952 and 0.939 so (edge-tune 3359299473, edge-4k 4225357673), the flat ones
+# it was for 0.974 and 0.982
 DENTED_FLAT = 0.97
 # Two coins in one outline: its long half-axis is r + d/2 for centres d apart, so ~2 coin radii
 # when they touch. Over TOUCH_SIZE (centres >= ~0.8 of a diameter apart) the camera cannot tell
