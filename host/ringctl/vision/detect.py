@@ -1039,7 +1039,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # finds the inner edge of its raised rim, 0.05-0.09 radii in (opened sealed-30
         # 2337138250: 11 such rays, sealed-25 1185694131: 3; each coin went unfound, "1 coin
         # found"). A tilted coin's short side is as deep, so whatever of it lies on hidden arcs no
-        # longer counts: edge-tune 2549244875 (25.5 deg, forced tilted) is refused by 2 rays of 9
+        # longer counts: edge-tune 2549244875 (25.5 deg, forced tilted) is refused by 2-3 rays of 9
         # (`test_inner_rim.py`), and judge.DENTED_FLAT is the guard behind
         printed = _printed_arcs(ring, c0, rho, seen_bins, trial.chroma)
         hidden = printed & ~np.isin(np.arange(36), seen_bins)
