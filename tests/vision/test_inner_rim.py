@@ -1,31 +1,15 @@
 """A flat coin whose rim lies on print of its own colour shows no edge there; along that print
 the rays find the inner edge of its raised rim instead, 0.05-0.09 coin radii inside the circle.
-Such an edge is no tilted coin's short side (detect._outline_near_circle): only edges inside the
-circle where no such print lies beyond it refuse the outline found by the coin's texture (a
-tilted coin's short sides: test_print_search, sealed-39 1273470481)."""
+On such hidden arcs an edge no deeper than detect.INNER_RIM no longer refuses the outline found by
+the coin's texture (detect._outline_near_circle); edges elsewhere, a tilted coin's short sides,
+still do (and test_print_search, sealed-39 1273470481). A tilted coin's short side on hidden arcs
+is let off too: judge.DENTED_FLAT keeps its outline from a call."""
 import numpy as np
 import pytest
 
 from ringctl.sim import heldout
 from ringctl.vision import detect, judge
 from vcache import heldout_model, scene
-
-# opened sealed sets, valid: a coin lying half on print of its colour was not found ("1 coin
-# found and none seen leaving the ring"; the second "an object in the ring that is not a coin"):
-# 11 and 3 rays found its inner rim edge. (set, seed, kind: None = as drawn)
-CASES = [("sealed-30", 2337138250, "valid"), ("sealed-25", 1185694131, None)]
-
-
-@pytest.mark.parametrize("name, seed, kind", CASES)
-def test_a_coin_whose_inner_rim_shows_along_print_of_its_colour_is_found_and_called(name, seed, kind):
-    cfg = heldout.SETS[name]
-    spec, expect, rm, img = scene(seed, kind, cfg)
-    m = heldout_model(cfg)
-    v = judge.classify(img, rm, m)
-    assert v["result"] == expect, v["reasons"]
-    for truth in spec["coins"]:
-        at = [c for c in v["coins"] if np.hypot(*np.subtract(c["center"], truth["center_px"])) < 0.1 * truth["radius_px"]]
-        assert len(at) == 1 and at[0]["flat"] and at[0]["face"] == truth["face"]
 
 
 def _outlines(monkeypatch, img, rm, m, spec, coin):
@@ -43,11 +27,32 @@ def _outlines(monkeypatch, img, rm, m, spec, coin):
                and np.hypot(*(np.array(detect.seen_center(b, rm)) - c)) < 0.3 * spec["coins"][coin]["radius_px"]]
 
 
+# opened sealed sets, valid: a coin lying half on print of its colour was not found ("1 coin
+# found and none seen leaving the ring"; the second "an object in the ring that is not a coin"):
+# 11 and 3 rays found its inner rim edge. (set, seed, kind: None = as drawn, that coin)
+CASES = [("sealed-30", 2337138250, "valid", 1), ("sealed-25", 1185694131, None, 0)]
+
+
+@pytest.mark.parametrize("name, seed, kind, coin", CASES)
+def test_a_coin_whose_inner_rim_shows_along_print_of_its_colour_is_found_and_called(monkeypatch, name, seed,
+                                                                                    kind, coin):
+    cfg = heldout.SETS[name]
+    spec, expect, rm, img = scene(seed, kind, cfg)
+    m = heldout_model(cfg)
+    v, got = _outlines(monkeypatch, img, rm, m, spec, coin)
+    assert v["result"] == expect, v["reasons"]
+    for truth in spec["coins"]:
+        at = [c for c in v["coins"] if np.hypot(*np.subtract(c["center"], truth["center_px"])) < 0.1 * truth["radius_px"]]
+        assert len(at) == 1 and at[0]["flat"] and at[0]["face"] == truth["face"]
+    # measured by its texture, the arcs the print hides counted as its rim
+    assert any("arcs_hidden" in b.extra for b in got)
+
+
 def test_a_tilted_coins_short_side_off_the_hidden_arcs_still_refuses_its_round_outline(monkeypatch):
     # edge-tune 2549244875, forced tilted: the coin tilted 25.5 deg lies on print of its colour;
     # 6 of the 9 rays that find its rim inside the texture's circle lie on hidden arcs and no
-    # longer count, the other 3 refuse the circle. Without the rule the search on print
-    # measures it 0.96 round
+    # longer count, the other 2-3 (as the circle is refitted) refuse it. Without the rule the
+    # search on print measures it 0.96 round
     cfg = heldout.SETS["edge-tune"]
     spec, expect, rm, img = scene(2549244875, "tilted", cfg)
     m = heldout_model(cfg)
