@@ -7,8 +7,6 @@ the ring's radius was taken for the boundary, one at 0.6-0.7 left the ring refus
 is of the layout's colour, and such rings were refused even with nothing printed (sealed-22
 2505097369, sealed-19 2964572801: green floor, a wall 25-27 px of 1920, all 360 directions on one
 ellipse)."""
-import copy
-
 import cv2
 import numpy as np
 import pytest
@@ -17,26 +15,16 @@ from ringctl.errors import UserError
 from ringctl.sim import heldout
 from ringctl.vision import ring as ringmod
 
+import vcache
+
 THIN_WALL = (("sealed-22", 2505097369), ("sealed-19", 2964572801))
 
 
-_EMPTIES = {}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _empties_kept_for_the_module():
-    yield
-    _EMPTIES.clear()
-
-
 def _empty(name, seed):
-    """(spec, empty frame) of held-out ring `seed` of set `name`, rendered once per module (most
-    rings here serve several tests, THIN_WALL's 14 each) and handed out as copies."""
-    if (name, seed) not in _EMPTIES:
-        spec, _ = heldout.make(seed, None, heldout.SETS[name])
-        _EMPTIES[name, seed] = spec, heldout.empty_frame(spec, seed)
-    spec, img = _EMPTIES[name, seed]
-    return copy.deepcopy(spec), img.copy()
+    """(spec, empty frame) of held-out ring `seed` of set `name` (vcache: rendered once per
+    session; most rings here serve several tests, THIN_WALL's 14 each)."""
+    spec, _ = heldout.make(seed, None, heldout.SETS[name])
+    return spec, vcache.empty_frame(spec, seed)
 
 
 def _distance(img, ring):

@@ -7,8 +7,6 @@ objects"); 2965148529 a 1080p ring where the circle of the calibrated size ran t
 drop shadow's edge, 4 px off the coin finder's outline ("two measurements ... disagree"). With the
 calibration's photo of the empty ring (`ring vision train --empty`) print is taken out: the coin is
 found against it, and the measurement with nothing of the coin beyond it is taken."""
-import copy
-
 import cv2
 import numpy as np
 import pytest
@@ -26,24 +24,11 @@ def _ring(seed):
     return spec, rm, vcache.empty_frame(spec, seed)
 
 
-_PHOTOS = {}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _photos_kept_for_the_module():
-    yield
-    _PHOTOS.clear()
-
-
 def _photos(spec, seed, face):
-    """heldout.ring_training_frames' photos of `face` in ring `seed` and each photo's coin, rendered
-    once per module (2325733923's twelve 4K photos serve two tests) and handed out as copies."""
-    if (seed, face) not in _PHOTOS:
-        coins = []
-        imgs = heldout.ring_training_frames(spec, seed, face, faceid.RECOMMENDED_PHOTOS, coins=coins)
-        _PHOTOS[seed, face] = imgs, coins
-    imgs, coins = _PHOTOS[seed, face]
-    return [im.copy() for im in imgs], copy.deepcopy(coins)
+    """The ring's photos of `face` and each photo's coin (vcache: rendered once per session;
+    2325733923's twelve 4K photos serve two tests)."""
+    coins = []
+    return vcache.ring_training_frames(spec, seed, face, faceid.RECOMMENDED_PHOTOS, coins=coins), coins
 
 
 def _off(rm, b, coin):

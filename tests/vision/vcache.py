@@ -51,12 +51,17 @@ def scene(seed, kind, cfg):
     return copy.deepcopy(spec), expect, copy.deepcopy(rm), img.copy()
 
 
-def ring_training_frames(spec, seed, face, n):
-    """`heldout.ring_training_frames(spec, seed, face, n)` (copies), rendered once per session."""
+def ring_training_frames(spec, seed, face, n, coins=None):
+    """`heldout.ring_training_frames(spec, seed, face, n, coins=coins)` (copies: the photos, and
+    each photo's coin appended to `coins`), rendered once per session."""
     k = _key(spec, seed, face, n)
     if k not in _ring_photos:
-        _ring_photos[k] = heldout.ring_training_frames(spec, seed, face, n)
-    return [p.copy() for p in _ring_photos[k]]
+        laid = []
+        _ring_photos[k] = heldout.ring_training_frames(spec, seed, face, n, coins=laid), laid
+    photos, laid = _ring_photos[k]
+    if coins is not None:
+        coins.extend(copy.deepcopy(laid))
+    return [p.copy() for p in photos]
 
 
 def ring_model(spec, seed, rm, n=bench.RING_PHOTOS):

@@ -1041,8 +1041,8 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # found"). A tilted coin's short side is as deep, so whatever of it lies on hidden arcs no
         # longer counts: edge-tune 2549244875 (25.5 deg, forced tilted) is refused by 2-3 rays of 9
         # (`test_inner_rim.py`), and judge.DENTED_FLAT is the guard behind
-        printed = _printed_arcs(ring, c0, rho, seen_bins, trial.chroma)
-        hidden = printed & ~np.isin(np.arange(36), seen_bins)
+        unseen = ~np.isin(np.arange(36), seen_bins)
+        hidden = _printed_arcs(ring, c0, rho, seen_bins, trial.chroma) & unseen
         depth = (t - rq) * np.hypot(*au[rest].T)   # plane px inside the circle (no edge, NaN: False)
         off_in = ~near & (depth > gate)
         pin = origin + rq[off_in, None] * au[rest][off_in]
@@ -1056,7 +1056,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         if long_gap:
             # the arcs of the longest gap (their middles within it), every one hidden by print
             mid = (np.arange(36) * 10 + 5 - np.degrees(ang[int(np.argmax(steps))])) % 360
-            if not hidden[(mid < gap) & ~np.isin(np.arange(36), seen_bins)].all():
+            if not hidden[(mid < gap) & unseen].all():
                 return None
             trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record
         trial.extra["arcs_hidden"], trial.extra["_hidden"] = int(hidden.sum()), hidden
