@@ -126,7 +126,8 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # only (an eighteenth small portrait; the cameraman's camera on its tripod head, from camera);
 # 136: sealed-41 only (a nineteenth small portrait; craters and a mare's edge, from moon);
 # 137: sealed-42 only (a twentieth small portrait; the astronaut's gloved hand and sleeve);
-# 138: sealed-43 only (a twenty-first small portrait; the cup's handle on its saucer, from coffee)
+# 138: sealed-43 only (a twenty-first small portrait; the cup's handle on its saucer, from coffee);
+# 139: sealed-44 only (a twenty-second small portrait; a cat's eye and its brow, from cat)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -159,7 +160,8 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   135: (("lfw_subset[28]", 12, 12, 12), ("camera", 290, 160, 65)),
                   136: (("lfw_subset[36]", 12, 12, 12), ("moon", 380, 140, 90)),
                   137: (("lfw_subset[53]", 12, 12, 12), ("astronaut", 350, 300, 80)),
-                  138: (("lfw_subset[14]", 12, 12, 12), ("coffee", 180, 250, 70))}
+                  138: (("lfw_subset[14]", 12, 12, 12), ("coffee", 180, 250, 70)),
+                  139: (("lfw_subset[42]", 12, 12, 12), ("cat", 170, 115, 60))}
 # pictures that need arguments to come out the same on every call, or that come as a tuple
 # (stereo_motorcycle: left view, right view, disparity): the picture is the first; NAME[i] is
 # picture i of a stack (lfw_subset: 200 greyscale pictures of 25 x 25, 0..1)
