@@ -13,9 +13,13 @@ log brightness ratio to the empty ring: coins, chips and the print's edges are t
 share of the window to move the median, and a median keeps a shade's edge where it is. A region
 darker than SHADE_MIN, AREA coin areas or more, is a shade only when most of it (TRUE_SHARE)
 is the empty ring's own colour darkened by the measured factor (a hand or a sleeve over the
-ring is neither); the frame is then divided by the factor there, a copy made, and everything
-downstream (detection, faces, flatness, the camera's drift) judges the lifted frame. A frame
-without a shade costs the grid's ratio and a count (~0.1 ms at 1080p), and is used as it is.
+ring is neither). A shade about a coin wide, which the median flattens, is found by each
+sample's own ratio where it reaches in across the ring's edge as a player's shade does
+(`_narrow`: sealed-43 2330663049). The frame is then divided by the factor there, a copy made,
+and everything downstream (detection, faces, flatness, the camera's drift) judges the lifted
+frame. A frame without a shade costs the grid's ratio and a count (~0.1 ms at 1080p), one with
+3 coin areas darker (dark coins and their shadows) a blur and its regions too, and is used as
+it is.
 """
 import cv2
 import numpy as np
@@ -36,6 +40,8 @@ CHROMA_FLOOR = 0.01   # ... taken as this at least (shares, summed) ...
 RATIO_FLOOR = 0.02    # ... and this (log)
 FILL = 7             # grid samples across the window a coin's depth is filled in from (1.75 coin diameters)
 FILL_SHARE = 0.2      # ... when at least this share of it is the empty ring darkened
+NARROW_IN = 1.0       # coin areas of a narrow shade inside the ring at least ...
+NARROW_OUT = 0.5      # ... and beyond its edge: it reaches in across the edge (`_narrow`)
 _SUM = np.ones((1, 3), np.float32)
 SCALE = 100.0         # log ratio to the median's 8-bit units (0.01 each; 128 = no change)
 
@@ -55,15 +61,17 @@ def _brightness(grid):
 
 
 def _grid_background(ring, roi):
-    """(log brightness, chroma) of the empty ring's photo at the grid (cached on the ring)."""
-    key = (roi, STRIDE)
+    """(log brightness, chroma, inside the ring) of the empty ring's photo at the grid (cached on
+    the ring)."""
+    key = (roi, STRIDE, "inside")   # the inside mask joined the cache (a ring may hold the older one)
     got = getattr(ring, "_shade_bg", None)
     if got is None or got[0] != key:
         x0, y0, x1, y1 = roi
         bg = _grid(ring.background[y0:y1, x0:x1])
         s = _brightness(bg)
-        got = ring._shade_bg = (key, np.log(s), bg / s[..., None])
-    return got[1], got[2]
+        inside = _grid(detect.ring_mask(ring)[y0:y1, x0:x1].astype(np.float32)) > 0.5
+        got = ring._shade_bg = (key, np.log(s), bg / s[..., None], inside)
+    return got[1:]
 
 
 def factor(img, ring):
@@ -72,7 +80,7 @@ def factor(img, ring):
     roi = detect.detection_roi(ring)
     x0, y0, x1, y1 = roi
     small = _grid(ring.small_region(img, x0, y0, x1, y1))
-    log_bg, chroma_bg = _grid_background(ring, roi)
+    log_bg, chroma_bg, inside = _grid_background(ring, roi)
     s = _brightness(small)
     r = cv2.log(s) - log_bg
     cell = ringmod.SMALL_COIN_R / STRIDE             # a coin's radius in grid samples
@@ -80,50 +88,63 @@ def factor(img, ring):
     dark = (r < -SHADE_MIN).astype(np.uint8)
     if np.count_nonzero(dark) < area:                # too little darker for any shade
         return None
-    # a shade is wider than a coin (or the median below flattens it too): when nothing darker is,
-    # what is darker is coins, chips and their own shadows
+    # a wide shade is wider than a coin (or the median below flattens it too): when nothing darker
+    # is, what is darker is coins, chips and their own shadows, or a narrow shade (`_narrow`)
     wide = 2 * int(cell) + 1
-    if not cv2.erode(dark, np.ones((wide, wide), np.uint8)).any():
+    wide_ok = bool(cv2.erode(dark, np.ones((wide, wide), np.uint8)).any())
+    own = np.minimum(cv2.blur(r, (3, 3)), 0)
+    candidates = _candidates(r, own, inside, area / AREA)
+    if not wide_ok and not candidates[1].any():
         return None
     k = int(WINDOW * cell) | 1
     q = np.clip(128 + SCALE * r, 0, 255).astype(np.uint8)
     level = (cv2.medianBlur(q, k).astype(np.float32) - 128) / SCALE
-    # a region: where the shade is SHADE_EDGE deep or more, out to where it fades; its core is
-    # where it is SHADE_MIN deep or more
-    soft = ((level < -SHADE_EDGE) & (level > -SHADE_MAX)).astype(np.uint8)
-    n, lab = cv2.connectedComponents(soft, connectivity=8)
     core = level < -SHADE_MIN
+    lit = ~core
+    if np.count_nonzero(lit) < LIT_SHARE * lit.size:   # darker nearly all over: no player's shade
+        return None                                    # (balance names the exposure), nothing to measure by
     # the empty ring darkened: its colour kept, and its own texture (the ratio as smooth as the
     # frame's noise leaves it), each within NOISE times what the unshaded samples differ by, that
     # grown as a sample is darker than theirs (the sensor's noise over a smaller signal)
     chroma = np.abs(small / s[..., None] - chroma_bg).sum(axis=-1)
     rough = np.abs(r - cv2.blur(r, (3, 3)))
-    lit = ~core
-    if np.count_nonzero(lit) < LIT_SHARE * lit.size:   # darker nearly all over: no player's shade
-        return None                                    # (balance names the exposure), nothing to measure by
     grow = NOISE * float(np.median(s[lit])) / s
-    same = ((chroma < max(float(np.median(chroma[lit])), CHROMA_FLOOR) * grow)
-            & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow))
-    cores = np.bincount(lab[core], minlength=n)
-    kept = np.bincount(lab[core & same], minlength=n)
-    keep = (cores >= area) & (kept >= TRUE_SHARE * cores)
-    keep[0] = False
-    if not keep.any():
+    kept_colour = chroma < max(float(np.median(chroma[lit])), CHROMA_FLOOR) * grow
+    same = kept_colour & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow)
+    region = np.zeros(r.shape, bool)
+    if wide_ok:
+        # a region: where the shade is SHADE_EDGE deep or more, out to where it fades; its core is
+        # where it is SHADE_MIN deep or more
+        soft = ((level < -SHADE_EDGE) & (level > -SHADE_MAX)).astype(np.uint8)
+        n, lab = cv2.connectedComponents(soft, connectivity=8)
+        cores = np.bincount(lab[core], minlength=n)
+        kept = np.bincount(lab[core & same], minlength=n)
+        keep = (cores >= area) & (kept >= TRUE_SHARE * cores)
+        keep[0] = False
+        region = keep[lab]
+    if region.any():   # a narrow shade is looked for beside the wide ones
+        candidates = _candidates(r, own, inside, area / AREA, region)
+    narrow, narrow_same = _narrow(r, candidates, kept_colour, lit, grow, area / AREA)
+    if not region.any() and narrow is None:
         return None
-    region = keep[lab]
+    like = same
+    if narrow is not None:
+        region = region | narrow
+        # within a narrow shade its own test of the empty ring darkened stands: its sharp edges
+        # are not texture
+        like = same | narrow_same
     # the median rounds a shade's corners and its narrow end off (most of the window lies out of
     # it there), so the depth lifted is each sample's own (its 3 x 3 mean ratio) where the sample
     # is the empty ring darkened, and elsewhere (a coin, a chip) that of such samples round it
     # (within a coin's diameter and a half), or the median where none are
-    own = np.minimum(cv2.blur(r, (3, 3)), 0)
-    like = same.astype(np.float32)
-    near = cv2.blur(like, (FILL, FILL))
-    fill = cv2.blur(own * like, (FILL, FILL)) / np.maximum(near, np.float32(1e-6))
-    level = np.maximum(np.where(same, own, np.where(near > FILL_SHARE, fill, level)), -SHADE_MAX)
+    likef = like.astype(np.float32)
+    near = cv2.blur(likef, (FILL, FILL))
+    fill = cv2.blur(own * likef, (FILL, FILL)) / np.maximum(near, np.float32(1e-6))
+    level = np.maximum(np.where(like, own, np.where(near > FILL_SHARE, fill, level)), -SHADE_MAX)
     # ... and the region is grown, half a window at most, over samples darkened as shade is
     # (their own ratio SHADE_EDGE deep, their colour and texture kept): a narrow end the median
     # left out altogether
-    grow_into = ((own < -SHADE_EDGE) & same).astype(np.uint8)
+    grow_into = ((own < -SHADE_EDGE) & like).astype(np.uint8)
     region = region.astype(np.uint8)
     step = np.ones((3, 3), np.uint8)
     for _ in range(k // 2):
@@ -132,6 +153,51 @@ def factor(img, ring):
             break
         region = wider
     return np.where(region > 0, level, 0).astype(np.float32), roi
+
+
+def _candidates(r, own, inside, coin_area, wide_region=None):
+    """`_narrow`'s candidates: (labels of the regions of samples SHADE_MIN deep or more by their
+    own ratio (their 3 x 3 mean), less `wide_region`; which labels are candidates, by their size
+    and where they lie; each label's size in samples). A region with a sample deeper than
+    SHADE_MAX by its own ratio is some dark object, no player's shade."""
+    cand = own < -SHADE_MIN
+    if wide_region is not None:
+        cand &= ~wide_region
+    n, lab = cv2.connectedComponents(cand.astype(np.uint8), connectivity=8)
+    size = np.bincount(lab.ravel(), minlength=n)
+    n_in = np.bincount(lab[inside], minlength=n)
+    too_deep = np.bincount(lab[r < -SHADE_MAX], minlength=n)
+    ok = ((size >= AREA * coin_area) & (n_in >= NARROW_IN * coin_area)
+          & (size - n_in >= NARROW_OUT * coin_area) & (too_deep == 0))
+    ok[0] = False
+    return lab, ok, size
+
+
+def _narrow(r, candidates, kept_colour, lit, grow, coin_area):
+    """(mask of narrow shades, or None; which of their samples are the empty ring darkened). A
+    shade about a coin wide is no wider than a coin and the median flattens it; it is found by
+    each sample's own ratio instead (`_candidates`): a region whose samples SHADE_MIN deep or
+    more by their own ratio (the 3 x 3 mean spreads a sample past a dark patch's edge) are the
+    empty ring darkened, TRUE_SHARE of them and AREA coin areas at least, as for a wide shade;
+    and reaching in across the ring's edge as a shade cast by a player standing outside does
+    (NARROW_IN coin areas inside, NARROW_OUT beyond). A coin, a chip and their shadows are
+    coin-sized, so only where they lie at the edge (on the rim, leaning on the wall) do they
+    cross it, and there they are not the empty ring darkened over 3 coin areas. Its edges are
+    sharp at the grid's scale and a 3 x 3 mean takes a step there for texture, so texture is
+    measured against a 3 x 3 median, which keeps a step as it is."""
+    lab, ok, size = candidates
+    if not ok.any():
+        return None, None
+    rough = np.abs(r - cv2.medianBlur(r, 3))
+    same = kept_colour & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow)
+    core = r < -SHADE_MIN
+    cores = np.bincount(lab[core], minlength=len(size))
+    kept = np.bincount(lab[core & same], minlength=len(size))
+    keep = ok & (kept >= AREA * coin_area) & (kept >= TRUE_SHARE * cores)
+    if not keep.any():
+        return None, None
+    narrow = keep[lab]
+    return narrow, narrow & same
 
 
 def lifted(img, ring):
