@@ -156,10 +156,10 @@ def factor(img, ring):
 
 
 def _candidates(r, own, inside, coin_area, wide_region=None):
-    """`_narrow`'s candidates: (labels of the regions of samples SHADE_MIN deep or more by their
-    own ratio (their 3 x 3 mean), less `wide_region`; which labels are candidates, by their size
-    and where they lie; each label's size in samples). A region with a sample deeper than
-    SHADE_MAX by its own ratio is some dark object, no player's shade."""
+    """`_narrow`'s candidates: (labels of the regions of samples whose 3 x 3 mean ratio is
+    SHADE_MIN deep or more, less `wide_region`; which labels are candidates, by their size and
+    where they lie; each label's size in samples). A region with a sample whose ratio (its own,
+    not the mean) is deeper than SHADE_MAX is some dark object, no player's shade."""
     cand = own < -SHADE_MIN
     if wide_region is not None:
         cand &= ~wide_region
@@ -176,13 +176,15 @@ def _candidates(r, own, inside, coin_area, wide_region=None):
 def _narrow(r, candidates, kept_colour, lit, grow, coin_area):
     """(mask of narrow shades, or None; which of their samples are the empty ring darkened). A
     shade about a coin wide is no wider than a coin and the median flattens it; it is found by
-    each sample's own ratio instead (`_candidates`): a region whose samples SHADE_MIN deep or
-    more by their own ratio (the 3 x 3 mean spreads a sample past a dark patch's edge) are the
-    empty ring darkened, TRUE_SHARE of them and AREA coin areas at least, as for a wide shade;
-    and reaching in across the ring's edge as a shade cast by a player standing outside does
-    (NARROW_IN coin areas inside, NARROW_OUT beyond). A coin, a chip and their shadows are
-    coin-sized, so only where they lie at the edge (on the rim, leaning on the wall) do they
-    cross it, and there they are not the empty ring darkened over 3 coin areas. Its edges are
+    each sample's 3 x 3 mean ratio instead (`_candidates`): a region whose samples SHADE_MIN deep
+    or more by their own ratio (the mean spreads the region a sample past a dark patch's edge,
+    into layout that is not darker) are the empty ring darkened, TRUE_SHARE of them and AREA
+    coin areas at least, as for a wide shade; and reaching in across the ring's edge as a shade
+    cast by a player standing outside does (NARROW_IN coin areas inside, NARROW_OUT beyond). A
+    coin, a chip and their shadows are coin-sized, so only where they lie at the edge (on the
+    rim, leaning on the wall) do they cross it; a coin or a chip is not the empty ring darkened
+    (its colour or grain differs), but a row of three or four shadows each over a coin wide
+    along the rim would pass (docs/VISION.md, Known limits). Its edges are
     sharp at the grid's scale and a 3 x 3 mean takes a step there for texture, so texture is
     measured against a 3 x 3 median, which keeps a step as it is."""
     lab, ok, size = candidates
