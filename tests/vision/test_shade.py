@@ -120,8 +120,9 @@ def test_a_shade_about_a_coin_wide_across_the_rings_edge_is_lifted_and_a_sleeve_
     got = shade.factor(shaded, rm)
     assert got is not None
     assert got[0].min() < -0.3, got[0].min()
-    # along the strip's middle in the ring, the lifted frame is the empty ring's to within a
-    # third of what the shade took (0.2 of it at this session's end)
+    # along the strip's middle in the ring, the lifted frame is the empty ring's to within an
+    # eighth of what the shade took (0.06 with each sample lifted by its own ratio; 0.2 when it
+    # was lifted by its 3 x 3 mean)
     r = rm.coin_radius_px
     middle = np.zeros(empty.shape[:2], np.uint8)
     cv2.ellipse(middle, ((rm.center[0] + rm.axes[0] - 1.5 * r, rm.center[1]), (8.0 * r, 1.6 * r), 0.0), 1, -1)
@@ -130,7 +131,7 @@ def test_a_shade_about_a_coin_wide_across_the_rings_edge_is_lifted_and_a_sleeve_
     under = (middle > 0) & (ring_px > 0)
     before = np.abs(shaded[under].astype(int) - empty[under]).mean()
     after = np.abs(shade.lifted(shaded, rm)[under].astype(int) - empty[under]).mean()
-    assert after < 0.33 * before, (before, after)
+    assert after < 0.125 * before, (before, after)
     # sleeves: another colour; the layout's with a coarse grain; the layout's darkened as deep
     # as the shade with a fine grain (nearest the test)
     lay = np.array(spec["layout"]["color"], float)
