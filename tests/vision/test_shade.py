@@ -98,10 +98,10 @@ def _strip(img, rm, colour=None, texture=0, depth=None):
     c = (rm.center[0] + rm.axes[0] - 1.5 * r, rm.center[1])
     m = np.zeros(img.shape[:2], np.uint8)
     cv2.ellipse(m, ((c[0], c[1]), (10.0 * r, 2.2 * r), 0.0), 1, -1)
-    out = img.copy()
     if depth is not None:
         soft = cv2.GaussianBlur(m.astype(np.float32), (0, 0), 0.15 * r)
         return np.clip(img * (1 - depth * soft)[..., None], 0, 255).astype(np.uint8)
+    out = img.copy()
     grain = np.random.default_rng(7).normal(0, texture, img.shape[:2])[..., None]
     paint = np.clip(np.array(colour, float) + grain, 0, 255)
     out[m > 0] = paint[m > 0].astype(np.uint8)
@@ -154,9 +154,9 @@ def test_a_narrow_shade_over_a_valid_spin_is_lifted_and_the_spin_called():
 
 def test_dark_coins_and_their_shadows_across_the_rings_edge_are_no_shade():
     """Coin-sized dark patches of the layout's colour (no relief), two with a shadow each or four
-    in a row, straddling the ring's edge: the 3 x 3 mean spreads a region a sample past them into layout that is not
-    darker, and counted so they passed as a narrow shade and were lifted (erased) in this
-    session's first form (the review's case); only darkened samples count."""
+    in a row, straddling the ring's edge: the 3 x 3 mean spreads a region a sample past them into
+    layout that is not darker, and counted so they passed as a narrow shade and were lifted
+    (erased) in this session's first form (the review's case); only darkened samples count."""
     seed = 4014907150
     spec, _, rm, _ = vcache.scene(seed, None, CFG)
     empty = heldout.empty_frame(spec, seed)
