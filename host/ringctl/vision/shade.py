@@ -84,7 +84,8 @@ def factor(img, ring):
     s = _brightness(small)
     r = cv2.log(s) - log_bg
     cell = ringmod.SMALL_COIN_R / STRIDE             # a coin's radius in grid samples
-    area = AREA * np.pi * cell * cell
+    coin_area = np.pi * cell * cell
+    area = AREA * coin_area
     dark = (r < -SHADE_MIN).astype(np.uint8)
     if np.count_nonzero(dark) < area:                # too little darker for any shade
         return None
@@ -92,10 +93,13 @@ def factor(img, ring):
     # is, what is darker is coins, chips and their own shadows, or a narrow shade (`_narrow`)
     wide = 2 * int(cell) + 1
     wide_ok = bool(cv2.erode(dark, np.ones((wide, wide), np.uint8)).any())
-    own = np.minimum(cv2.blur(r, (3, 3)), 0)
-    candidates = _candidates(r, own, inside, area / AREA)
-    if not wide_ok and not candidates[1].any():
-        return None
+    mean3 = cv2.blur(r, (3, 3))
+    own = np.minimum(mean3, 0)
+    candidates = None
+    if not wide_ok:
+        candidates = _candidates(r, own, inside, coin_area)
+        if not candidates[1].any():
+            return None
     k = int(WINDOW * cell) | 1
     q = np.clip(128 + SCALE * r, 0, 255).astype(np.uint8)
     level = (cv2.medianBlur(q, k).astype(np.float32) - 128) / SCALE
@@ -107,7 +111,7 @@ def factor(img, ring):
     # frame's noise leaves it), each within NOISE times what the unshaded samples differ by, that
     # grown as a sample is darker than theirs (the sensor's noise over a smaller signal)
     chroma = np.abs(small / s[..., None] - chroma_bg).sum(axis=-1)
-    rough = np.abs(r - cv2.blur(r, (3, 3)))
+    rough = np.abs(r - mean3)
     grow = NOISE * float(np.median(s[lit])) / s
     kept_colour = chroma < max(float(np.median(chroma[lit])), CHROMA_FLOOR) * grow
     same = kept_colour & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow)
@@ -122,9 +126,9 @@ def factor(img, ring):
         keep = (cores >= area) & (kept >= TRUE_SHARE * cores)
         keep[0] = False
         region = keep[lab]
-    if region.any():   # a narrow shade is looked for beside the wide ones
-        candidates = _candidates(r, own, inside, area / AREA, region)
-    narrow, narrow_same = _narrow(r, candidates, kept_colour, lit, grow, area / AREA)
+    if wide_ok:   # a narrow shade is looked for beside the wide ones (else the gate's candidates serve)
+        candidates = _candidates(r, own, inside, coin_area, region)
+    narrow, narrow_same = _narrow(r, candidates, kept_colour, lit, grow, coin_area)
     if not region.any() and narrow is None:
         return None
     like = same
