@@ -38,28 +38,6 @@ def test_sealed_8_rings_on_artwork_calibrate_on_the_layout_edge(seed):
     assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
 
 
-@pytest.mark.parametrize("seed", [3035816272, 3296310484])
-def test_a_ring_with_a_box_of_ink_over_its_centre_calibrates_on_the_layout_edge(seed):
-    """edge-tune: a box of copper ink over the image centre, whose blurred edges and lines blend
-    it into the maroon cloth; the layout's colours sampled there then held two blends, a wall and
-    a floor of about such a blend differed from them by too little anywhere, and the ring was
-    refused ("no layout edge around the image centre"). The rays again from the colours that are
-    no blend find the wall."""
-    spec, img, (a, b) = _empty_ring("edge-tune", seed)
-    rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
-    assert abs(rm.axes[0] - a) < 1.5 and abs(rm.axes[1] - b) < 1.5, (rm.axes, a, b)
-    assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 1.5
-
-
-def test_a_blend_of_two_layout_colours_is_left_out_and_the_colours_themselves_kept():
-    cloth, ink = np.array([56.7, 158.5, 141.1]), np.array([133.5, 155.2, 160.5])
-    blend = cloth + 0.3 * (ink - cloth) + np.array([0.5, -0.5, 0.5])
-    off = cloth + 0.5 * (ink - cloth) + np.array([0.0, 6.0, 0.0])   # 6 units off the line: no blend
-    colours = np.array([cloth, ink, blend, off], np.float32)
-    assert ringmod._unmixed(colours).tolist() == colours[[0, 1, 3]].tolist()
-    assert ringmod._unmixed(colours[:2]).tolist() == colours[:2].tolist()
-
-
 def test_a_ring_with_a_box_along_the_wall_is_right_or_refused_never_off():
     """tune-1080p 3666578351 with artwork: a box of brass ink fills the ring's lower part up to
     the wall; the old code fitted half the layout's edge and half the wall's outer edge."""

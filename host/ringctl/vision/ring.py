@@ -452,26 +452,6 @@ def _steps(d, w, w_in=None, fill=-np.inf):
     return out
 
 
-MIX_TOL = 3.0     # L*a*b*: a layout colour this near the line between two others is their blend
-MIX_T_MIN = 0.1   # ... lying this far along it from either end at least
-
-
-def _unmixed(centres):
-    """The colours (L*a*b*, rows) that are no blend of two others: a colour lying within
-    MIX_TOL of the line between two others, MIX_T_MIN to 1 - MIX_T_MIN of the way, is left out."""
-    keep = np.ones(len(centres), bool)
-    for k, c in enumerate(centres):
-        for i in range(len(centres)):
-            for j in range(i + 1, len(centres)):
-                if k in (i, j):
-                    continue
-                d = centres[j] - centres[i]
-                t = float((c - centres[i]) @ d / max(float(d @ d), 1e-9))
-                if MIX_T_MIN <= t <= 1 - MIX_T_MIN and np.linalg.norm(centres[i] + t * d - c) <= MIX_TOL:
-                    keep[k] = False
-    return centres[keep]
-
-
 def _ransac_ellipse(pts, tol, rng, iters=150, k=8):
     """Ellipse through most points: random k-point fits, keep the one with most inliers."""
     pts = np.asarray(pts, np.float32)
@@ -917,9 +897,13 @@ def _find_boundary(img):
     _, labels, centres = cv2.kmeans(sample, 4, None, crit, 2, cv2.KMEANS_PP_CENTERS)
     counts = np.bincount(labels.ravel(), minlength=4)
     centres = centres[counts > 0.03 * len(sample)]   # ignore specks
+    dist = np.sqrt(((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3)).min(axis=2)
     n_ang = 360
     max_r = int(math.hypot(sw, sh) / 2)
+    polar = cv2.warpPolar(dist, (max_r, n_ang), (sw / 2, sh / 2), max_r,
+                          cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS + cv2.WARP_POLAR_LINEAR)
     win = max(4, int(0.03 * min(sw, sh)))   # about a wall's width: thin print barely registers
+    st = _steps(polar, win)
     ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
     # a ray stops where it leaves the picture
     with np.errstate(divide="ignore"):
@@ -927,27 +911,10 @@ def _find_boundary(img):
         ty = np.where(np.sin(ang) > 0, (sh / 2 - 1) / np.sin(ang), np.where(np.sin(ang) < 0, -(sh / 2) / np.sin(ang), np.inf))
     r_end = np.minimum(tx, ty) - win
     r_idx = np.arange(max_r)[None, :]
-
-    def rays(centres, rng):
-        dist = np.sqrt(((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3)).min(axis=2)
-        polar = cv2.warpPolar(dist, (max_r, n_ang), (sw / 2, sh / 2), max_r,
-                              cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS + cv2.WARP_POLAR_LINEAR)
-        st = _steps(polar, win)
-        st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
-        near = _steps(polar, max(2, win // 4))
-        return dist, polar, st, near, _ray_ellipse(st, near, dist, win, ang, sw, sh, rng)
-
+    st[(r_idx > r_end[:, None]) | (r_idx < 0.08 * min(sw, sh))] = -np.inf
+    near = _steps(polar, max(2, win // 4))
     rng = np.random.default_rng(0)
-    dist, polar, st, near, best = rays(centres, rng)
-    pure = _unmixed(centres) if best is None else centres
-    if len(pure) < len(centres):
-        # the layout's colours include blends of two others (print's blurred edges: a big box of
-        # ink over the centre, and lines, blend it into the cloth), and a wall and floor of about
-        # such a blend then differ from the layout by too little anywhere (edge-tune 3035816272):
-        # the rays again, from the pure colours alone, where a blend is only a thin blip
-        rng = np.random.default_rng(0)
-        dist, polar, st, near, best = rays(pure, rng)
-        centres = pure
+    best = _ray_ellipse(st, near, dist, win, ang, sw, sh, rng)
     # a printed circle inside the ring has the layout beyond it, and the wall further out: the
     # rays are sent on past it, and an ellipse beyond it in a third of the directions or more,
     # with only the layout between, is where the boundary is looked for (a circle printed at
