@@ -38,43 +38,32 @@ def test_sealed_8_rings_on_artwork_calibrate_on_the_layout_edge(seed):
     assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
 
 
-def _cloth_ink_blend(img, spec, t):
-    """A colour `t` of the way from the photo's cloth (its darker 40% inside 0.7 of the ring) to its
-    ink (its brightest 3%): a tint print could have."""
-    cx, cy = spec["ring"]["center"]
-    m = np.zeros(img.shape[:2], np.uint8)
-    cv2.circle(m, (int(cx), int(cy)), int(0.7 * spec["ring"]["radius"]), 255, -1)
-    px = img[m > 0].astype(float)
-    lum = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)[m > 0][:, 0].astype(float)
-    cloth = np.median(px[lum < np.percentile(lum, 40)], 0)
-    ink = np.median(px[lum > np.percentile(lum, 97)], 0)
-    return tuple(float(v) for v in (1 - t) * cloth + t * ink)
-
-
 def test_a_box_of_ink_over_the_centre_is_refused_and_a_blend_tinted_circle_never_taken_for_the_wall():
     """edge-tune 3035816272: a box of copper ink over the centre blends into the maroon cloth; the
     wall and floor, of about such a blend, differ from the layout's colours by too little and the
     ring is refused in one line. A second search from the colours that are no blend (tried in the
-    forty-first session) calibrated it, but on 3296310484 with an ellipse printed at 0.93 of the
-    radius in a tint halfway between the cloth and the ink it took the ellipse, 33.5 px inside the
-    wall: the ring must be refused or right, never off."""
+    forty-first session) calibrated it, but on 3296310484 with a circle printed at 0.93 of the
+    radius in the tint halfway between the cloth and the ink (the generator's printed circle) it
+    took the circle, 36 px inside the wall: the ring must be refused or right, never off."""
     spec, img, _ = _empty_ring("edge-tune", 3035816272)
     with pytest.raises(UserError, match="no layout edge around the image centre") as exc:
         ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
     assert "\n" not in str(exc.value)
-    spec, img, (a, b) = _empty_ring("edge-tune", 3296310484)
-    ring = spec["ring"]
-    ell = ring.get("ellipse") or {"ratio": 1.0, "angle_deg": 0.0}
-    r = 0.93 * ring["radius"]
-    cv2.ellipse(img, (int(round(ring["center"][0])), int(round(ring["center"][1]))),
-                (int(round(r)), int(round(r * ell["ratio"]))), ell["angle_deg"], 0, 360,
-                _cloth_ink_blend(img, spec, 0.5), 8, cv2.LINE_AA)
+    seed = 3296310484
+    spec, _ = heldout.make(seed, None, heldout.SETS["edge-tune"])
+    lay = spec["layout"]
+    centre = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
+    tint = (0.5 * (np.array(lay["color"]) + np.array(lay["ink"]))).round().tolist()
+    lay["circles"] = [[float(centre[0]), float(centre[1]), 0.93 * spec["ring"]["radius"], 8.0, tint]]
+    a = spec["ring"]["radius"]
+    b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
     try:
-        rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
+        rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     except UserError as e:
         assert "\n" not in str(e)
         return
     assert abs(rm.axes[0] - a) < 3.0 and abs(rm.axes[1] - b) < 3.0, (rm.axes, a, b)
+    assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
 
 
 def test_a_ring_with_a_box_along_the_wall_is_right_or_refused_never_off():

@@ -126,7 +126,7 @@ def factor(img, ring):
         keep = (cores >= area) & (kept >= TRUE_SHARE * cores)
         keep[0] = False
         region = keep[lab]
-    if wide_ok:   # a narrow shade is looked for beside the wide ones (else the gate's candidates serve)
+        # a narrow shade is looked for beside the wide ones (else the gate's candidates serve)
         candidates = _candidates(r, own, inside, coin_area, region)
     narrow, narrow_same = _narrow(r, candidates, kept_colour, lit, grow, coin_area)
     if not region.any() and narrow is None:
@@ -173,7 +173,7 @@ def factor(img, ring):
 def _candidates(r, own, inside, coin_area, wide_region=None):
     """`_narrow`'s candidates: (labels of the regions of samples whose 3 x 3 mean ratio is
     SHADE_MIN deep or more, less `wide_region`; which labels are candidates, by their size and
-    where they lie; each label's size in samples). A region with a sample whose ratio (its own,
+    where they lie). A region with a sample whose ratio (its own,
     not the mean) is deeper than SHADE_MAX is some dark object, no player's shade."""
     cand = own < -SHADE_MIN
     if wide_region is not None:
@@ -185,7 +185,7 @@ def _candidates(r, own, inside, coin_area, wide_region=None):
     ok = ((size >= AREA * coin_area) & (n_in >= NARROW_IN * coin_area)
           & (size - n_in >= NARROW_OUT * coin_area) & (too_deep == 0))
     ok[0] = False
-    return lab, ok, size
+    return lab, ok
 
 
 def _narrow(r, candidates, kept_colour, lit, grow, coin_area):
@@ -202,14 +202,14 @@ def _narrow(r, candidates, kept_colour, lit, grow, coin_area):
     along the rim would pass (docs/VISION.md, Known limits). Its edges are
     sharp at the grid's scale and a 3 x 3 mean takes a step there for texture, so texture is
     measured against a 3 x 3 median, which keeps a step as it is."""
-    lab, ok, size = candidates
+    lab, ok = candidates
     if not ok.any():
         return None, None
     rough = np.abs(r - cv2.medianBlur(r, 3))
     same = kept_colour & (rough < max(float(np.median(rough[lit])), RATIO_FLOOR) * grow)
     core = r < -SHADE_MIN
-    cores = np.bincount(lab[core], minlength=len(size))
-    kept = np.bincount(lab[core & same], minlength=len(size))
+    cores = np.bincount(lab[core], minlength=len(ok))
+    kept = np.bincount(lab[core & same], minlength=len(ok))
     keep = ok & (kept >= AREA * coin_area) & (kept >= TRUE_SHARE * cores)
     if not keep.any():
         return None, None
