@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-45` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-46` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -166,6 +166,9 @@ SEALED44_ENTROPY = 0x5556286DE5AC2516
 # "sealed-45": entropy drawn at the start of the forty-first session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED45_ENTROPY = 0xA77480406985568E
+# "sealed-46": entropy drawn at the start of the forty-second session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED46_ENTROPY = 0xC2F5F39F3639D2E7
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -204,7 +207,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "sage": (112, 142, 128),      # sage: sealed-42 only, a pale, greyish green cloth
            "rose": (160, 140, 210),      # rose: sealed-43 only, a pale pink cloth
            "denim": (130, 95, 60),       # denim: sealed-44 only, a faded mid blue cloth
-           "ivory": (205, 225, 232)}     # ivory: sealed-45 only, a very pale warm white cloth
+           "ivory": (205, 225, 232),     # ivory: sealed-45 only, a very pale warm white cloth
+           "forest": (30, 70, 20)}       # forest: sealed-46 only, a dark, deep green cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -253,7 +257,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "virenium": (60, 165, 170),         # a greenish yellow gold alloy (sealed-42 only)
                 "niobium": (160, 110, 70),          # a blue anodised niobium centre (sealed-43 only)
                 "purple-gold": (140, 95, 150),      # a mauve gold-aluminium alloy (sealed-44 only)
-                "ruby": (70, 55, 165)}              # a red anodised centre (sealed-45 only)
+                "ruby": (70, 55, 165),              # a red anodised centre (sealed-45 only)
+                "verdigris": (120, 140, 70)}        # a blue-green copper patina (sealed-46 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -551,6 +556,13 @@ SETS = {
                       stream=SEALED45_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("ruby",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "ivory")),
+    # sealed (forty-second session, entropy drawn at its start): relief struck from a
+    # twenty-fourth small portrait and a tripod's legs on grass (faces.RELIEF_PICTURE 141), a
+    # blue-green verdigris coin, a dark forest-green layout, circles and shadows as in sealed-45
+    "sealed-46": dict(size=None, coin_px=(40, 120), coin="verdigris", faces="render:141",
+                      stream=SEALED46_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("verdigris",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "forest")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
