@@ -37,7 +37,7 @@ def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted(monkeypatc
     from ringctl.errors import UserError
     from ringctl.sim import heldout
     label, cfg, n, circle = calib_bench.set_config("tune-1080p+circle:2")
-    assert (label, n, circle) == ("tune-1080p+circle", 2, True) and calib_bench.set_config("tune-1080p:2")[3] is False
+    assert (label, n, circle) == ("tune-1080p+circle", 2, "circle") and calib_bench.set_config("tune-1080p:2")[3] is None
     seed = heldout.set_seeds(heldout.SETS["tune-1080p"], 1)[0]
     spec, _ = heldout.make(seed, None, heldout.SETS["tune-1080p"])
     img = heldout.empty_frame(spec, seed)
@@ -56,5 +56,35 @@ def test_a_printed_circle_is_drawn_round_the_rings_middle_and_counted(monkeypatc
     assert drawn_in == heldout.set_seeds(heldout.SETS["tune-1080p"], 2)   # each ring gets its circle
     assert res["rings"] == 2 and res["off_3px"] == res["boundary_off_3px"] == 0
     assert len(misses) == res["refused"] + res["unsettled"]
-    with pytest.raises(UserError, match="after \\+ give art or circle"):
+    with pytest.raises(UserError, match="after \\+ give art, circle or tint"):
         calib_bench.set_config("tune-1080p+square:2")
+
+
+def test_a_tinted_circle_is_printed_as_the_generators_own_between_two_of_the_rings_colours():
+    """`NAME+tint`: each ring's spec gets a circle concentric with it at 0.7-0.97 of its radius,
+    rendered as the generator renders its printed circles, in a tint halfway between two of the
+    ring's own colours (or one of them), drawn from its seed."""
+    from ringctl.sim import heldout
+    label, cfg, n, circle = calib_bench.set_config("edge-tune+tint:3")
+    assert (label, n, circle) == ("edge-tune+tint", 3, "tint")
+    tints = set()
+    for seed in heldout.set_seeds(cfg, 3):
+        spec, _ = heldout.make(seed, None, cfg)
+        before = len(spec["layout"].get("circles") or [])
+        share, width, tint = calib_bench.tinted_circle(spec, seed)
+        at_1920 = width * 1920 / spec["size"][0]
+        assert 0.7 <= share <= 0.97 and 3.9 <= at_1920 <= 16.1 and tint in calib_bench.TINTS
+        cx, cy, r, w, ink = spec["layout"]["circles"][-1]
+        assert len(spec["layout"]["circles"]) == before + 1 and abs(r / spec["ring"]["radius"] - share) < 1e-3
+        one, _, other = tint.partition("-")
+        colours = {"cloth": spec["layout"]["color"], "ink": spec["layout"].get("ink") or spec["layout"]["color"],
+                   "wall": spec["ring"]["wall_color"], "floor": spec["floor"]["color"]}
+        assert np.allclose(ink, (np.array(colours[one]) + np.array(colours[other or one])) / 2, atol=0.51)
+        again, _ = heldout.make(seed, None, cfg)
+        assert calib_bench.tinted_circle(again, seed) == (share, width, tint)
+        plain = heldout.empty_frame(heldout.make(seed, None, cfg)[0], seed)
+        changed = np.argwhere(np.any(np.abs(heldout.empty_frame(spec, seed).astype(int) - plain) > 8, axis=2))
+        rr = np.hypot(*(changed[:, ::-1] - spec["ring"]["center"]).T) / spec["ring"]["radius"]
+        assert len(changed) > 300 and np.median(rr) > share - 0.15, (len(changed), np.median(rr), share)
+        tints.add(tint)
+    assert len(tints) >= 2   # drawn per ring

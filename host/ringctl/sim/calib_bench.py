@@ -12,7 +12,11 @@ counts a turned ellipse), the worst error, and calibrate() CPU ms; much faster t
 close to the coin's colour, `heldout._print_artwork`) into every ring of a set that has none;
 `NAME+circle` prints a circle round the layout's middle of each ring (`printed_circle`: an ink,
 radius and width drawn per ring), which must be passed over to the wall or refused, never taken
-for the boundary (docs/VISION.md "A circle printed inside the ring").
+for the boundary (docs/VISION.md "A circle printed inside the ring"). `NAME+tint` prints, as the
+generator prints its own circles, a circle at 0.7-0.97 of the radius in a tint between two of the
+ring's own colours (cloth, ink, wall, floor) or in the wall's or the floor's colour
+(`tinted_circle`): the print that lies closest to what calibration takes for the wall
+(docs/VISION.md "A box of ink over the ring's centre: the cloth found past it").
 """
 import json
 import os
@@ -57,35 +61,59 @@ def printed_circle(img, spec, seed):
     return round(share, 3), round(width, 1)
 
 
+TINTS = ("cloth-ink", "cloth-wall", "ink-wall", "cloth-floor", "wall", "floor")
+
+
+def tinted_circle(spec, seed):
+    """Add to `spec` (before it is rendered) a circle printed round the layout's middle as the
+    generator prints its own (`heldout._print_circle`), at 0.7-0.97 of the ring's radius, 4-16 px
+    wide at 1920, in a tint halfway between two of the ring's colours or in one of them (TINTS,
+    drawn from `seed`). Returns (radius share, width px, tint)."""
+    rng = np.random.default_rng([seed, 11])
+    lay, ring = spec["layout"], spec["ring"]
+    colours = {"cloth": lay["color"], "ink": lay.get("ink") or lay["color"], "wall": ring["wall_color"],
+               "floor": spec["floor"]["color"]}
+    tint = TINTS[int(rng.integers(len(TINTS)))]
+    one, _, other = tint.partition("-")
+    ink = (0.5 * (np.array(colours[one], float) + np.array(colours[other or one], float))).round().tolist()
+    share, width = float(rng.uniform(0.7, 0.97)), float(rng.uniform(4, 16)) * spec["size"][0] / 1920
+    c = np.array(ring["center"]) - heldout._canvas(spec)[0]
+    lay["circles"] = list(lay.get("circles") or []) + [[float(c[0]), float(c[1]), share * ring["radius"], width, ink]]
+    return round(share, 3), round(width, 1), tint
+
+
 def set_config(item):
-    """'NAME[+art|+circle][:N]' -> (label, cfg, n or None, circle: a circle printed in each ring)."""
+    """'NAME[+art|+circle|+tint][:N]' -> (label, cfg, n or None, circle: None, or "circle" or "tint" for
+    a circle printed in each ring)."""
     name, _, n = item.partition(":")
     try:
         n = int(n) if n else None
     except ValueError:
-        raise UserError(f"--sets {item!r}: give NAME, NAME:RINGS, NAME+art:RINGS or NAME+circle:RINGS, "
-                        "e.g. tune-1080p+art:50")
+        raise UserError(f"--sets {item!r}: give NAME, NAME:RINGS, NAME+art:RINGS, NAME+circle:RINGS or "
+                        "NAME+tint:RINGS, e.g. tune-1080p+art:50")
     base, _, extra = name.partition("+")
-    if extra not in ("", "art", "circle"):
-        raise UserError(f"--sets {item!r}: after + give art or circle, e.g. tune-1080p+circle:50")
+    if extra not in ("", "art", "circle", "tint"):
+        raise UserError(f"--sets {item!r}: after + give art, circle or tint, e.g. tune-1080p+circle:50")
     if base not in heldout.SETS:
         raise UserError(f"unknown scene set {base!r}; one of {', '.join(heldout.SETS)}")
     cfg = dict(heldout.SETS[base])
     if extra == "art":
         cfg.update(artwork=True, coins=cfg.get("coins") or (cfg["coin"],))
-    return name, cfg, n, extra == "circle"
+    return name, cfg, n, extra if extra in ("circle", "tint") else None
 
 
-def measure(cfg, n, misses=None, circle=False, settle=False):
+def measure(cfg, n, misses=None, circle=None, settle=False):
     """Calibrate the empty ring of `n` scenes of a set -> figures (misses appended to `misses`;
-    `circle`: each ring's photo with a printed circle, `printed_circle`; `settle`: a ring left
+    `circle`: "circle", each ring's photo with a printed circle, `printed_circle`, or "tint",
+    `tinted_circle`; `settle`: a ring left
     unsettled is settled by its training photos, `faceid.settle`)."""
     off, cen, edge, ms, refused, unsettled = [], [], [], [], 0, 0
     settled = settle_refused = 0
     for seed in heldout.set_seeds(cfg, n):
         spec, _ = heldout.make(seed, None, cfg)
+        drawn = tinted_circle(spec, seed) if circle == "tint" else None
         img = heldout.empty_frame(spec, seed)
-        drawn = printed_circle(img, spec, seed) if circle else None
+        drawn = printed_circle(img, spec, seed) if circle == "circle" else drawn
         c0 = time.thread_time()
         try:
             rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec), unsettled_ok=True)
@@ -143,7 +171,7 @@ def measure(cfg, n, misses=None, circle=False, settle=False):
 def main(argv=None):
     p = OneLineParser(prog="ring bench calibration", description=__doc__)
     p.add_argument("--sets", default="sealed-8:97,edge-tune:60",
-                   help="comma-separated NAME[+art|+circle][:RINGS] (default sealed-8:97,edge-tune:60)")
+                   help="comma-separated NAME[+art|+circle|+tint][:RINGS] (default sealed-8:97,edge-tune:60)")
     p.add_argument("--rings", type=int, default=50, help="rings per set without :RINGS (default 50)")
     p.add_argument("--misses", action="store_true", help="list every ring refused, unsettled or more than 3 px off")
     p.add_argument("--settle", action="store_true", help="settle each ring left unsettled beside a band by the "

@@ -897,6 +897,142 @@ def _find_boundary(img):
     _, labels, centres = cv2.kmeans(sample, 4, None, crit, 2, cv2.KMEANS_PP_CENTERS)
     counts = np.bincount(labels.ravel(), minlength=4)
     centres = centres[counts > 0.03 * len(sample)]   # ignore specks
+    try:
+        return _search(img, small, lab, centres)
+    except _Unfound as exc:
+        first = exc
+    # A box of ink over the centre fills the disc sampled: the cloth is not among the layout's
+    # colours, the rays stop at the box's edges, and no ellipse has support all round (sealed-45
+    # 1974744012, sealed-42 4091115665). The colours none of the sampled ones explains, inside
+    # the rays' best ellipse (and then also just past the rays' points off it), are added and
+    # the search made again; what it finds stands only where the colours added are seen well
+    # inside it (the cloth between the print, never a band at the boundary only: a wall's colour
+    # taken in would pass the rays on to the floor). A colour added and not seen there is left
+    # out and the search made once more.
+    for grown in _grown_palettes(lab, centres, first):
+        found = _search_grown(img, small, lab, centres, grown)
+        if found is not None:
+            return found
+    raise first.error
+
+
+GROW_DIST = 12.0      # L*a*b*: a pixel this far from every sampled layout colour is unexplained
+GROW_SHARE = 0.02     # of the ellipse's inside: unexplained pixels at least this share for new colours
+GROW_INSIDE = 0.85    # the share of the boundary's size inside which the added colours must be seen ...
+GROW_SEEN = 0.02      # ... together over this share of that area at least ...
+GROW_SEEN_EACH = 0.003  # ... and each over this share (a blend of the cloth and the ink: 0.7-1.6%)
+GROW_BEYOND = 0.2     # of the pixels just beyond the boundary: more of the layout's colours than this is print short of the wall
+
+
+class _Unfound(Exception):
+    """_search's "no ring found" for too few directions on one ellipse: `error` (the UserError),
+    `coarse` (the rays' best ellipse, detection scale, cv2.fitEllipse form), `stops` (the rays'
+    points off it, detection px) and `win` (the rays' step window, px)."""
+
+    def __init__(self, error, coarse, stops, win):
+        super().__init__(str(error))
+        self.error, self.coarse, self.stops, self.win = error, coarse, stops, win
+
+
+def _grown_palettes(lab, centres, unfound):
+    """`centres` and the colours (L*a*b*) more than GROW_DIST from all of them, when those are
+    GROW_SHARE or more of the pixels inside 0.9 of the rays' best ellipse; then of those and the
+    pixels just past (one to two windows) each ray's point off it (`unfound`, an _Unfound)."""
+    sh, sw = lab.shape[:2]
+    inside = np.zeros((sh, sw), np.uint8)
+    (cx, cy), (d1, d2), an = unfound.coarse
+    cv2.ellipse(inside, ((cx, cy), (0.9 * d1, 0.9 * d2), an), 255, -1)
+    c = np.array([sw / 2, sh / 2], np.float32)
+    d = unfound.stops - c
+    r = np.linalg.norm(d, axis=1, keepdims=True)
+    t = np.arange(unfound.win, 2 * unfound.win + 1, dtype=np.float32)[None, :, None]
+    q = np.rint(c + d[:, None, :] / np.maximum(r, 1.0)[:, None, :] * (r[:, None, :] + t)).astype(int).reshape(-1, 2)
+    q = q[(q[:, 0] >= 0) & (q[:, 0] < sw) & (q[:, 1] >= 0) & (q[:, 1] < sh)]
+    for px in (lab[inside > 0], np.vstack([lab[inside > 0], lab[q[:, 1], q[:, 0]]])):
+        grown = _grown(px, centres)
+        if grown is not None:
+            yield grown
+
+
+def _grown(px, centres):
+    """`centres` and up to 3 colours of the pixels `px` more than GROW_DIST from all of them,
+    when those are GROW_SHARE of `px` or more; else None."""
+    far = np.sqrt(((px[:, None, :] - centres[None]) ** 2).sum(axis=2)).min(axis=1) > GROW_DIST
+    if far.sum() < GROW_SHARE * len(px) or far.sum() < 50:
+        return None
+    sample = px[far][::3].astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(12345)
+    _, labels, new = cv2.kmeans(sample, 3, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    counts = np.bincount(labels.ravel(), minlength=3)
+    new = new[counts > 0.1 * len(sample)]
+    return np.vstack([centres, new]).astype(np.float32) if len(new) else None
+
+
+def _search_grown(img, small, lab, centres, grown):
+    """_search from the palette `grown` (`centres` and colours added), or None: its answer stands
+    where one band (the wall) lies beyond it before the floor (_steps_beyond: a wall of about a
+    colour added is taken for more layout, and the floor's edge found, with no band beyond),
+    little like the layout lies just beyond it (_layout_beyond), and the colours added are seen
+    well inside it (_seen_inside), GROW_SEEN together and GROW_SEEN_EACH each; a colour added and
+    not seen so is left out and the search made again."""
+    for _ in range(2):
+        try:
+            found = _search(img, small, lab, grown)
+        except (UserError, _Unfound):
+            return None
+        scale = small.shape[1] / img.shape[1]
+        (cx, cy), (a, b), an = found[:3]
+        if _steps_beyond(img, ((cx, cy), (2 * a, 2 * b), an)) != 1 \
+                or _layout_beyond(lab, grown, found, scale) > GROW_BEYOND:
+            return None
+        seen = _seen_inside(lab, grown, len(centres), found, scale)
+        if seen.sum() >= GROW_SEEN and seen.min() >= GROW_SEEN_EACH:
+            return found
+        keep = seen >= GROW_SEEN_EACH
+        if keep.all() or not keep.any():
+            return None
+        grown = np.vstack([centres, grown[len(centres):][keep]])
+    return None
+
+
+def _layout_beyond(lab, palette, found, scale):
+    """The share of the pixels just beyond the boundary `found` (1 px to a ray window past it at
+    the detection scale; full-res px, `scale` as _seen_inside) within GROW_DIST of a colour of
+    `palette`: about none beyond the wall's foot, much beyond a line printed short of it."""
+    (cx, cy), (a, b), an = found[:3]
+    sh, sw = lab.shape[:2]
+    win = max(4, int(0.03 * min(sw, sh)))
+    ring = np.zeros((sh, sw), np.uint8)
+    cv2.ellipse(ring, ((cx * scale, cy * scale), (2 * (a * scale + win), 2 * (b * scale + win)), an), 255, -1)
+    cv2.ellipse(ring, ((cx * scale, cy * scale), (2 * (a * scale + 1), 2 * (b * scale + 1)), an), 0, -1)
+    px = lab[ring > 0]
+    if not len(px):
+        return 0.0
+    d = np.sqrt(((px[:, None, :] - palette[None]) ** 2).sum(axis=2)).min(axis=1)
+    return float(np.count_nonzero(d <= GROW_DIST)) / len(px)
+
+
+def _seen_inside(lab, palette, n_first, found, scale):
+    """The share of the area inside GROW_INSIDE of the boundary `found` (find_boundary's answer,
+    full-res px; `scale`: detection px per full-res px) where each colour of `palette` after the
+    first `n_first` is the nearest, within GROW_DIST."""
+    (cx, cy), (a, b), an = found[:3]
+    sh, sw = lab.shape[:2]
+    inside = np.zeros((sh, sw), np.uint8)
+    cv2.ellipse(inside, ((cx * scale, cy * scale), (2 * GROW_INSIDE * a * scale, 2 * GROW_INSIDE * b * scale), an),
+                255, -1)
+    px = lab[inside > 0]
+    d = np.sqrt(((px[:, None, :] - palette[None]) ** 2).sum(axis=2))
+    nearest = np.where(d.min(axis=1) <= GROW_DIST, d.argmin(axis=1), -1)
+    return np.array([np.count_nonzero(nearest == k) for k in range(n_first, len(palette))]) / max(len(px), 1)
+
+
+def _search(img, small, lab, centres):
+    """_find_boundary's search from the layout's colours `centres` (L*a*b*, rows); raises
+    _Unfound where the rays' best ellipse has too little support and nothing else was found."""
+    sh, sw = small.shape[:2]
+    f = max(1.0, max(img.shape[:2]) / 640)   # full-res px per detection px, as _find_boundary scaled `small`
     dist = np.sqrt(((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3)).min(axis=2)
     n_ang = 360
     max_r = int(math.hypot(sw, sh) / 2)
@@ -965,7 +1101,7 @@ def _find_boundary(img):
                      "circular/elliptic edge; photograph the empty ring from above with nothing on it, "
                      "the whole ring in view, the wall distinct from the layout")
     if not cands and inl.sum() < n_ang // 3:
-        raise none
+        raise _Unfound(none, coarse, pts[~inl], win)
     blurred = cv2.GaussianBlur(small, (0, 0), 1.5)
     refusal = None
     if not cands:
@@ -975,7 +1111,7 @@ def _find_boundary(img):
         try:
             return _measure(img, small, blurred, lab, f, coarse, pal, local)
         except UserError:
-            raise none
+            raise _Unfound(none, coarse, pts[~inl], win) from None
     for ell, pal, local in cands:
         cand = ((ell[0][0] * f, ell[0][1] * f), (ell[1][0] * f, ell[1][1] * f), ell[2])
         if isinstance(refusal, BandRefusal) and refusal.walled:
