@@ -25,6 +25,27 @@ def _empty_ring(name, seed, artwork=False):
     return spec, heldout.empty_frame(spec, seed), (a, b)
 
 
+def _circle(spec, share, bgr):
+    """`spec` with a circle printed round the ring's middle at `share` of its radius, 8 px wide,
+    in `bgr`, as the generator prints its own (`layout["circles"]`)."""
+    centre = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
+    spec["layout"]["circles"] = list(spec["layout"].get("circles") or []) + [
+        [float(centre[0]), float(centre[1]), share * spec["ring"]["radius"], 8.0, list(bgr)]]
+
+
+def _refused_or_right(spec, seed):
+    """The ring of `spec` is refused in one line, or calibrated within 3 px (axes and centre)."""
+    a = spec["ring"]["radius"]
+    b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
+    try:
+        rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    except UserError as e:
+        assert "\n" not in str(e)
+        return
+    assert abs(max(rm.axes) - max(a, b)) < 3.0 and abs(min(rm.axes) - min(a, b)) < 3.0, (rm.axes, a, b)
+    assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
+
+
 @pytest.mark.parametrize("seed", [
     1136030020,   # a box of the wall's colour over the centre: was the wall's outer edge, 41 px off
     3638242149,   # oblique view: was 42 px off
@@ -52,18 +73,8 @@ def test_a_box_of_ink_over_the_centre_is_refused_and_a_blend_tinted_circle_never
     seed = 3296310484
     spec, _ = heldout.make(seed, None, heldout.SETS["edge-tune"])
     lay = spec["layout"]
-    centre = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
-    tint = (0.5 * (np.array(lay["color"]) + np.array(lay["ink"]))).round().tolist()
-    lay["circles"] = [[float(centre[0]), float(centre[1]), 0.93 * spec["ring"]["radius"], 8.0, tint]]
-    a = spec["ring"]["radius"]
-    b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
-    try:
-        rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-    except UserError as e:
-        assert "\n" not in str(e)
-        return
-    assert abs(rm.axes[0] - a) < 3.0 and abs(rm.axes[1] - b) < 3.0, (rm.axes, a, b)
-    assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
+    _circle(spec, 0.93, (0.5 * (np.array(lay["color"]) + np.array(lay["ink"]))).round().tolist())
+    _refused_or_right(spec, seed)
 
 
 @pytest.mark.parametrize("name, seed", [
@@ -89,19 +100,8 @@ def test_a_line_printed_short_of_the_wall_is_never_taken_for_it_from_the_colours
     boundary (the cloth there, `ring._layout_beyond`) it was taken, 33 px inside the wall."""
     seed = 2335171947
     spec, _ = heldout.make(seed, None, heldout.SETS["sealed-45"])
-    lay = spec["layout"]
-    centre = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
-    tint = (0.5 * (np.array(lay["color"]) + np.array(spec["ring"]["wall_color"]))).round().tolist()
-    lay["circles"] = list(lay.get("circles") or []) + [[float(centre[0]), float(centre[1]),
-                                                          0.93 * spec["ring"]["radius"], 8.0, tint]]
-    a = b = spec["ring"]["radius"]
-    try:
-        rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-    except UserError as e:
-        assert "\n" not in str(e)
-        return
-    assert abs(rm.axes[0] - a) < 3.0 and abs(rm.axes[1] - b) < 3.0, (rm.axes, a, b)
-    assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
+    _circle(spec, 0.93, (0.5 * (np.array(spec["layout"]["color"]) + np.array(spec["ring"]["wall_color"]))).round().tolist())
+    _refused_or_right(spec, seed)
 
 
 @pytest.mark.parametrize("name, seed, wall_px", [("sealed-45", 2335171947, None), ("sealed-45", 1974744012, 20.0)])
@@ -115,14 +115,7 @@ def test_a_wall_of_about_the_cloths_colour_is_never_passed_over_to_the_floor_fro
     spec["ring"]["wall_color"] = (np.array(spec["layout"]["color"]) * 1.04).tolist()
     if wall_px:
         spec["ring"]["wall_px"] = wall_px
-    a = spec["ring"]["radius"]
-    b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
-    try:
-        rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
-    except UserError as e:
-        assert "\n" not in str(e)
-        return
-    assert abs(max(rm.axes) - max(a, b)) < 3.0 and abs(min(rm.axes) - min(a, b)) < 3.0, (rm.axes, a, b)
+    _refused_or_right(spec, seed)
 
 
 def test_a_ring_with_a_box_along_the_wall_is_right_or_refused_never_off():

@@ -878,7 +878,9 @@ def _find_boundary(img):
     (a short blip), the wall is wide. A RANSAC ellipse through those points ignores the rest. A
     circle printed round the layout makes such a step all round too: the rays are followed on
     past it, and a wall round it with only the layout between is taken instead (`_round`,
-    `_layout_between`).
+    `_layout_between`). Where a box of ink over the centre hides the cloth from the colours
+    sampled, the colours it leaves unexplained are added and the rays sent again
+    (`_grown_palettes`, `_search_grown`).
     """
     h, w = img.shape[:2]
     f = max(1.0, max(w, h) / 640)
@@ -905,12 +907,11 @@ def _find_boundary(img):
     # colours, the rays stop at the box's edges, and no ellipse has support all round (sealed-45
     # 1974744012, sealed-42 4091115665). The colours none of the sampled ones explains, inside
     # the rays' best ellipse (and then also just past the rays' points off it), are added and
-    # the search made again; what it finds stands only where the colours added are seen well
-    # inside it (the cloth between the print, never a band at the boundary only: a wall's colour
-    # taken in would pass the rays on to the floor). A colour added and not seen there is left
-    # out and the search made once more.
+    # the search made again; what it finds stands only with the wall beyond it, no layout just
+    # past it and the colours added seen well inside it (_search_grown: a colour added can carry
+    # the rays past the wall, or a line short of it can be found from them).
     for grown in _grown_palettes(lab, centres, first):
-        found = _search_grown(img, small, lab, centres, grown)
+        found = _search_grown(img, small, lab, centres, grown, first.win)
         if found is not None:
             return found
     raise first.error
@@ -969,13 +970,13 @@ def _grown(px, centres):
     return np.vstack([centres, new]).astype(np.float32) if len(new) else None
 
 
-def _search_grown(img, small, lab, centres, grown):
+def _search_grown(img, small, lab, centres, grown, win):
     """_search from the palette `grown` (`centres` and colours added), or None: its answer stands
     where one band (the wall) lies beyond it before the floor (_steps_beyond: a wall of about a
     colour added is taken for more layout, and the floor's edge found, with no band beyond),
-    little like the layout lies just beyond it (_layout_beyond), and the colours added are seen
-    well inside it (_seen_inside), GROW_SEEN together and GROW_SEEN_EACH each; a colour added and
-    not seen so is left out and the search made again."""
+    little like the layout lies just beyond it (_layout_beyond, over the rays' window `win`), and
+    the colours added are seen well inside it (_seen_inside), GROW_SEEN together and
+    GROW_SEEN_EACH each; a colour added and not seen so is left out and the search made again."""
     for _ in range(2):
         try:
             found = _search(img, small, lab, grown)
@@ -984,7 +985,7 @@ def _search_grown(img, small, lab, centres, grown):
         scale = small.shape[1] / img.shape[1]
         (cx, cy), (a, b), an = found[:3]
         if _steps_beyond(img, ((cx, cy), (2 * a, 2 * b), an)) != 1 \
-                or _layout_beyond(lab, grown, found, scale) > GROW_BEYOND:
+                or _layout_beyond(lab, grown, found, scale, win) > GROW_BEYOND:
             return None
         seen = _seen_inside(lab, grown, len(centres), found, scale)
         if seen.sum() >= GROW_SEEN and seen.min() >= GROW_SEEN_EACH:
@@ -996,13 +997,12 @@ def _search_grown(img, small, lab, centres, grown):
     return None
 
 
-def _layout_beyond(lab, palette, found, scale):
-    """The share of the pixels just beyond the boundary `found` (1 px to a ray window past it at
-    the detection scale; full-res px, `scale` as _seen_inside) within GROW_DIST of a colour of
-    `palette`: about none beyond the wall's foot, much beyond a line printed short of it."""
+def _layout_beyond(lab, palette, found, scale, win):
+    """The share of the pixels just beyond the boundary `found` (1 px to the rays' window `win`
+    past it at the detection scale; full-res px, `scale` as _seen_inside) within GROW_DIST of a
+    colour of `palette`: about none beyond the wall's foot, much beyond a line printed short of it."""
     (cx, cy), (a, b), an = found[:3]
     sh, sw = lab.shape[:2]
-    win = max(4, int(0.03 * min(sw, sh)))
     ring = np.zeros((sh, sw), np.uint8)
     cv2.ellipse(ring, ((cx * scale, cy * scale), (2 * (a * scale + win), 2 * (b * scale + win)), an), 255, -1)
     cv2.ellipse(ring, ((cx * scale, cy * scale), (2 * (a * scale + 1), 2 * (b * scale + 1)), an), 0, -1)
