@@ -55,6 +55,7 @@ def test_sealed_8_rings_on_artwork_calibrate_on_the_layout_edge(seed):
     spec, img, (a, b) = _empty_ring("sealed-8", seed)
     assert spec.get("_artwork")
     rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
+    assert ringmod.GROWN_NOTE not in rm.warnings   # found from the colours round the centre alone
     assert abs(rm.axes[0] - a) < 3.0 and abs(rm.axes[1] - b) < 3.0, (rm.axes, a, b, spec["ring"]["wall_px"])
     assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
 
@@ -86,11 +87,14 @@ def test_a_box_of_ink_over_the_centre_leaves_the_cloth_to_be_found_past_it(name,
     """The disc sampled round the image centre holds only the box's ink: the rays stop at the box's
     edges and no ellipse had support all round ("no ring found: only N of 360 directions").
     The colours inside the rays' best ellipse that the ink does not explain (the cloth) are added
-    and the rays sent again; the boundary stands only where they are seen well inside it."""
+    and the rays sent again; the boundary stands only where they are seen well inside it, and the
+    calibration warns the technician to check the boundary drawn."""
     spec, img, (a, b) = _empty_ring(name, seed)
     rm = ringmod.calibrate(img, ring_mm=heldout.ring_mm(spec))
     assert abs(max(rm.axes) - max(a, b)) < 3.0 and abs(min(rm.axes) - min(a, b)) < 3.0, (rm.axes, a, b)
     assert np.hypot(*(np.array(rm.center) - spec["ring"]["center"])) < 3.0
+    # the technician is told to check the boundary drawn, as for a ring found at half size
+    assert ringmod.GROWN_NOTE in rm.warnings and "\n" not in ringmod.GROWN_NOTE
 
 
 def test_a_line_printed_short_of_the_wall_is_never_taken_for_it_from_the_colours_added():

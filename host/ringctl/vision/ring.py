@@ -847,16 +847,17 @@ def find_boundary(img, notes=None):
     the checks below take for a band printed round the layout or a wall of two colours
     (camera-tune: 5 of its 38 4K rings refused, every one for a lens's colour fringes), and at
     half size are under a px. When it was, a line for the technician saying so and why (the
-    full size's reason) is added to the list `notes`, when given."""
+    full size's reason) is added to the list `notes`, when given; so is one where print over the
+    centre hid the layout's cloth (_find_boundary)."""
     try:
-        return _find_boundary(img)
+        return _find_boundary(img, notes)
     except UserError as exc:
         if max(img.shape[:2]) < HALF_FROM:
             raise
         h2, w2 = img.shape[0] // 2, img.shape[1] // 2   # (an odd last row or column left out: exactly half)
         try:
             (cx, cy), (a, b), an, layout, edge_px = _find_boundary(
-                cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA))
+                cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA), notes)
         except UserError:
             raise exc from None
         if notes is not None:
@@ -870,8 +871,8 @@ def find_boundary(img, notes=None):
         return (2 * cx + 0.5, 2 * cy + 0.5), (2 * a, 2 * b), an, layout, 2 * edge_px
 
 
-def _find_boundary(img):
-    """find_boundary at `img`'s own size.
+def _find_boundary(img, notes=None):
+    """find_boundary at `img`'s own size (`notes`: as find_boundary's).
 
     Along rays from the image centre (which must be on the layout), the boundary is the first
     strong, lasting step away from the layout's colour: printed lines and lettering are thin
@@ -913,10 +914,17 @@ def _find_boundary(img):
     for grown in _grown_palettes(lab, centres, first):
         found = _search_grown(img, small, lab, centres, grown, first.win)
         if found is not None:
+            if notes is not None:
+                notes.append(GROWN_NOTE)
             return found
     raise first.error
 
 
+# the technician's line for a boundary found from the colours round print over the centre
+GROWN_NOTE = ("print covers the ring's centre: the layout's colours were taken from round it too, and the "
+              "boundary found from them; check the boundary `ring vision calibrate` printed (centre, semi-axes) "
+              "lies on the wall's foot all round on the photo (once the faces are trained, `ring vision classify "
+              "--annotate` draws it)")
 GROW_DIST = 12.0      # L*a*b*: a pixel this far from every sampled layout colour is unexplained
 GROW_SHARE = 0.02     # of the ellipse's inside: unexplained pixels at least this share for new colours
 GROW_INSIDE = 0.85    # the share of the boundary's size inside which the added colours must be seen ...
