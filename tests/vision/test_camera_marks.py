@@ -46,7 +46,7 @@ def test_a_4k_ring_whose_lens_fringes_look_banded_is_calibrated_at_half_size(see
 
 
 def test_a_photo_refused_at_full_and_half_size_keeps_the_full_sizes_reason(monkeypatch):
-    def refuse(img):
+    def refuse(img, notes=None):
         raise UserError(f"refused at {img.shape[1]} px")
     monkeypatch.setattr(ringmod, "_find_boundary", refuse)
     with pytest.raises(UserError, match="^refused at 3840 px$"):
@@ -61,7 +61,7 @@ def test_the_half_sizes_answer_is_put_back_in_full_size_px(monkeypatch, h, w):
     angle stays; an odd last row or column is left out, so the half is exactly half."""
     seen = []
 
-    def half_only(img):
+    def half_only(img, notes=None):
         seen.append(img.shape[:2])
         if img.shape[1] >= ringmod.HALF_FROM:
             raise UserError("refused at full size")
@@ -77,7 +77,7 @@ def test_a_ring_measured_at_half_size_says_so_to_the_technician(monkeypatch, tmp
     full size's reason: the technician then checks the boundary on the photo."""
     from ringctl.vision import cli
 
-    def half_only(img):
+    def half_only(img, notes=None):
         if img.shape[1] >= ringmod.HALF_FROM:
             raise UserError("ring edge uncertain: a band 1% of the radius wide runs all round; cover it")
         return (960.0, 540.0), (400.0, 400.0), 0.0, [40, 105, 35], 1.2
@@ -93,5 +93,5 @@ def test_a_ring_measured_at_half_size_says_so_to_the_technician(monkeypatch, tmp
     err = capsys.readouterr().err
     assert err.startswith("warning: the ring's edge was measured at half") and out.exists()
     # measured at full size: no such warning
-    monkeypatch.setattr(ringmod, "_find_boundary", lambda img: ((1920.0, 1080.0), (800.0, 800.0), 0.0, [1, 2, 3], 1.0))
+    monkeypatch.setattr(ringmod, "_find_boundary", lambda img, notes=None: ((1920.0, 1080.0), (800.0, 800.0), 0.0, [1, 2, 3], 1.0))
     assert ringmod.calibrate(img, ring_mm=1000.0).warnings == []
