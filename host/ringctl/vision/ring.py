@@ -892,14 +892,7 @@ def _find_boundary(img, notes=None):
     # pixel's distance to the NEAREST of them is low all over a printed layout, high on the wall
     yy, xx = np.mgrid[0:sh, 0:sw]
     disc = (xx - sw / 2) ** 2 + (yy - sh / 2) ** 2 < (0.2 * min(sw, sh)) ** 2
-    sample = lab[disc][::3].astype(np.float32)
-    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    # kmeans++ draws from OpenCV's process-wide RNG: seed it so the same photo always
-    # gives the same calibration, whatever ran before in this process.
-    cv2.setRNGSeed(12345)
-    _, labels, centres = cv2.kmeans(sample, 4, None, crit, 2, cv2.KMEANS_PP_CENTERS)
-    counts = np.bincount(labels.ravel(), minlength=4)
-    centres = centres[counts > 0.03 * len(sample)]   # ignore specks
+    centres = _colours(lab[disc][::3], 4, 0.03)   # (clusters under 3% are specks)
     try:
         return _search(img, small, lab, centres)
     except _Unfound as exc:
@@ -931,6 +924,23 @@ GROW_INSIDE = 0.85    # the share of the boundary's size inside which the added 
 GROW_SEEN = 0.02      # ... together over this share of that area at least ...
 GROW_SEEN_EACH = 0.003  # ... and each over this share (a blend of the cloth and the ink: 0.7-1.6%)
 GROW_BEYOND = 0.2     # of the pixels just beyond the boundary: more of the layout's colours than this is print short of the wall
+
+
+def _colours(px, k, least):
+    """The colours (L*a*b*, rows) of `k` clusters of the pixels `px`, each kept where it holds
+    `least` of them or more."""
+    sample = px.astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    # kmeans++ draws from OpenCV's process-wide RNG: seed it so the same photo always
+    # gives the same calibration, whatever ran before in this process.
+    cv2.setRNGSeed(12345)
+    _, labels, centres = cv2.kmeans(sample, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    return centres[np.bincount(labels.ravel(), minlength=k) > least * len(sample)]
+
+
+def _palette_dist(px, palette):
+    """(n, k): each of the pixels `px` (L*a*b*, rows)'s distance to each colour of `palette`."""
+    return np.sqrt(((px[:, None, :] - palette[None]) ** 2).sum(axis=2))
 
 
 class _Unfound(Exception):
@@ -966,15 +976,10 @@ def _grown_palettes(lab, centres, unfound):
 def _grown(px, centres):
     """`centres` and up to 3 colours of the pixels `px` more than GROW_DIST from all of them,
     when those are GROW_SHARE of `px` or more; else None."""
-    far = np.sqrt(((px[:, None, :] - centres[None]) ** 2).sum(axis=2)).min(axis=1) > GROW_DIST
+    far = _palette_dist(px, centres).min(axis=1) > GROW_DIST
     if far.sum() < GROW_SHARE * len(px) or far.sum() < 50:
         return None
-    sample = px[far][::3].astype(np.float32)
-    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    cv2.setRNGSeed(12345)
-    _, labels, new = cv2.kmeans(sample, 3, None, crit, 2, cv2.KMEANS_PP_CENTERS)
-    counts = np.bincount(labels.ravel(), minlength=3)
-    new = new[counts > 0.1 * len(sample)]
+    new = _colours(px[far][::3], 3, 0.1)
     return np.vstack([centres, new]).astype(np.float32) if len(new) else None
 
 
@@ -1017,8 +1022,7 @@ def _layout_beyond(lab, palette, found, scale, win):
     px = lab[ring > 0]
     if not len(px):
         return 0.0
-    d = np.sqrt(((px[:, None, :] - palette[None]) ** 2).sum(axis=2)).min(axis=1)
-    return float(np.count_nonzero(d <= GROW_DIST)) / len(px)
+    return float(np.count_nonzero(_palette_dist(px, palette).min(axis=1) <= GROW_DIST)) / len(px)
 
 
 def _seen_inside(lab, palette, n_first, found, scale):
@@ -1031,7 +1035,7 @@ def _seen_inside(lab, palette, n_first, found, scale):
     cv2.ellipse(inside, ((cx * scale, cy * scale), (2 * GROW_INSIDE * a * scale, 2 * GROW_INSIDE * b * scale), an),
                 255, -1)
     px = lab[inside > 0]
-    d = np.sqrt(((px[:, None, :] - palette[None]) ** 2).sum(axis=2))
+    d = _palette_dist(px, palette)
     nearest = np.where(d.min(axis=1) <= GROW_DIST, d.argmin(axis=1), -1)
     return np.array([np.count_nonzero(nearest == k) for k in range(n_first, len(palette))]) / max(len(px), 1)
 
