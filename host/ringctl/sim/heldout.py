@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-46` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-47` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -169,6 +169,9 @@ SEALED45_ENTROPY = 0xA77480406985568E
 # "sealed-46": entropy drawn at the start of the forty-second session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED46_ENTROPY = 0xC2F5F39F3639D2E7
+# "sealed-47": entropy drawn at the start of the forty-third session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED47_ENTROPY = 0xB869DC62254643F1
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -208,7 +211,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "rose": (160, 140, 210),      # rose: sealed-43 only, a pale pink cloth
            "denim": (130, 95, 60),       # denim: sealed-44 only, a faded mid blue cloth
            "ivory": (205, 225, 232),     # ivory: sealed-45 only, a very pale warm white cloth
-           "forest": (30, 70, 20)}       # forest: sealed-46 only, a dark, deep green cloth
+           "forest": (30, 70, 20),       # forest: sealed-46 only, a dark, deep green cloth
+           "powder": (225, 200, 175)}    # powder: sealed-47 only, a pale powder-blue cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -258,7 +262,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "niobium": (160, 110, 70),          # a blue anodised niobium centre (sealed-43 only)
                 "purple-gold": (140, 95, 150),      # a mauve gold-aluminium alloy (sealed-44 only)
                 "ruby": (70, 55, 165),              # a red anodised centre (sealed-45 only)
-                "verdigris": (120, 140, 70)}        # a blue-green copper patina (sealed-46 only)
+                "verdigris": (120, 140, 70),        # a blue-green copper patina (sealed-46 only)
+                "amethyst": (150, 60, 110)}         # a violet anodised centre (sealed-47 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -563,6 +568,13 @@ SETS = {
                       stream=SEALED46_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("verdigris",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "forest")),
+    # sealed (forty-third session, entropy drawn at its start): relief struck from a
+    # twenty-fifth small portrait and a rocket's nose cone against the sky (faces.RELIEF_PICTURE
+    # 142), a violet amethyst coin, a pale powder-blue layout, circles and shadows as in sealed-46
+    "sealed-47": dict(size=None, coin_px=(40, 120), coin="amethyst", faces="render:142",
+                      stream=SEALED47_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("amethyst",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "powder")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).
