@@ -122,6 +122,26 @@ def test_a_wall_of_about_the_cloths_colour_is_never_passed_over_to_the_floor_fro
     _refused_or_right(spec, seed)
 
 
+@pytest.mark.parametrize("item, seed", [
+    ("edge-tune+tint", 3210010690),   # cloth-ink tint at 0.90: was taken, 50 px inside the wall
+    ("edge-tune+tint", 2631370539),   # cloth-wall tint at 0.92: 44 px
+    ("sealed-41+tint", 219507142),    # the floor's colour at 0.83: 81 px
+])
+def test_a_tinted_circle_with_the_cloth_past_it_is_refused_not_taken_for_the_wall(item, seed):
+    """A circle printed at 0.83-0.92 of the radius in a tint of the ring's own colours (`ring
+    bench calibration --sets NAME+tint`) that the first search's rays stop at all round, and
+    that the printed-circle checks do not pass over: past it the cloth comes back and ends again
+    at the wall (`ring._cloth_past`). Taken for the wall before, 44-81 px inside it (every coin
+    between judged outside the ring: a valid spin voided); now refused in one line."""
+    from ringctl.sim import calib_bench
+    _, cfg, _, _ = calib_bench.set_config(item)
+    spec, _ = heldout.make(seed, None, cfg)
+    calib_bench.tinted_circle(spec, seed)
+    with pytest.raises(UserError, match="shows again, and then another edge") as exc:
+        ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    assert "\n" not in str(exc.value) and "contrasting tape" in str(exc.value)
+
+
 def test_a_ring_with_a_box_along_the_wall_is_right_or_refused_never_off():
     """tune-1080p 3666578351 with artwork: a box of brass ink fills the ring's lower part up to
     the wall; the old code fitted half the layout's edge and half the wall's outer edge."""

@@ -894,9 +894,18 @@ def _find_boundary(img, notes=None):
     disc = (xx - sw / 2) ** 2 + (yy - sh / 2) ** 2 < (0.2 * min(sw, sh)) ** 2
     centres = _colours(lab[disc][::3], 4, 0.03)   # (clusters under 3% are specks)
     try:
-        return _search(img, small, lab, centres)
+        found = _search(img, small, lab, centres)
     except _Unfound as exc:
         first = exc
+    else:
+        # a line printed short of the wall in a tint the rays stop at, the cloth past it and then
+        # the wall (edge-tune 3210010690 and 2631370539, sealed-41 219507142, edge-4k 1961703260
+        # with a circle at 0.83-0.92 of the radius in a tint of the ring's colours: taken for the
+        # wall, 44-122 px inside it)
+        back = _cloth_past(lab, found, sw / w, _window(sw, sh))
+        if back >= CLOTH_PAST_DIRS:
+            raise UserError(CLOTH_PAST.format(*found[1], round(100 * back)))
+        return found
     # A box of ink over the centre fills the disc sampled: the cloth is not among the layout's
     # colours, the rays stop at the box's edges, and no ellipse has support all round (sealed-45
     # 1974744012, sealed-42 4091115665). The colours none of the sampled ones explains, inside
@@ -911,6 +920,54 @@ def _find_boundary(img, notes=None):
                 notes.append(GROWN_NOTE)
             return found
     raise first.error
+
+
+# the refusal of an edge past which the colour just inside it comes back and ends again
+CLOTH_PAST = ("ring edge uncertain: past the edge found (semi-axes {:.0f} x {:.0f} px) the layout's colour from just "
+              "inside it shows again, and then another edge, in {}% of the directions round it: most likely a line "
+              "printed round the layout short of the wall (or a wall of about the cloth's colour); mark the wall's "
+              "foot with a strip of contrasting tape, or photograph the empty ring again with that line " + COVER)
+CLOTH_PAST_DIRS = 0.5    # of the directions round the edge found: the colour just inside back past it in this share refuses it
+CLOTH_PAST_SHARE = 0.25  # of one direction's samples 1 px to a ray window past the edge: the colour just inside back over this share
+CLOTH_PAST_REACH = 0.5   # of the radius past the edge: where the cloth back past a line ends again (a line at 0.7 of the ring: 0.43)
+
+
+def _window(sw, sh):
+    """The rays' step window (px at the detection scale `sw` x `sh`): about a wall's width, so thin
+    print barely registers."""
+    return max(4, int(0.03 * min(sw, sh)))
+
+
+def _cloth_past(lab, found, scale, win, n=180):
+    """The share of `n` directions round the boundary `found` (find_boundary's answer, full-res
+    px; `scale`: detection px per full-res px) where the colour just inside it (the median from 2
+    to half a ray window `win` in) is back past it, and then ends again: the cloth either side of
+    a line printed short of the wall, and then the wall.
+
+    Back: over CLOTH_PAST_SHARE of the samples from 1 px to one window past the boundary lie
+    within LINE_BACK of the step at it (the largest distance from that colour in the half window
+    past it), and within GROW_DIST: a wall of about the cloth's colour (3-9 apart) is its own step
+    and never back (tune-1080p's walls made 0.85-1.25 x the cloth: 15 of 19 right boundaries
+    refused without the LINE_BACK share, 1 with it). Ends again: a window's length not back,
+    within CLOTH_PAST_REACH of the radius; a floor of about the cloth's colour past a narrow wall
+    is back but does not end (0.43 of the directions at most on 50 such rings)."""
+    (cx, cy), (a, b), an = found[:3]
+    r = (a + b) / 2 * scale
+    ell = ((cx * scale, cy * scale), (2 * a * scale, 2 * b * scale), an)
+    s = np.arange(-2.0 * win, max(win, CLOTH_PAST_REACH * r) + 0.5, 0.5)
+    mx, my = _ellipse_grid(ell, np.linspace(0, 2 * np.pi, n, endpoint=False), 1 + s / r)
+    prof = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    inside = np.median(prof[:, s <= -win / 2], axis=1)
+    d = np.linalg.norm(prof - inside[:, None, :], axis=2)
+    step = d[:, (s >= 0) & (s <= win / 2)].max(axis=1)
+    near = d <= np.minimum(GROW_DIST, LINE_BACK * step)[:, None]
+    back = near[:, (s >= 1) & (s <= win)].mean(axis=1) > CLOTH_PAST_SHARE
+    # past where it is first back, not back for a window's length (2 win samples): the wall
+    after = np.cumsum(near & (s >= 1), axis=1) > 0
+    gone = ~near & after & (s > win / 2)
+    run = cv2.morphologyEx(gone.astype(np.uint8), cv2.MORPH_ERODE, np.ones((1, 2 * win), np.uint8),
+                           borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    return float(np.mean(back & run.any(axis=1)))
 
 
 # the technician's line for a boundary found from the colours round print over the centre
@@ -1050,7 +1107,7 @@ def _search(img, small, lab, centres):
     max_r = int(math.hypot(sw, sh) / 2)
     polar = cv2.warpPolar(dist, (max_r, n_ang), (sw / 2, sh / 2), max_r,
                           cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS + cv2.WARP_POLAR_LINEAR)
-    win = max(4, int(0.03 * min(sw, sh)))   # about a wall's width: thin print barely registers
+    win = _window(sw, sh)
     st = _steps(polar, win)
     ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
     # a ray stops where it leaves the picture
