@@ -927,9 +927,10 @@ CLOTH_PAST = ("ring edge uncertain: past the edge found (semi-axes {:.0f} x {:.0
               "inside it shows again, and then another edge, in {}% of the directions round it: most likely a line "
               "printed round the layout short of the wall (or a wall of about the cloth's colour); mark the wall's "
               "foot with a strip of contrasting tape, or photograph the empty ring again with that line " + COVER)
-CLOTH_PAST_DIRS = 0.5    # of the directions round the edge found: the colour just inside back past it in this share refuses it
-CLOTH_PAST_SHARE = 0.25  # of one direction's samples 1 px to a ray window past the edge: the colour just inside back over this share
-CLOTH_PAST_REACH = 0.5   # of the radius past the edge: where the cloth back past a line ends again (a line at 0.7 of the ring: 0.43)
+# _cloth_past: the share of the directions round the edge found that refuses it; the share of one
+# direction's samples (1 px to a ray window past the edge) where the colour just inside is back;
+# how far past the edge (of its radius) the cloth back past a line ends again (a line at 0.7: 0.43)
+CLOTH_PAST_DIRS, CLOTH_PAST_SHARE, CLOTH_PAST_REACH = 0.5, 0.25, 0.5
 
 
 def _window(sw, sh):
