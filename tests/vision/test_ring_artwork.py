@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ringctl.errors import UserError
-from ringctl.sim import heldout
+from ringctl.sim import calib_bench, heldout
 from ringctl.vision import ring as ringmod
 
 
@@ -23,14 +23,6 @@ def _empty_ring(name, seed, artwork=False):
     a = spec["ring"]["radius"]
     b = a * (spec["ring"].get("ellipse") or {"ratio": 1.0})["ratio"]
     return spec, heldout.empty_frame(spec, seed), (a, b)
-
-
-def _circle(spec, share, bgr):
-    """`spec` with a circle printed round the ring's middle at `share` of its radius, 8 px wide,
-    in `bgr`, as the generator prints its own (`layout["circles"]`)."""
-    centre = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
-    spec["layout"]["circles"] = list(spec["layout"].get("circles") or []) + [
-        [float(centre[0]), float(centre[1]), share * spec["ring"]["radius"], 8.0, list(bgr)]]
 
 
 def _refused_or_right(spec, seed):
@@ -74,7 +66,7 @@ def test_a_box_of_ink_over_the_centre_is_refused_and_a_blend_tinted_circle_never
     seed = 3296310484
     spec, _ = heldout.make(seed, None, heldout.SETS["edge-tune"])
     lay = spec["layout"]
-    _circle(spec, 0.93, (0.5 * (np.array(lay["color"]) + np.array(lay["ink"]))).round().tolist())
+    calib_bench.add_circle(spec, 0.93, 8.0, (0.5 * (np.array(lay["color"]) + np.array(lay["ink"]))).round().tolist())
     _refused_or_right(spec, seed)
 
 
@@ -104,7 +96,8 @@ def test_a_line_printed_short_of_the_wall_is_never_taken_for_it_from_the_colours
     boundary (the cloth there, `ring._layout_beyond`) it was taken, 33 px inside the wall."""
     seed = 2335171947
     spec, _ = heldout.make(seed, None, heldout.SETS["sealed-45"])
-    _circle(spec, 0.93, (0.5 * (np.array(spec["layout"]["color"]) + np.array(spec["ring"]["wall_color"]))).round().tolist())
+    cloth_wall = 0.5 * (np.array(spec["layout"]["color"]) + np.array(spec["ring"]["wall_color"]))
+    calib_bench.add_circle(spec, 0.93, 8.0, cloth_wall.round().tolist())
     _refused_or_right(spec, seed)
 
 
@@ -133,7 +126,6 @@ def test_a_tinted_circle_with_the_cloth_past_it_is_refused_not_taken_for_the_wal
     that the printed-circle checks do not pass over: past it the cloth comes back and ends again
     at the wall (`ring._cloth_past`). Taken for the wall before, 44-81 px inside it (every coin
     between judged outside the ring: a valid spin voided); now refused in one line."""
-    from ringctl.sim import calib_bench
     _, cfg, _, _ = calib_bench.set_config(item)
     spec, _ = heldout.make(seed, None, cfg)
     calib_bench.tinted_circle(spec, seed)

@@ -64,6 +64,14 @@ def printed_circle(img, spec, seed):
 TINTS = ("cloth-ink", "cloth-wall", "ink-wall", "cloth-floor", "wall", "floor")
 
 
+def add_circle(spec, share, width, bgr):
+    """Add to `spec` (before it is rendered) a circle concentric with the ring at `share` of its
+    radius, `width` px wide, in `bgr`, in the generator's own form (`layout["circles"]`)."""
+    c = np.array(spec["ring"]["center"]) - heldout._canvas(spec)[0]
+    spec["layout"]["circles"] = list(spec["layout"].get("circles") or []) + [
+        [float(c[0]), float(c[1]), share * spec["ring"]["radius"], width, list(bgr)]]
+
+
 def tinted_circle(spec, seed):
     """Add to `spec` (before it is rendered) a circle printed round the layout's middle as the
     generator prints its own (`heldout._print_circle`), at 0.7-0.97 of the ring's radius, 4-16 px
@@ -77,8 +85,7 @@ def tinted_circle(spec, seed):
     one, _, other = tint.partition("-")
     ink = (0.5 * (np.array(colours[one], float) + np.array(colours[other or one], float))).round().tolist()
     share, width = float(rng.uniform(0.7, 0.97)), float(rng.uniform(4, 16)) * spec["size"][0] / 1920
-    c = np.array(ring["center"]) - heldout._canvas(spec)[0]
-    lay["circles"] = list(lay.get("circles") or []) + [[float(c[0]), float(c[1]), share * ring["radius"], width, ink]]
+    add_circle(spec, share, width, ink)
     return round(share, 3), round(width, 1), tint
 
 

@@ -879,9 +879,10 @@ def _find_boundary(img, notes=None):
     (a short blip), the wall is wide. A RANSAC ellipse through those points ignores the rest. A
     circle printed round the layout makes such a step all round too: the rays are followed on
     past it, and a wall round it with only the layout between is taken instead (`_round`,
-    `_layout_between`). Where a box of ink over the centre hides the cloth from the colours
-    sampled, the colours it leaves unexplained are added and the rays sent again
-    (`_grown_palettes`, `_search_grown`).
+    `_layout_between`). An edge past which the cloth shows again and then another edge (a line
+    printed short of the wall those checks did not pass over) is refused (`_cloth_past`). Where a
+    box of ink over the centre hides the cloth from the colours sampled, the colours it leaves
+    unexplained are added and the rays sent again (`_grown_palettes`, `_search_grown`).
     """
     h, w = img.shape[:2]
     f = max(1.0, max(w, h) / 640)
