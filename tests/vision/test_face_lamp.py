@@ -7,6 +7,7 @@ import pytest
 
 from ringctl.sim import face_light_bench as sweep, heldout, vision_bench
 from ringctl.vision import faceid, judge, ring as ringmod
+import vcache
 from visionkit import measured_outlines, relief_patch
 
 N = 2 * faceid.PATCH_R + 1
@@ -226,3 +227,37 @@ def test_a_model_file_of_version_3_is_refused(low_lamp, tmp_path):
     path.write_text(path.read_text().replace(f'"version": {faceid.FEATURES_VERSION}', '"version": 3'))
     with pytest.raises(faceid.UserError, match="train it again"):
         faceid.FaceModel.load(path)
+
+
+@pytest.fixture(scope="module")
+def sealed43():
+    """sealed-43's site model (opened): a relief portrait and a cup's handle, photographed under the
+    site's lamp 76 deg high, as `ring bench vision --train site` trains it."""
+    return heldout.SETS["sealed-43"], vcache.heldout_model(heldout.SETS["sealed-43"])
+
+
+@pytest.mark.parametrize("seed, kind", [(2515059001, None), (4083612463, "valid")])
+def test_a_coin_under_a_far_lower_lamp_is_read_within_the_relit_drawings(sealed43, seed, kind):
+    """Two valid spins of two tails coins under a lamp 37 or 44 deg high: one coin read, the other
+    left unread because a photo of heads, under the site's high lamp, matched it by chance
+    (0.26-0.30) nearly as well as the tails drawings under a low lamp (0.31-0.36) and narrowed the
+    margin over all. Its lamp is clearly lower than the photos' for both faces, so it is weighed
+    once more within the relit drawings alone, by the same floor, margin and cues: read tails,
+    the spin called."""
+    cfg, model = sealed43
+    spec, expect, rm, img = vcache.scene(seed, kind, cfg)
+    assert spec["kind"] == "valid" and spec["lighting"]["light_elev_deg"] < 45 and expect == "tails"
+    assert judge.classify(img, rm, model)["result"] == "tails"
+
+
+def test_within_the_relit_drawings_every_cue_still_carries_its_share(sealed43):
+    """sealed-43 1044870605 (two tails, a lamp 50 deg high): one coin leads tails by the drawings
+    (0.384 against 0.257) but its edge strength favours heads there (0.073 against 0.060), and the
+    photos tell the faces apart by 0.004: it stays unread and the spin goes to the boxer, saying
+    its lamp is lower than the training photos' and to train in the ring."""
+    cfg, model = sealed43
+    spec, _, rm, img = vcache.scene(1044870605, None, cfg)
+    assert spec["kind"] == "valid"
+    v = judge.classify(img, rm, model)
+    assert v["result"] == "unsure" and [c["face"] for c in v["coins"]].count(None) == 1, v
+    assert "a lamp lower than theirs" in v["reasons"][0], v["reasons"]
