@@ -59,3 +59,19 @@ def test_the_spins_other_coin_outside_still_voids(model, seed):
     assert expect == "no-spin"
     v = judge.classify(img, rm, model)
     assert v["result"] == "no-spin" and "7.3.1 coin outside the ring" in v["reasons"], v["reasons"]
+
+
+def test_a_chip_outside_measured_across_its_inner_line_and_its_edge_does_not_void():
+    """sealed-48 1501054356 (opened, forty-fourth session): a black chip on the floor, in a
+    player's shade, its outline measured 33 x 20 px from its inner ring line on one side to its
+    edge on the other, was taken for two coins together outside, and the spin voided (7.3.1),
+    while its coins lay unseen on a layout of their own colour. Round its outline's short half-axis
+    (the inner line) its spots are plain: it is named a chip, and with no coin seen the spin is the
+    boxer's."""
+    cfg = heldout.SETS["sealed-48"]
+    spec, expect, rm, img = scene(1501054356, None, cfg)
+    chip = next(c for c in spec["chips"] if c["name"] == "black")
+    v = judge.classify(img, rm, heldout_model(cfg))
+    assert v["result"] == "unsure" and expect == "unsure", v["reasons"]
+    assert any(o["kind"] == "chip" and not o["inside"] and
+               np.hypot(*np.subtract(o["center"], chip["center_px"])) < 0.3 * chip["radius_px"] for o in v["others"]), v

@@ -5,6 +5,7 @@ the result "unsure" (the boxer looks), never heads/tails/odds. Never voids witho
 no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
 or one on the other in the ring, or outside / on the rim while the ring holds fewer than two).
 """
+import copy
 import math
 import statistics
 import time
@@ -246,7 +247,7 @@ def _judged(img, ring, model, blobs):
     light = ""   # faceid's note on an unread coin lit unlike the training photos
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
-    away = []        # (reason, [coin entries], size or None): a coin (or two together) outside or on the rim
+    away = []        # (reason, [coin entries], size or None, outline): a coin (or two together) outside or on the rim
     stacked = []     # [coin entries]: two coins one on the other in the ring, as one outline
     doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
@@ -324,7 +325,7 @@ def _judged(img, ring, model, blobs):
                 unsure.append(TOUCHING)
             else:   # two coins together outside: the spin's two only if the ring holds fewer than two
                 away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim",
-                             both, None))
+                             both, None, b))
             continue
         doubt = None
         if colour > COLOUR_TOL:
@@ -364,7 +365,8 @@ def _judged(img, ring, model, blobs):
             # evidence for a void
             unsure.append("unsure: a coin on print of its colour at the ring's edge: cannot tell inside from on the rim")
         elif clear < -tol:
-            away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size))
+            away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size,
+                         b))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
         if not in_ring:
@@ -442,7 +444,7 @@ def _judged(img, ring, model, blobs):
     ring_light = [c["_light"] for c in coins if c.get("_in") and c.get("_light")]
     ref_light = float(statistics.median(ring_light)) if ring_light else None
     in_play = sum(1 for c in coins if c.get("_in"))
-    for reason, seen, size in away:
+    for reason, seen, size, b in away:
         # like them: the size of the coins in the ring, and, lying flat, about their brightness
         # (an outline that is not flat turns its face from the lamp: its light says nothing).
         # Beside two coins in the ring, one not flat within SAME_TILTED of their size may be a
@@ -462,6 +464,14 @@ def _judged(img, ring, model, blobs):
                           "(7.3.1 needs evidence): boxer to call" if size is not None else
                           "unsure: two coin-like objects together outside the ring, one coin in it "
                           "(7.3.1 needs evidence): boxer to call")
+        elif not seen[0].get("_in") and in_play < 2 and _chip_either_axis(img, ring, b):
+            # the evidence for a void would be this outline outside: a chip whose outline was
+            # measured across its inner ring line and its edge is no coin (sealed-48 1501054356,
+            # opened: a black chip outside, measured 33 x 20 px in a player's shade, voided a
+            # spin whose coins lay unseen on a layout of their colour)
+            for entry in seen:
+                coins.remove(entry)
+            others.append(_other(b, "chip", False, ring))
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
         elif maybe:
@@ -533,6 +543,19 @@ def _chip_rim(img, ring, b):
     16 -> 7 missed)."""
     f = chipcheck.chip_rim(img, ring, b)
     return f["spot"] >= RIM_SPOT and f["periodic"] >= RIM_PERIODIC
+
+
+def _chip_either_axis(img, ring, b):
+    """A chip's edge spots (`_chip_rim`) round a circle of either half-axis of an outline measured
+    not round: one side of it on a chip's edge, the other on the inner ring line printed on it."""
+    if b.axes[1] / b.axes[0] >= FLAT_RATIO:
+        return False   # measured round: `_chip_rim` has looked round it already
+    for r in b.axes:
+        circle = copy.copy(b)
+        circle.axes = (r, r)
+        if _chip_rim(img, ring, circle):
+            return True
+    return False
 
 
 def _ring_printed(ring, model):
