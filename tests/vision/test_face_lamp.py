@@ -250,7 +250,7 @@ def test_a_coin_under_a_far_lower_lamp_is_read_within_the_relit_drawings(sealed4
     assert judge.classify(img, rm, model)["result"] == "tails"
 
 
-def test_within_the_relit_drawings_every_cue_still_carries_its_share(sealed43):
+def test_within_the_relit_drawings_every_cue_still_carries_its_share(sealed43, monkeypatch):
     """sealed-43 1044870605 (two tails, a lamp 50 deg high): one coin leads tails by the drawings
     (0.384 against 0.257) but its edge strength favours heads there (0.073 against 0.060), and the
     photos tell the faces apart by 0.004: it stays unread and the spin goes to the boxer, saying
@@ -258,6 +258,16 @@ def test_within_the_relit_drawings_every_cue_still_carries_its_share(sealed43):
     cfg, model = sealed43
     spec, _, rm, img = vcache.scene(1044870605, None, cfg)
     assert spec["kind"] == "valid"
+    weighed_again = []   # the faces of the weighings within the drawings alone
+    first = faceid.FaceModel._decide
+
+    def decide(self, h, t, picked, families, rot, coin_lean):
+        got = first(self, h, t, picked, families, rot, coin_lean)
+        if min(picked) >= self.n_photos and len(families) == 1:
+            weighed_again.append(got[0])
+        return got
+    monkeypatch.setattr(faceid.FaceModel, "_decide", decide)
     v = judge.classify(img, rm, model)
+    assert weighed_again == [None], weighed_again   # its lamp lower: weighed again, and left unread
     assert v["result"] == "unsure" and [c["face"] for c in v["coins"]].count(None) == 1, v
     assert "a lamp lower than theirs" in v["reasons"][0], v["reasons"]

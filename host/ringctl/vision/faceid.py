@@ -661,7 +661,7 @@ class FaceModel:
         """(best heads score, best tails score) for a feature stack."""
         return self._match(feat)[:2]
 
-    def read(self, feat, coin_lean=None):
+    def read(self, feat, coin_lean=None, weigh_low=True):
         """(face or None, confidence 0..1, heads score, tails score); `coin_lean`: the coin's
         `lean_vector`, which raises the margin needed when its lamp is higher than the training
         photos' (`lamp`, `light_leans`).
@@ -678,15 +678,17 @@ class FaceModel:
         both faces, measured by the best pair over all templates and by the drawings' own pair) is
         weighed once more within the relit drawings alone, by the same floor, margin and cues: the
         photos show both faces under another light, and a photo of the other face that matches
-        such a coin by chance no better than the floor (0.26-0.30 against the drawings' 0.31-0.36,
-        sealed-43) only narrowed the margin over all."""
+        such a coin by chance about as well as the floor (0.26-0.30 against the drawings' 0.31-0.36,
+        sealed-43) only narrowed the margin over all. The face so read must be the one that leads
+        over all templates too; the scores returned are then the drawings'. `weigh_low` False: the
+        first weighing only (what must look like a face before it is taken for a coin at all)."""
         ((h, t, _, _, ih, it), *families), rot = self._pairs(feat)
         face, conf = self._decide(h, t, (ih, it), families, rot, coin_lean)
-        if face is None and coin_lean is not None and len(families) > 1 \
+        if face is None and weigh_low and coin_lean is not None and len(families) > 1 \
                 and self._lower(coin_lean, (ih, it), rot) and self._lower(coin_lean, families[1][4:], rot):
             rh, rt, _, _, rih, rit = families[1]
             relit = self._decide(rh, rt, (rih, rit), families[1:], rot, coin_lean)
-            if relit[0] is not None:
+            if relit[0] is not None and (rh > rt) == (h > t):
                 return relit + (rh, rt)
         return face, conf, h, t
 

@@ -187,8 +187,10 @@ def classify(img, ring, model, whole=True):
                                     PRINT_SEARCH_COLOUR, PRINT_SEARCH_NEED, want=2 - short)
         # what nothing showed is a coin only if its face reads: print can make a clean round
         # outline of the coin's colour (the inside of a letter's round end: edge-4k, a ring
-        # re-rendered without coins), and none of those read as a face
-        more = [b for b in more if model.read(*faceid.features_lean(faceid.coin_patch(img, ring, b)))[0]]
+        # re-rendered without coins), and none of those read as a face (by the first weighing:
+        # not weighed again within the relit drawings, faceid.FaceModel.read)
+        more = [b for b in more
+                if model.read(*faceid.features_lean(faceid.coin_patch(img, ring, b)), weigh_low=False)[0]]
         if more:
             # an object in doubt that such a coin holds was part of it
             held = [d for d in doubts if any(_holds(ring, m, d) for m in more)]
@@ -471,7 +473,10 @@ def _judged(img, ring, model, blobs):
             # spin whose coins lay unseen on a layout of their colour)
             for entry in seen:
                 coins.remove(entry)
-            others.append(_other(b, "chip", False, ring))
+            rim = reason.endswith("rim")
+            others.append(_other(b, "chip", rim, ring))
+            if rim:   # its edge over the ring's: 7.3.2, as a chip touching the ring above
+                unsure.append(CHIP_IN_RING.format("chip"))
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
         elif maybe:
