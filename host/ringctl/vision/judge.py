@@ -249,7 +249,8 @@ def _judged(img, ring, model, blobs):
     light = ""   # faceid's note on an unread coin lit unlike the training photos
     # evidence seen OUTSIDE the ring waits until every object is judged: it voids the spin only
     # if the object can be one of the game's two coins (7.3.1)
-    away = []        # (reason, [coin entries], size or None, outline): a coin (or two together) outside or on the rim
+    # (reason, [coin entries], size or None, outline): a coin (or two together) outside or on the rim
+    away = []
     stacked = []     # [coin entries]: two coins one on the other in the ring, as one outline
     doubt_out = []   # (reason, other entry): an object outside that may or may not be a coin
     for b in blobs:
@@ -367,8 +368,8 @@ def _judged(img, ring, model, blobs):
             # evidence for a void
             unsure.append("unsure: a coin on print of its colour at the ring's edge: cannot tell inside from on the rim")
         elif clear < -tol:
-            away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim", [entry], size,
-                         b))
+            away.append(("7.3.1 coin outside the ring" if dist - a > R else "7.3.1 coin on the ring's rim",
+                         [entry], size, b))
         elif clear <= tol:
             unsure.append("unsure: coin at the ring's edge, cannot tell inside from on the rim")
         if not in_ring:
