@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-import httpx
+import httpx2 as httpx   # the client Starlette 1.10 tests with (httpx deprecated there)
 from ringctl.record.log import AuditLog
 from ringproc import LINK_UP_S, LINK_WAIT, RING, Proc, board  # noqa: F401  (board is a fixture)
 

@@ -25,7 +25,7 @@ def _thread_cpu_s(tid):
 
 def _login(url, users_path):
     """-> the session cookie header of a fresh boxer login (the form's own CSRF token)."""
-    import httpx
+    import httpx2 as httpx
     from ..console.options import demo_logins
     pw = demo_logins(users_path)["boxer"]
     with httpx.Client(base_url=url, follow_redirects=False) as http:
