@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import balance, chipcheck, detect, judge
+from ringctl.vision import balance, chipcheck, detect, judge, shade
 from vcache import heldout_model, scene
 
 CFG = heldout.SETS["sealed-22"]
@@ -75,3 +75,27 @@ def test_a_chip_outside_measured_across_its_inner_line_and_its_edge_does_not_voi
     assert v["result"] == "unsure" and expect == "unsure", v["reasons"]
     assert any(o["kind"] == "chip" and not o["inside"] and
                np.hypot(*np.subtract(o["center"], chip["center_px"])) < 0.3 * chip["radius_px"] for o in v["others"]), v
+
+
+def test_a_chip_so_named_on_the_rim_is_a_chip_in_the_ring(monkeypatch):
+    """The same chip's outline moved onto the ring's rim (its centre outside, its edge over the
+    ring's), still taken for two coins together and its spots seen round a half-axis: a chip
+    touching the ring is 7.3.2 (the boxer checks whether a coin hit it), as a chip named round its
+    own outline is, not an object outside to be ignored."""
+    cfg = heldout.SETS["sealed-48"]
+    spec, _, rm, img = scene(1501054356, None, cfg)
+    model = heldout_model(cfg)
+    img, _ = balance.balanced(img, rm)
+    img = shade.lifted(img, rm)
+    blobs = detect.find_blobs(img, rm, skip_chroma=model.chroma)
+    chip = next(c for c in spec["chips"] if c["name"] == "black")
+    b = min((b for b in blobs if b.axes is not None),
+            key=lambda b: np.hypot(*np.subtract(detect.seen_center(b, rm), chip["center_px"])))
+    c = np.array(rm.center)
+    out = np.subtract(b.plane_center, c)
+    b.plane_center = tuple(c + out / np.hypot(*out) * (rm.radius + 0.5 * b.axes[0]))
+    monkeypatch.setattr(judge, "_both_coins", lambda *a: True)
+    monkeypatch.setattr(judge, "_chip_either_axis", lambda *a: True)
+    v, _, _ = judge._judged(img, rm, model, blobs)
+    assert v["result"] == "unsure" and judge.CHIP_IN_RING.format("chip") in v["reasons"], v["reasons"]
+    assert any(o["kind"] == "chip" and o["inside"] for o in v["others"]), v["others"]

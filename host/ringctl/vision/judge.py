@@ -5,7 +5,7 @@ the result "unsure" (the boxer looks), never heads/tails/odds. Never voids witho
 no-spin rests on a cleanly measured coin that is one of the spin's two (tilted, leaning,
 or one on the other in the ring, or outside / on the rim while the ring holds fewer than two).
 """
-import copy
+import dataclasses
 import math
 import statistics
 import time
@@ -556,12 +556,7 @@ def _chip_either_axis(img, ring, b):
     not round: one side of it on a chip's edge, the other on the inner ring line printed on it."""
     if b.axes[1] / b.axes[0] >= FLAT_RATIO:
         return False   # measured round: `_chip_rim` has looked round it already
-    for r in b.axes:
-        circle = copy.copy(b)
-        circle.axes = (r, r)
-        if _chip_rim(img, ring, circle):
-            return True
-    return False
+    return any(_chip_rim(img, ring, dataclasses.replace(b, axes=(r, r))) for r in b.axes)
 
 
 def _ring_printed(ring, model):
