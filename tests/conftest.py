@@ -121,9 +121,10 @@ GROUPS = {
     "site2": ("vision/test_views.py", "vision/test_rest.py", "runner/test_rigwatch.py",
               "vision/test_chips.py", "vision/test_coin_measures.py"),
     # more vcache held-out models used by several files (thirty-eighth session, every cache miss
-    # and hit recorded by file): sealed-23's (~12 s) and sealed-22's (~6 s) ...
+    # and hit recorded by file): sealed-23's (~12 s) and sealed-22's (~6 s), and sealed-48's
+    # (~10 s: test_away_size and test_face_lamp, forty-fifth session) ...
     "sealed-23": ("vision/test_chip_in_ring_wrong_calls.py", "vision/test_chip_rim_rows.py",
-                  "vision/test_away_size.py"),
+                  "vision/test_away_size.py", "vision/test_face_lamp.py"),
     # ... sealed-32's (~10 s) ...
     "sealed-32": ("vision/test_dented_outline.py", "vision/test_uncrossed_rays.py"),
     # ... edge-tune's (~9 s; test_judge_evidence and test_print_search use it too) and
@@ -150,10 +151,9 @@ _GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
 # depends on them; an unlisted group counts a tenth of a second per test (test_band_settle's 12
 # tests, the heaviest file, would count 1.2 s and start among the last).
 SECONDS = {"vcache": 68, "site2": 67, "commissioned": 64, "tests/vision/test_band_settle.py": 51,
-           "edge-tune": 70, "tests/vision/test_print_search.py": 38, "sealed-23": 27,
+           "edge-tune": 70, "tests/vision/test_print_search.py": 38, "sealed-23": 47,
            "tests/vision/test_ring_printed_circle.py": 22, "tests/console/test_serve.py": 20,
-           "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_face_lamp.py": 20,
-           "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
+           "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
            "tests/vision/test_camera_marks.py": 16, "tests/docs/test_doc_sequences.py": 16,
            "tests/vision/test_face_relit.py": 15, "tests/runner/test_one_camera.py": 14,
            "sealed-32": 12, "tests/vision/test_training_empty.py": 12,

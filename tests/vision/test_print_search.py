@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import detect, judge, viewcal
+from ringctl.vision import detect, faceid, judge, viewcal
 from ringctl.vision.views import judge_view
 from vcache import heldout_model, scene
 
@@ -58,6 +58,21 @@ def test_the_live_judge_looks_on_print_too(model, seed):
     spec, expect, rm, img = _played(seed)
     v = judge_view(img, viewcal.CameraView("A", np.eye(3), rm), model)
     assert v["result"] == expect and v["crops"] == 1, v["reasons"]
+
+
+def test_what_the_search_finds_must_read_as_a_face_by_the_first_weighing(model, monkeypatch):
+    # the outline found on print is a coin only if its face reads by the first weighing: the second,
+    # within the relit drawings under a far lower lamp (faceid.FaceModel.read), is for coins, not
+    # for telling a coin from print that makes a round outline of its colour
+    spec, expect, rm, img = _played(HIDDEN[0])
+    weighs, read = [], faceid.FaceModel.read
+
+    def spy(self, feat, coin_lean=None, weigh_low=True):
+        weighs.append(weigh_low)
+        return read(self, feat, coin_lean, weigh_low)
+    monkeypatch.setattr(faceid.FaceModel, "read", spy)
+    assert judge.classify(img, rm, model)["result"] == expect
+    assert weighs.count(False) == 1, weighs   # the one outline the search found
 
 
 @pytest.mark.parametrize("seed", PRINTED)

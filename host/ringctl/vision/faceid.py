@@ -13,8 +13,9 @@ Brightness is not used: on a relief face it is mostly the light's direction, not
 These are unwrapped with warpPolar, so two coins are compared over every rotation at once by
 FFT circular correlation along the angle axis. A face is read only when its best match is good,
 clearly better than the other face's, and both cues on their own carry part of that margin
-(`FaceModel.read`); the margin scales with how well the training photos separate
-(leave-one-out), within bounds that keep an ambiguous coin `unsure`. docs/VISION.md has the why.
+(`FaceModel.read`; under a lamp far lower than the photos', EDGE_SILENT); the margin scales with
+how well the training photos separate (leave-one-out), within bounds that keep an ambiguous coin
+`unsure`. docs/VISION.md has the why.
 """
 import base64
 import binascii
@@ -45,8 +46,13 @@ CUES = ((0,), (1, 2))  # feature channels of each independent cue: edge strength
 _CUE_STARTS = [c[0] for c in CUES]   # each cue's channels follow one another (np.add.reduceat sums them)
 assert [i for c in CUES for i in c] == [0, 1, 2], "cue_match sums each cue's channels as one run"
 _CUE_SHARE = np.array([len(c) / 3 for c in CUES])   # each cue's share of the combined score
-CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share
+CUE_SHARE_MIN = 0.2   # a read face's margin must come at least this much from every cue's share (but EDGE_SILENT)
 _CUE_NEED = (CUE_SHARE_MIN * _CUE_SHARE).tolist()   # of a face's margin, each cue's part at least
+# Weighed within the relit drawings under a lamp far lower than the photos' (`FaceModel.read`),
+# edge strength may say nothing: the shading of a low lamp is what changes it most (bright edges
+# facing the lamp, dark ones away), while edge orientation is the same either way. There the
+# orientation cue on its own must carry the margin, and edge strength be against by at most this
+EDGE_SILENT = 0.03
 MIN_SCORE_FLOOR = 0.28        # best match a face needs at least (blank/noisy discs score <= 0.26)
 MARGIN_OF_MEDIAN = 0.13       # min margin = this x the photos' median leave-one-out margin ...
 MARGIN_BOUNDS = (0.07, 0.12)  # ... within these bounds
@@ -605,13 +611,16 @@ def relit_templates(big_patches, turns):
     return [] if basis is None else relit_features(basis)
 
 
-def _cues_agree(families, sign, min_margin):
+def _cues_agree(families, sign, min_margin, edge_silent=False):
     """Whether within some family (`_pairs`' entries after the first) the face `sign` favours
     (1 heads, -1 tails) wins by `min_margin` with each cue carrying its part of that margin
-    (`FaceModel.read`). In numpy scalars and Python floats: each cue's float32 difference,
-    compared in double, as the arrays' expression compares them."""
+    (`FaceModel.read`); `edge_silent`: or with the orientation cue carrying `min_margin` on its own
+    and edge strength against it by at most EDGE_SILENT. In numpy scalars and Python floats: each
+    cue's float32 difference, compared in double, as the arrays' expression compares them."""
     return any((fh - ft) * sign >= min_margin
-               and all(float((c - d) * sign) >= share * (fh - ft) * sign for c, d, share in zip(ch, ct, _CUE_NEED))
+               and (all(float((c - d) * sign) >= share * (fh - ft) * sign for c, d, share in zip(ch, ct, _CUE_NEED))
+                    or edge_silent and float((ch[1] - ct[1]) * sign) >= min_margin
+                    and float((ch[0] - ct[0]) * sign) >= -EDGE_SILENT)
                for fh, ft, ch, ct, _, _ in families)
 
 
@@ -676,25 +685,31 @@ class FaceModel:
 
         A coin so left unread whose lamp is clearly lower than the photos' (`lamp`: "lower" for
         both faces, measured by the best pair over all templates and by the drawings' own pair) is
-        weighed once more within the relit drawings alone, by the same floor, margin and cues: the
+        weighed once more within the relit drawings alone, by the same floor and margin: the
         photos show both faces under another light, and a photo of the other face that matches
         such a coin by chance about as well as the floor (0.26-0.30 against the drawings' 0.31-0.36,
-        sealed-43) only narrowed the margin over all. The face so read must be the one that leads
-        over all templates too; the scores returned are then the drawings'. `weigh_low` False: the
+        sealed-43) only narrowed the margin over all. There edge strength may say nothing (within
+        EDGE_SILENT) where edge orientation carries the margin on its own: a low lamp's shading
+        changes a relief's edge strength most. The face so read must be the one that leads over all
+        templates too; the scores returned are then the drawings'. `weigh_low` False: the
         first weighing only (what must look like a face before it is taken for a coin at all)."""
         ((h, t, _, _, ih, it), *families), rot = self._pairs(feat)
         face, conf = self._decide(h, t, (ih, it), families, rot, coin_lean)
         if face is None and weigh_low and coin_lean is not None and len(families) > 1 \
                 and self._lower(coin_lean, (ih, it), rot) and self._lower(coin_lean, families[1][4:], rot):
             rh, rt, _, _, rih, rit = families[1]
-            relit = self._decide(rh, rt, (rih, rit), families[1:], rot, coin_lean)
+            # _decide measures the light by the same pair as _lower just did: "lower" for both
+            # faces, so the margin it asks (`need`) is `min_margin`, which EDGE_SILENT's
+            # orientation-alone test asks too
+            relit = self._decide(rh, rt, (rih, rit), families[1:], rot, coin_lean, edge_silent=True)
             if relit[0] is not None and (rh > rt) == (h > t):
                 return relit + (rh, rt)
         return face, conf, h, t
 
-    def _decide(self, h, t, picked, families, rot, coin_lean):
+    def _decide(self, h, t, picked, families, rot, coin_lean, edge_silent=False):
         """(face or None, confidence) of `read` for the best pair (`h`, `t` the scores of the
-        templates `picked`) and the families whose cues may carry the margin."""
+        templates `picked`) and the families whose cues may carry the margin (`edge_silent`: as
+        `_cues_agree` has it)."""
         best, other = max(h, t), min(h, t)
         margin = best - other
         need = self.min_margin
@@ -713,7 +728,7 @@ class FaceModel:
         sign = 1 if h > t else -1
         # each cue must carry a part of the margin in proportion to its channels: a cue that
         # tells the faces apart by nothing is no support (a washed-out relief's edge strength)
-        agree = _cues_agree(families, sign, self.min_margin)
+        agree = _cues_agree(families, sign, self.min_margin, edge_silent)
         face = ("heads" if h > t else "tails") if best >= self.min_score and margin >= need and agree else None
         conf = min(max(min(best / max(self.min_score, 1e-6), margin / max(need, 1e-6)) / 2, 0.0), 1.0)
         return face, (conf if agree else min(conf, 0.25))
