@@ -344,3 +344,17 @@ def test_a_tilted_coin_whose_sliver_reaches_beyond_a_round_texture_outline_is_no
     assert v["result"] in ("no-spin", "unsure"), v["reasons"]
     assert not any(c["flat"] and np.hypot(*(np.array(c["center"]) - tilted)) < 0.3 * rm.coin_radius_px
                    for c in v["coins"]), v["coins"]
+
+
+def test_an_object_in_doubt_outside_does_not_keep_the_search_from_the_ring():
+    # sealed-49 3175999918 (opened, forty-fifth session), as drawn: the heads coin lay half on a box
+    # printed in about its colour and was not found; a black chip on the floor, measured badly,
+    # "may or may not be a coin". That doubt outside kept the search from looking on the print in
+    # the ring; now the search finds the coin, the spin is judged again with both coins in the
+    # ring, and the chip outside is no concern: one head and one tail
+    cfg = heldout.SETS["sealed-49"]
+    spec, expect, rm, img = scene(3175999918, None, cfg)
+    assert spec["kind"] == "valid" and expect == "odds"
+    v = judge.classify(img, rm, heldout_model(cfg))
+    assert v["result"] == "odds", v["reasons"]
+    assert [o["kind"] for o in v["others"]] == ["doubtful"] and not v["others"][0]["inside"]
