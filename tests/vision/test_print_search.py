@@ -361,5 +361,8 @@ def test_an_object_in_doubt_outside_does_not_keep_the_search_from_the_ring():
     spec, expect, rm, img = scene(3175999918, None, cfg)
     assert spec["kind"] == "valid" and expect == "odds"
     v = judge.classify(img, rm, heldout_model(cfg))
-    assert v["result"] == "odds", v["reasons"]
+    assert v["result"] == "odds" and len(v["coins"]) == 2, v["reasons"]
+    for c in spec["coins"]:   # each coin where it lies, its face read right
+        assert any(np.hypot(*np.subtract(f["center"], c["center_px"])) < 2.0 and f["face"] == c["face"]
+                   for f in v["coins"]), v["coins"]
     assert [o["kind"] for o in v["others"]] == ["doubtful"] and not v["others"][0]["inside"]
