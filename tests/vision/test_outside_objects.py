@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import judge
+from ringctl.vision import judge, viewcal, views
 from vcache import heldout_model, scene
 
 CHECK = heldout.SETS["check-1080p"]
@@ -91,3 +91,26 @@ def test_same_light_allows_a_coin_in_shade_and_refuses_a_black_object():
     assert judge._same_light(0.3 * 230, 230) and judge._same_light(230, 0.3 * 230)
     assert not judge._same_light(39, 230) and not judge._same_light(230, 39)
     assert judge._same_light(None, 230) and judge._same_light(39, None)
+
+
+def test_a_third_coin_outside_in_a_crop_of_its_own_does_not_void_the_live_call(check_model, monkeypatch):
+    """The live path judges a view in crops round what differs from the empty ring, and each crop
+    counts only its own coins in the ring: a crop holding only the third coin on the floor said
+    "7.3.1 coin outside the ring" (no coin in the ring of its own), and the view voided the valid
+    spin that the whole frame leaves to the boxer (forty-fifth session). A void from crops is now
+    the whole frame's judge's to call."""
+    seed = 1645421708
+    spec, expect, rm, img = scene(seed, "valid", CHECK)
+    frame = heldout.render_frame(_with_coin_outside(spec, rm, 40.0), seed)
+    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
+    results, judged = [], judge.classify
+
+    def classify(img, ring, model, whole=True):
+        v = judged(img, ring, model, whole)
+        results.append((v["result"], img.shape))
+        return v
+    monkeypatch.setattr(judge, "classify", classify)
+    v = views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), check_model)
+    assert len(results) > 2 and any(r == "no-spin" for r, _ in results[:-1]), results   # the crops, one a void
+    assert results[-1][1] == frame.shape   # then the whole frame
+    assert v["result"] == "unsure" and "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]

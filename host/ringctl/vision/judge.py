@@ -146,6 +146,9 @@ SAME_COIN = 0.08      # a third object outside matches the coins in the ring wit
 SAME_LIGHT = 4.0
 SAME_TILTED = 0.3     # ... beside two coins in the ring, one not flat within +-30% may be a third
 CHIP_IN_RING = "7.3.2 a {} in the ring: boxer to check whether a coin hit it"
+# the words of a doubt about an object outside the ring, in doubt only with fewer than two coins
+# in the ring (the live path's crops, which each count their own, tell it by them: views)
+OUTSIDE_DOUBT = "coin-coloured object outside the ring"
 # a ring with this much of its layout printed in the coin's colour can hide a coin lying on it
 RING_PRINTED = 0.02
 # where nothing stood out (detect.find_on_print): an edge's own contrast that counts in its
@@ -356,7 +359,7 @@ def _judged(img, ring, model, blobs):
                 if unsure[-1].endswith(PRINT_PART):
                     print_doubts.append(b)
             else:
-                doubt_out.append((doubt, o))
+                doubt_out.append((doubt.replace("coin-coloured object", OUTSIDE_DOUBT, 1), o))
             continue
         ratio = bb / a
         # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)

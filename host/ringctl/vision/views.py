@@ -237,7 +237,7 @@ def judge_view(img, view, model, realign=True):
     if rects is None:                      # too much in view for crops: the whole frame
         return whole()
     f = ring.factor
-    coins, others, nospin, unsure = [], [], [], []
+    coins, others, nospin, unsure, outside = [], [], [], [], []
     for rect in rects:
         X0, Y0, X1, Y1 = rect
         crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, cuts, ring)
@@ -253,13 +253,23 @@ def judge_view(img, view, model, realign=True):
         for o in out.get("others", []):
             others.append(dict(o, center=[round(o["center"][0] + dx, 1), round(o["center"][1] + dy, 1)]))
         for r in out["reasons"]:
-            if not _is_count_reason(r):
+            if judge.OUTSIDE_DOUBT in r:   # in doubt only with fewer than two coins in the ring: below
+                outside.append(r)
+            elif not _is_count_reason(r):
                 (nospin if out["result"] == "no-spin" else unsure).append(r)
+    if nospin:
+        # each crop counts only its own coins in the ring, and an object outside is evidence for a
+        # void (7.3.1) only with fewer than two there: a void is the whole frame's judge's to call
+        # (forty-fifth session: a third coin on the floor, in a crop of its own, voided a valid
+        # spin of check-1080p that the whole frame leaves to the boxer)
+        return whole()
     if judge.only_print_hides(len(coins), nospin, unsure) and judge.may_hide(ring, model):
         # fewer than two coins and nothing else amiss but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all, so
         # no crop holds it; the whole frame's judge looks for it there (judge.classify)
         return whole()
+    if sum(1 for c in coins if c["inside"]) < 2:
+        unsure += outside
     light = _light(img, ring, model, coins)
     result, reasons = _call(coins, nospin, unsure, "found in this view", light)
     if cast:   # colours or exposure too far from the calibration's to judge by (balance): the boxer calls it
