@@ -111,6 +111,6 @@ def test_a_third_coin_outside_in_a_crop_of_its_own_does_not_void_the_live_call(c
         return v
     monkeypatch.setattr(judge, "classify", classify)
     v = views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), check_model)
-    assert len(results) > 2 and any(r == "no-spin" for r, _ in results[:-1]), results   # the crops, one a void
-    assert results[-1][1] == frame.shape   # then the whole frame
     assert v["result"] == "unsure" and "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
+    # as it was judged: in crops, one of them a void, then the whole frame
+    assert len(results) > 2 and any(r == "no-spin" for r, _ in results[:-1]) and results[-1][1] == frame.shape, results

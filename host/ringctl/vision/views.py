@@ -263,7 +263,7 @@ def judge_view(img, view, model, realign=True):
         # (forty-fifth session: a third coin on the floor, in a crop of its own, voided a valid
         # spin of check-1080p that the whole frame leaves to the boxer)
         return whole()
-    if judge.only_print_hides(len(coins), nospin, unsure) and judge.may_hide(ring, model):
+    if judge.only_print_hides(len(coins), [], unsure) and judge.may_hide(ring, model):
         # fewer than two coins and nothing else amiss but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all, so
         # no crop holds it; the whole frame's judge looks for it there (judge.classify)
@@ -271,10 +271,10 @@ def judge_view(img, view, model, realign=True):
     if sum(1 for c in coins if c["inside"]) < 2:
         unsure += outside
     light = _light(img, ring, model, coins)
-    result, reasons = _call(coins, nospin, unsure, "found in this view", light)
+    result, reasons = _call(coins, [], unsure, "found in this view", light)   # no void from crops: above
     if cast:   # colours or exposure too far from the calibration's to judge by (balance): the boxer calls it
         result, reasons = "unsure", [cast] + reasons
-    elif result in ("unsure", "no-spin") and realign and (nospin or unsure or len(coins) >= 2):
+    elif result == "unsure" and realign and (unsure or len(coins) >= 2):
         # a view that finds fewer than two coins and nothing else amiss is not in doubt: the
         # other views hold the rest (looking for a move cost 19 ms a 4K view, a two-view moment
         # 45 ms against 11 before: `ring bench vision` `two_4k_views`); more than two coins or an
