@@ -8,6 +8,7 @@ import pytest
 
 from ringctl.sim import heldout
 from ringctl.vision import detect, faceid, judge, viewcal
+from ringctl.vision import views
 from ringctl.vision.views import judge_view
 from vcache import heldout_model, scene
 
@@ -366,3 +367,14 @@ def test_an_object_in_doubt_outside_does_not_keep_the_search_from_the_ring():
         assert any(np.hypot(*np.subtract(f["center"], c["center_px"])) < 2.0 and f["face"] == c["face"]
                    for f in v["coins"]), v["coins"]
     assert [o["kind"] for o in v["others"]] == ["doubtful"] and not v["others"][0]["inside"]
+
+
+def test_a_view_in_crops_counts_a_doubt_outside_only_with_fewer_than_two_coins(monkeypatch):
+    # the same spin on the live path, its view judged in crops (each counting its own coins in
+    # the ring): the crop of the chip on the floor says it "may or may not be a coin", with no coin
+    # of its own; the crops together hold both coins inside, so that doubt does not count
+    cfg = heldout.SETS["sealed-49"]
+    spec, expect, rm, img = scene(3175999918, None, cfg)
+    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
+    v = views.judge_view(img, viewcal.CameraView("A", np.eye(3), rm), heldout_model(cfg))
+    assert v["crops"] > 1 and v["result"] == expect == "odds", v["reasons"]

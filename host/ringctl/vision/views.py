@@ -237,7 +237,7 @@ def judge_view(img, view, model, realign=True):
     if rects is None:                      # too much in view for crops: the whole frame
         return whole()
     f = ring.factor
-    coins, others, nospin, unsure, outside = [], [], [], [], []
+    coins, others, unsure, outside = [], [], [], []
     for rect in rects:
         X0, Y0, X1, Y1 = rect
         crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, cuts, ring)
@@ -247,6 +247,13 @@ def judge_view(img, view, model, realign=True):
             out = judge.classify(crop, sub, model, whole=False)
         finally:
             sub.frame_small = None
+        if out["result"] == "no-spin":
+            # each crop counts only its own coins in the ring, and an object outside is evidence
+            # for a void (7.3.1) only with fewer than two there: a void is the whole frame's judge's
+            # to call, and the crops left need no judging (forty-fifth session: a third coin on the
+            # floor, in a crop of its own, voided a valid spin of check-1080p that the whole frame
+            # leaves to the boxer)
+            return whole()
         dx, dy = X0 * f, Y0 * f
         for c in out["coins"]:
             coins.append(dict(c, center=[round(c["center"][0] + dx, 1), round(c["center"][1] + dy, 1)]))
@@ -256,13 +263,7 @@ def judge_view(img, view, model, realign=True):
             if judge.OUTSIDE_DOUBT in r:   # in doubt only with fewer than two coins in the ring: below
                 outside.append(r)
             elif not _is_count_reason(r):
-                (nospin if out["result"] == "no-spin" else unsure).append(r)
-    if nospin:
-        # each crop counts only its own coins in the ring, and an object outside is evidence for a
-        # void (7.3.1) only with fewer than two there: a void is the whole frame's judge's to call
-        # (forty-fifth session: a third coin on the floor, in a crop of its own, voided a valid
-        # spin of check-1080p that the whole frame leaves to the boxer)
-        return whole()
+                unsure.append(r)
     if judge.only_print_hides(len(coins), [], unsure) and judge.may_hide(ring, model):
         # fewer than two coins and nothing else amiss but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all, so
