@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import detect, faceid, judge, viewcal
-from ringctl.vision import views
+from ringctl.vision import detect, faceid, judge, viewcal, views
 from ringctl.vision.views import judge_view
 from vcache import heldout_model, scene
 
