@@ -24,6 +24,27 @@ def test_invalid_spins_are_no_spin_with_rule(model, kind, reason):
         assert any(r.startswith(reason) for r in v["reasons"]), v["reasons"]
 
 
+@pytest.mark.parametrize("kind,alone", [("outside", "7.3.1 coin outside the ring"),
+                                        ("rim", "7.3.1 coin on the ring's rim"),
+                                        ("stacked", "7.3.4 coin lying on the other coin")])
+def test_a_void_that_rests_on_fewer_than_two_coins_in_the_ring_counts_the_coins_other_cameras_see(model, kind, alone):
+    """A coin centred outside the ring voids the spin (7.3.1) only while the ring holds fewer than
+    two, and one outline taken for two coins one on the other (7.3.4) only while no other coin
+    lies there: the frame says so ("by_count"). A camera seeing half the ring counts the coins
+    the others see there too (`elsewhere`, views.judge_views): beside two, that coin outside is
+    a third, and the outline three or four coins (forty-sixth session)."""
+    seed = 11
+    spec = scenes.make(seed, kind)
+    rm = bench.site(spec, seed)
+    img, truth = render.render_scene(spec, np.random.default_rng(seed))
+    alone_v = judge.classify(img, rm, model)
+    assert alone_v["result"] == "no-spin" and alone_v["by_count"] == [alone], alone_v
+    beside = judge.classify(img, rm, model, elsewhere=1)
+    assert beside["result"] == "unsure" and beside["by_count"] == [], beside
+    assert any("third coin-like object outside" in r or "measured as two coins one on the other" in r
+               for r in beside["reasons"]), beside["reasons"]
+
+
 @pytest.mark.parametrize("name,changes", [
     ("plain", {"layout": {"texture": "plain"}, "blur": 0, "noise": 0, "jpeg": None}),
     ("textured layout", {"layout": {"texture": "pattern", "strength": 0.14}}),

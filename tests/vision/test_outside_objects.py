@@ -62,6 +62,35 @@ def test_the_spins_other_coin_lying_tilted_outside_still_voids(check_model):
     assert v["result"] == "no-spin" and "7.3.1 coin outside the ring" in v["reasons"], v["reasons"]
 
 
+def test_an_object_outside_unlike_the_one_coin_in_its_crop_is_weighed_beside_both_coins(check_model, monkeypatch):
+    """A crop holding one coin in the ring and, beyond the wall beside it, a coin-like object a
+    tenth bigger said "not the size or brightness of the coin in it" (weighed beside one coin:
+    the boxer calls it), and the view stayed unsure, where the whole frame, weighing it beside
+    both coins, calls the spin: neither of the spin's coins. What a crop says from its own coins
+    in the ring ("by_count") is the whole frame's to weigh when the crops hold two (forty-sixth
+    session)."""
+    seed = 1645421708
+    spec, expect, rm, img = scene(seed, "valid", CHECK)
+    c0, R = np.array(rm.center), rm.radius
+    coin = spec["coins"][0]
+    r = coin["radius_px"]
+    coin["center_px"] = [float(c0[0] + R - 4 * r), float(c0[1])]
+    big = dict(copy.deepcopy(coin), radius_px=1.1 * r, center_px=[float(c0[0] + R + r), float(c0[1])])
+    frame = heldout.render_frame(dict(spec, coins=spec["coins"] + [big]), seed)
+    assert judge.classify(frame, rm, check_model)["result"] == expect
+    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
+    judged, seen = judge.classify, []
+
+    def classify(img, ring, model, whole=True, elsewhere=0):
+        v = judged(img, ring, model, whole, elsewhere)
+        seen.append((v["by_count"], img.shape))
+        return v
+    monkeypatch.setattr(judge, "classify", classify)
+    v = views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), check_model)
+    assert v["result"] == expect, v["reasons"]
+    assert any(any("not the size" in r for r in by) for by, _ in seen[:-1]) and seen[-1][1] == frame.shape, seen
+
+
 def test_a_tilted_coin_outside_is_not_dropped_for_its_light(check_model, monkeypatch):
     # an outline outside that is not flat measures no coin's light with margin (its face turned
     # from the lamp): of about a coin's size it stays "a third coin", never dropped, so a false
@@ -105,8 +134,8 @@ def test_a_third_coin_outside_in_a_crop_of_its_own_does_not_void_the_live_call(c
     monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
     results, judged = [], judge.classify
 
-    def classify(img, ring, model, whole=True):
-        v = judged(img, ring, model, whole)
+    def classify(img, ring, model, whole=True, elsewhere=0):
+        v = judged(img, ring, model, whole, elsewhere)
         results.append((v["result"], img.shape))
         return v
     monkeypatch.setattr(judge, "classify", classify)

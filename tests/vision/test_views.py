@@ -106,6 +106,29 @@ def test_one_coin_in_view_is_unsure_not_a_void_and_a_missing_camera_is_named(sit
     assert out["result"] == "unsure" and any("camera B gave no frame" in r for r in out["reasons"])
 
 
+def test_a_third_coin_on_the_floor_beside_one_coin_in_a_half_view_is_no_evidence_for_a_void(site2):
+    """Camera A sees half the ring: one of the spin's coins, and a third coin on the floor beyond
+    the wall. Counting its own coins, A took that coin for the spin's second, left the ring, and
+    voided the valid spin whose other coin lay in B's half ("7.3.1 coin outside the ring (camera
+    A)"). A is judged again with B's coin counted: beside two in the ring it is a third coin and
+    the boxer looks (forty-sixth session). Without B's coin in the ring, it is still the void."""
+    rng = np.random.default_rng(21)
+    third = (-0.45, 0.5, "heads")          # beyond the wall (0.67 m out), whole in A's frame only
+    frames = [shot(site2, c, [(-0.3, 0.1, "heads"), (0.3, -0.1, "tails"), third], rng) for c in site2.cams]
+    out = judge_views(frames, site2.rig, site2.model)
+    assert out["result"] == "unsure", out["reasons"]
+    assert out["reasons"] == ["unsure: a third coin-like object outside the ring (camera A)"], out["reasons"]
+    assert out["views"][0]["by_count"] == []   # A judged again: nothing of it rests on its own count
+    # the spin's coin left the ring: A's one coin is that one, B holds the other
+    frames = [shot(site2, c, [(0.3, -0.1, "tails"), third], rng) for c in site2.cams]
+    out = judge_views(frames, site2.rig, site2.model)
+    assert out["result"] == "no-spin" and out["reasons"] == ["7.3.1 coin outside the ring (camera A)"], out["reasons"]
+    # beside two coins in B's half, that coin outside is a third even with none in A's
+    frames = [shot(site2, c, [(0.3, -0.1, "tails"), (0.25, 0.3, "heads"), third], rng) for c in site2.cams]
+    out = judge_views(frames, site2.rig, site2.model)
+    assert out["result"] == "unsure" and "third coin-like" in out["reasons"][0], out["reasons"]
+
+
 def _judged_whole_and_in_crops(model, img, rm):
     from ringctl.vision import judge
     from ringctl.vision.views import _is_count_reason, judge_view

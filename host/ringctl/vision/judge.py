@@ -168,11 +168,18 @@ def _tol(r, ring=None):
     return max(2.0, 0.06 * r) + (2.0 * ring.edge_px if ring is not None else 0.0)
 
 
-def classify(img, ring, model, whole=True):
-    """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}], "ms"}.
+def classify(img, ring, model, whole=True, elsewhere=0):
+    """-> {"result", "reasons", "coins": [{center, radius, face, flat, inside, confidence}],
+    "by_count", "ms"}.
     `whole`: `img` is the camera's whole frame as it came, not a crop of it (a crop is too little
     to tell whether the camera has moved, `drift`, or what its colour balance and exposure are, `balance`) nor
-    a frame already put right."""
+    a frame already put right.
+    `elsewhere`: coins other cameras see centred in the ring that this frame does not hold (a
+    camera that sees part of the ring): they count as coins in the ring where what is seen
+    outside is weighed (7.3.1) and where one outline is taken for two coins one on the other.
+    "by_count" lists the reasons that rest on the frame's coins in the ring, with `elsewhere`'s,
+    being fewer than two: a coin or an object in doubt outside, or an outline of two coins, that
+    another camera's coins in the ring would make a third coin or no concern (`views`)."""
     t0 = time.perf_counter()
     ring.check_frame(img)
     cast = ""
@@ -180,7 +187,7 @@ def classify(img, ring, model, whole=True):
         img, cast = balance.balanced(img, ring)
         img = shade.lifted(img, ring)   # a player's shade across the ring divided out
     blobs = detect.find_blobs(img, ring, skip_chroma=model.chroma)
-    out, short, doubts = _judged(img, ring, model, blobs)
+    out, short, doubts = _judged(img, ring, model, blobs, elsewhere)
     if short is not None and may_hide(ring, model):
         # fewer than two coins and nothing else in doubt but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all (or
@@ -197,13 +204,15 @@ def classify(img, ring, model, whole=True):
         if more:
             # an object in doubt that such a coin holds was part of it
             held = [d for d in doubts if any(_holds(ring, m, d) for m in more)]
-            out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more)
+            out, _, _ = _judged(img, ring, model, [b for b in blobs if not any(b is d for d in held)] + more,
+                               elsewhere)
     if cast:   # colours or exposure too far from the calibration's to judge by: the boxer calls it
         out["result"], out["reasons"] = "unsure", [cast] + out["reasons"]
     elif whole and out["result"] in ("unsure", "no-spin"):
         move = drift.off_by(ring, ring.small(img))
         if move is not None:   # the camera moved, turned or shook: judged again moved back onto the empty ring
-            out = drift.realigned(classify(drift.moved_back(img, move), ring, model, whole=False), move, out)
+            out = drift.realigned(classify(drift.moved_back(img, move), ring, model, whole=False,
+                                           elsewhere=elsewhere), move, out)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return out
 
@@ -240,10 +249,10 @@ def _hiding_places(ring, model):
     return cache[key]
 
 
-def _judged(img, ring, model, blobs):
+def _judged(img, ring, model, blobs, elsewhere=0):
     """(verdict of the measured objects `blobs`, the number of coins found when fewer than two
     were and nothing else is amiss but objects on print that may be part of a coin, else None,
-    those objects)."""
+    those objects). `elsewhere`: coins in the ring that other cameras see (classify)."""
     r_exp = ring.coin_radius_px * model.radius_ratio
     R = ring.radius
     c_ring = np.array(ring.center)
@@ -432,8 +441,9 @@ def _judged(img, ring, model, blobs):
     # outline is something else of the coin's colour (sealed-23, opened: a yellow chip near the
     # bright gold coin's colour, cut by print into an elongated outline, voided a spin whose two
     # coins lay apart in the ring)
+    by_count = []   # reasons resting on fewer than two coins in the ring (classify's "by_count")
     for both in stacked:
-        if any(c.get("_in") and not any(c is e for e in both) for c in coins):
+        if elsewhere or any(c.get("_in") and not any(c is e for e in both) for c in coins):
             for entry in both:
                 coins.remove(entry)
             others.append({"center": both[0]["center"], "radius": both[0]["radius"], "kind": "object", "inside": True})
@@ -441,6 +451,7 @@ def _judged(img, ring, model, blobs):
                           "coin in the ring (7.3.2 a chip?): boxer to call")
         else:
             nospin.append("7.3.4 coin lying on the other coin")
+            by_count.append(nospin[-1])
     # Outside the ring: with both coins of the spin seen in the ring, something else outside is
     # not one of them. It is a third coin only if it matches them (then the boxer looks);
     # anything else there is ignored. With fewer than two in the ring, a coin seen outside or on
@@ -449,7 +460,10 @@ def _judged(img, ring, model, blobs):
     ref = float(statistics.median(ring_sizes)) if ring_sizes else 1.0   # a few values: numpy's overhead
     ring_light = [c["_light"] for c in coins if c.get("_in") and c.get("_light")]
     ref_light = float(statistics.median(ring_light)) if ring_light else None
-    in_play = sum(1 for c in coins if c.get("_in"))
+    # the coins in the ring: this frame's, and those other cameras see there (`elsewhere`): a camera
+    # that sees half the ring counting only its own would take a third coin on the floor beside
+    # its one coin for the spin's second and void a valid spin (forty-sixth session)
+    in_play = sum(1 for c in coins if c.get("_in")) + elsewhere
     for reason, seen, size, b in away:
         # like them: the size of the coins in the ring, and, lying flat, about their brightness
         # (an outline that is not flat turns its face from the lamp: its light says nothing).
@@ -470,6 +484,7 @@ def _judged(img, ring, model, blobs):
                           "(7.3.1 needs evidence): boxer to call" if size is not None else
                           "unsure: two coin-like objects together outside the ring, one coin in it "
                           "(7.3.1 needs evidence): boxer to call")
+            by_count.append(unsure[-1])
         elif not seen[0].get("_in") and in_play < 2 and _chip_either_axis(img, ring, b):
             # the evidence for a void would be this outline outside: a chip whose outline was
             # measured across its inner ring line and its edge is no coin (sealed-48 1501054356,
@@ -483,6 +498,8 @@ def _judged(img, ring, model, blobs):
                 unsure.append(CHIP_IN_RING.format("chip"))
         elif seen[0].get("_in") or in_play < 2:
             nospin.append(reason)
+            if not seen[0].get("_in"):
+                by_count.append(reason)
         elif maybe:
             unsure.append("unsure: a third coin-like object outside the ring")
         else:   # not like the coins in the ring (or two things together): neither of the spin's coins
@@ -498,6 +515,7 @@ def _judged(img, ring, model, blobs):
     in_doubt = list(unsure)
     if in_play < 2:
         unsure += [reason for reason, _ in doubt_out]
+        by_count += [reason for reason, _ in doubt_out]
     # two flat coins must not touch (7.3.4)
     flat = [c for c in coins if "_pc" in c]
     for i in range(len(flat)):
@@ -531,7 +549,8 @@ def _judged(img, ring, model, blobs):
         reasons = [f"both coins {result}" if result != "odds" else "one head and one tail"]
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
-                     "angle_deg": round(ring.angle_deg, 1)}}, short, print_doubts
+                     "angle_deg": round(ring.angle_deg, 1)},
+            "by_count": sorted(set(by_count))}, short, print_doubts
 
 
 def _rescued(b):

@@ -209,11 +209,12 @@ def _paint(img, small, rect, cuts, ring):
     return img, small
 
 
-def judge_view(img, view, model, realign=True):
+def judge_view(img, view, model, realign=True, elsewhere=0):
     """One camera's frame -> classify's verdict shape (coins in that frame's px), plus
     "cut_objects" and "crops" (how many regions the judge ran on; 0: nothing in view).
     `realign`: an unsure or void frame lying off the empty ring's photo is judged again moved back
-    (`drift`; False for that second judging)."""
+    (`drift`; False for that second judging). `elsewhere`: coins other cameras see in the ring
+    that this frame does not hold (`judge.classify`)."""
     t0 = time.perf_counter()
     ring = view.ring
     ring.check_frame(img)
@@ -230,21 +231,21 @@ def judge_view(img, view, model, realign=True):
     def whole():
         sw, sh = ring.small_size
         frame, _ = _paint(img, small, (0, 0, sw, sh), cuts, ring)
-        out = judge.classify(frame, ring, model, whole=realign)
+        out = judge.classify(frame, ring, model, whole=realign, elsewhere=elsewhere)
         out.update(cut_objects=len(cuts), crops=1, light=_light(frame, ring, model, out["coins"]),
                    ms=round((time.perf_counter() - t0) * 1000, 2))
         return out
     if rects is None:                      # too much in view for crops: the whole frame
         return whole()
     f = ring.factor
-    coins, others, unsure, outside = [], [], [], []
+    coins, others, unsure, counted = [], [], [], []
     for rect in rects:
         X0, Y0, X1, Y1 = rect
         crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, cuts, ring)
         sub = gate.crop_ring(rect)
         sub.frame_small = (crop, crop_small)
         try:
-            out = judge.classify(crop, sub, model, whole=False)
+            out = judge.classify(crop, sub, model, whole=False, elsewhere=elsewhere)
         finally:
             sub.frame_small = None
         if out["result"] == "no-spin":
@@ -260,17 +261,25 @@ def judge_view(img, view, model, realign=True):
         for o in out.get("others", []):
             others.append(dict(o, center=[round(o["center"][0] + dx, 1), round(o["center"][1] + dy, 1)]))
         for r in out["reasons"]:
-            if judge.OUTSIDE_DOUBT in r:   # in doubt only with fewer than two coins in the ring: below
-                outside.append(r)
+            if r in out["by_count"]:   # resting on the crop's own coins in the ring: below
+                counted.append(r)
             elif not _is_count_reason(r):
                 unsure.append(r)
-    if judge.only_print_hides(len(coins), [], unsure) and judge.may_hide(ring, model):
+    # a doubt about an object outside does not keep the whole frame's judge from the print (as
+    # judge._judged); a coin-like object outside unlike the coin in the ring does
+    amiss = unsure + [r for r in counted if judge.OUTSIDE_DOUBT not in r]
+    if judge.only_print_hides(len(coins), [], amiss) and judge.may_hide(ring, model):
         # fewer than two coins and nothing else amiss but what may be part of a coin, on a ring
         # printed in the coin's colour: a coin lying on that print may not stand out at all, so
         # no crop holds it; the whole frame's judge looks for it there (judge.classify)
         return whole()
-    if sum(1 for c in coins if c["inside"]) < 2:
-        unsure += outside
+    in_ring = sum(1 for c in coins if c["inside"]) + elsewhere
+    if in_ring >= 2 and any(judge.OUTSIDE_DOUBT not in r for r in counted):
+        # a coin-like object outside weighed beside one coin in the ring, where the crops together
+        # hold two: the whole frame weighs it beside both (a third coin, or no concern)
+        return whole()
+    counted = counted if in_ring < 2 else []   # with two in the ring a doubt outside is no concern
+    unsure += counted
     light = _light(img, ring, model, coins)
     result, reasons = _call(coins, [], unsure, "found in this view", light)   # no void from crops: above
     if cast:   # colours or exposure too far from the calibration's to judge by (balance): the boxer calls it
@@ -282,14 +291,15 @@ def judge_view(img, view, model, realign=True):
         # unread face may be a moved camera's doing, and are looked into as before
         move = drift.off_by(ring, small)   # crops are too little to tell: the whole frame
         if move is not None:   # the camera moved, turned or shook: judged again moved back onto the empty ring
-            out = drift.realigned(judge_view(drift.moved_back(img, move), view, model, realign=False), move,
+            out = drift.realigned(judge_view(drift.moved_back(img, move), view, model, realign=False,
+                                             elsewhere=elsewhere), move,
                                   {"result": result, "reasons": reasons})
             out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
             return out
     return {"result": result, "reasons": reasons, "coins": coins, "others": others,
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
-            "cut_objects": len(cuts), "crops": len(rects), "light": light,
+            "by_count": sorted(set(counted)), "cut_objects": len(cuts), "crops": len(rects), "light": light,
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
 
 
@@ -335,28 +345,37 @@ def judge_views(frames, rig, model):
     camera, cameras}], "views": [per-view verdicts], "ms"}."""
     t0 = time.perf_counter()
     views = rig.views
-    names = [v.name for v in views]
-    nospin, unsure, verdicts, entries = [], [], [], []
+    verdicts = [None if img is None else dict(judge_view(img, v, model), camera=v.name)
+                for v, img in zip(views, frames)]
+    coins, disagree = _merge(_entries(verdicts, views), rig)
+    # A view that sees part of the ring counts only its own coins there: what it says from an
+    # object outside (a coin there voids, 7.3.1; an object in doubt there) or from an outline
+    # of two coins one on the other (7.3.4) rests on fewer than two, and the coins the other
+    # views see in the ring may make that object a third coin or no concern. Such a view is
+    # judged again with them counted (forty-sixth session: a third coin on the floor beside one
+    # coin in camera A's half voided a valid spin whose other coin lay in B's half).
+    R = rig.ring_mm / 2
+    again = False
     for k, (v, img) in enumerate(zip(views, frames)):
-        if img is None:
-            unsure.append(f"unsure: camera {v.name} gave no frame")
-            verdicts.append(None)
+        if verdicts[k] is None or not verdicts[k].get("by_count"):
             continue
-        out = judge_view(img, v, model)
-        out["camera"] = v.name
-        verdicts.append(out)
-        tag = f" (camera {v.name})" if len(views) > 1 else ""
+        elsewhere = sum(1 for c in coins if v.name not in c["cameras"] and math.hypot(*c["center_mm"]) < R)
+        if elsewhere:
+            verdicts[k] = dict(judge_view(img, v, model, elsewhere=elsewhere), camera=v.name)
+            again = True
+    if again:
+        coins, disagree = _merge(_entries(verdicts, views), rig)
+    tag = (lambda v: f" (camera {v.name})") if len(views) > 1 else (lambda v: "")
+    nospin, unsure = [], []
+    for v, out in zip(views, verdicts):
+        if out is None:
+            unsure.append(f"unsure: camera {v.name} gave no frame")
+            continue
         for r in out["reasons"]:
             if _is_count_reason(r):
                 continue
             # a view's no-spin lists only its voiding reasons; "7.3.2 a chip in the ring" is unsure
-            (nospin if out["result"] == "no-spin" else unsure).append(r + tag)
-        for c in out["coins"]:
-            mm = v.to_mm([c["center"]])[0]
-            ppm = float(v.px_per_mm([mm])[0])
-            entries.append(dict(c, view=k, center_mm=mm, diameter_px=2 * c["radius"],
-                                radius_mm=c["radius"] / ppm))
-    coins, disagree = _merge(entries, rig)
+            (nospin if out["result"] == "no-spin" else unsure).append(r + tag(v))
     # two coins seen by different cameras can still touch (7.3.4): measured in ring mm
     for i in range(len(coins)):
         for j in range(i + 1, len(coins)):
@@ -373,6 +392,7 @@ def judge_views(frames, rig, model):
         result, reasons = "unsure", sorted(set(disagree))
     else:
         # the note of the view each unread coin was taken from
+        names = [v.name for v in views]
         light = next((verdicts[names.index(c["camera"])].get("light", "") for c in coins
                       if c["face"] is None and verdicts[names.index(c["camera"])].get("light")), "")
         result, reasons = _call(coins, nospin, unsure, "seen by the cameras", light)
@@ -380,6 +400,18 @@ def judge_views(frames, rig, model):
         c.pop("px_per_mm", None)
     return {"result": result, "reasons": reasons, "coins": coins, "views": verdicts,
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _entries(verdicts, views):
+    """Every coin of every view's verdict, with its view's index and its place in ring mm."""
+    entries = []
+    for k, (v, out) in enumerate(zip(views, verdicts)):
+        for c in (out or {}).get("coins", []):
+            mm = v.to_mm([c["center"]])[0]
+            ppm = float(v.px_per_mm([mm])[0])
+            entries.append(dict(c, view=k, center_mm=mm, diameter_px=2 * c["radius"],
+                                radius_mm=c["radius"] / ppm))
+    return entries
 
 
 def _merge(entries, rig):
