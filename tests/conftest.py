@@ -119,7 +119,7 @@ GROUPS = {
     # the two-camera `site2` fixture (calibrated and trained: ~7 s), and test_chips, whose vcache
     # held-out models test_views and test_coin_measures reuse (sealed-19's: ~15 s)
     "site2": ("vision/test_views.py", "vision/test_rest.py", "runner/test_rigwatch.py",
-              "vision/test_chips.py", "vision/test_coin_measures.py"),
+              "vision/test_chips.py", "vision/test_coin_measures.py", "sim/test_rig_bench.py"),
     # more vcache held-out models used by several files (thirty-eighth session, every cache miss
     # and hit recorded by file): sealed-23's (~12 s) and sealed-22's (~6 s), and sealed-48's
     # (~10 s: test_away_size and test_face_lamp, forty-fifth session) ...

@@ -31,6 +31,10 @@ API
     others: [{center, radius, kind: "chip"|"token"|"object"|"doubtful", inside: bool}]
              (found objects that are not coins: chips, tokens, unexplained objects)
     ring: {center: [x, y], axes: [a, b], angle_deg}   (the calibrated inner boundary)
+    by_count: [str]   (the reasons that rest on the frame's coins in the ring being fewer than
+             two: a coin or an object in doubt outside, one outline taken for two coins one on
+             the other; `classify(img, ring, model, elsewhere=N)` counts N more coins that other
+             cameras see in the ring, as `views.judge_views` does for a view of part of the ring)
     ms: float   (time in classify, decoding excluded)
   Consumers that only know the issue-4 keys (result, reasons, coins, ms) keep working.
 - `annotate.annotate(img, result) -> img`: a copy of the frame with the ring, each coin (face,
@@ -44,7 +48,8 @@ Several cameras over one ring (issue 13; modules imported by name):
 - `coverage.coverage(rig) -> {ok, coin_px_min, cameras_per_point, text, ...}` (fails < 40 px).
 - `views.judge_views(frames, rig, model) -> dict` (classify's shape, coins in ring mm, plus
   per-view verdicts): same coin merged, judged where largest, disagreement -> unsure; each
-  view is judged by `classify` on crops around what differs from its empty ring.
+  view is judged by `classify` on crops around what differs from its empty ring, and again
+  with the other views' coins in the ring counted when its verdict rests on its own count.
 - `rest.StillnessWatch(ring).update(frame, t_s)`, `rest.window_for(verdict)`: the stillness rule.
 - `paired.PairedSources(sources).read() -> ([frame per camera], t)`: parallel, paired by time.
 Synthetic scenes to test it on are stand-ins and live in `ringctl.sim` (render, scenes, faces).

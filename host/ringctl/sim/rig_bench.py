@@ -1,0 +1,150 @@
+"""`ring bench rig`: the multi-camera judge on rigs whose cameras each see part of the ring.
+
+Each site is a rig of two cameras over the halves of a ring (overlapping 0.1 m at the centre
+line), calibrated with the sheet and trained as a technician does (`restbench.Site`). Its
+scenes lay coins flat, each turned at random, from the kinds below; each moment is judged by
+`views.judge_views` and counted right / unsure / voided (a valid spin made no-spin) / wrong (a
+call unlike the truth, or a call on a void). A void of a valid spin is a wrong call too: the
+sweep must show 0 of both (exit status 1 otherwise).
+
+- valid:          two coins in the ring (anywhere, each whole in at least one camera's frame);
+- third:          a valid spin and a third coin on the floor beyond the wall (the spin stands:
+                  the boxer looks at a third coin, or it is called);
+- outside:        one coin in the ring and the spin's other coin on the floor (7.3.1: no-spin);
+- outside-third:  one coin in the ring and two on the floor (7.3.1: no-spin).
+
+A camera that sees half the ring counts only its own coins: before the forty-sixth session a
+third coin on the floor beside one coin in a camera's half voided the valid spin.
+
+    ring bench rig [--scenes 40] [--sites 44:3,60:5] [--json]
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+from ..cliutil import OneLineParser
+from ..errors import UserError
+from . import benchrun
+
+KINDS = ("valid", "third", "outside", "outside-third")
+RING_MM = 1200.0
+SITES = "44:3,60:5"   # coin px : site seed (each site its own cameras' calibration and training)
+
+
+def _frames(site, coins, rng):
+    """Every camera's frame of coins [(x_m, y_m, face)] lying flat, each turned at random."""
+    from .camera import scene_spec
+    from .physics import quat_about, quat_mul
+    from .render import render_scene
+    pos = np.array([[x, y, site.coin.thickness_m / 2] for x, y, _ in coins])
+    quat = []
+    for _, _, face in coins:
+        q = quat_about((0, 0, 1), rng.uniform(0, 2 * np.pi))
+        quat.append(q if face == "heads" else quat_mul(q, quat_about((1, 0, 0), np.pi)))
+    return [render_scene(scene_spec(c, pos, np.array(quat), site.coin, noise=2.0), rng)[0] for c in site.cams]
+
+
+def _whole_in_a_frame(site, x, y):
+    r = site.coin.radius_m
+    for cam in site.cams:
+        w, h = cam.size
+        pts = [cam.project((x + dx, y + dy, 0.0))[:2] for dx, dy in ((r, 0), (-r, 0), (0, r), (0, -r))]
+        if all(4 < u < w - 4 and 4 < v < h - 4 for u, v in pts):
+            return True
+    return False
+
+
+def _place(site, rng, r_lo, r_hi, taken):
+    """(x, y) m: a coin centre between radii r_lo and r_hi, whole in some camera's frame, clear of
+    the coins `taken` by a coin diameter."""
+    d = 2 * site.coin.radius_m
+    for _ in range(10000):
+        a = rng.uniform(0, 2 * np.pi)
+        r = np.sqrt(rng.uniform(r_lo ** 2, r_hi ** 2))
+        x, y = r * np.cos(a), r * np.sin(a)
+        if _whole_in_a_frame(site, x, y) and all(np.hypot(x - p, y - q) > 2 * d for p, q, _ in taken):
+            return x, y
+    raise RuntimeError("no place for a coin in view")   # the rig's frames always hold the floor
+
+
+def scene(site, kind, seed):
+    """(coins [(x_m, y_m, face)], truth: "heads"|"tails"|"odds"|"no-spin")."""
+    rng = np.random.default_rng([seed, KINDS.index(kind)])
+    rc = site.coin.radius_m
+    R = site.ring.layout_radius_m
+    floor = site.ring.wall_radius_m + site.ring.wall_thickness_m + rc + 0.005   # beyond the wall
+    coins = []
+    for _ in range(2 if kind in ("valid", "third") else 1):
+        coins.append(_place(site, rng, 0.0, R - 2 * rc, coins) + (str(rng.choice(["heads", "tails"])),))
+    for _ in range({"valid": 0, "third": 1, "outside": 1, "outside-third": 2}[kind]):
+        coins.append(_place(site, rng, floor, floor + 0.3, coins) + (str(rng.choice(["heads", "tails"])),))
+    if kind in ("outside", "outside-third"):
+        return coins, "no-spin"
+    faces = {f for *_, f in coins[:2]}
+    return coins, faces.pop() if len(faces) == 1 else "odds"
+
+
+def outcome(truth, result):
+    if result == "unsure":
+        return "unsure"
+    if result == truth:
+        return "right"
+    return "voided" if result == "no-spin" else "wrong"
+
+
+def sweep(site, n, log=None):
+    """{"kinds": {kind: {right, unsure, voided, wrong}}, "bad": [the voided and wrong scenes]} of
+    `n` scenes per kind on `site` (restbench.Site, two cameras)."""
+    from ..vision.views import judge_views
+    out = {"kinds": {}, "bad": []}
+    for kind in KINDS:
+        counts = dict.fromkeys(("right", "unsure", "voided", "wrong"), 0)
+        for seed in range(n):
+            coins, truth = scene(site, kind, seed)
+            v = judge_views(_frames(site, coins, np.random.default_rng([seed, 7])), site.rig, site.model)
+            o = outcome(truth, v["result"])
+            counts[o] += 1
+            if o in ("voided", "wrong"):
+                out["bad"].append({"kind": kind, "seed": seed, "truth": truth, "result": v["result"],
+                                   "reasons": v["reasons"]})
+            if log:
+                log(f"{kind} {seed}: {truth} -> {v['result']} {v['reasons'][:1]}")
+        out["kinds"][kind] = counts
+    return out
+
+
+def main(argv=None):
+    p = OneLineParser(prog="ring bench rig", description=__doc__)
+    p.add_argument("--scenes", type=int, default=40, help="scenes per kind per site")
+    p.add_argument("--sites", default=SITES, help="sites as COIN_PX:SEED, comma-separated (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--progress", action="store_true", help="say each scene on stderr")
+    a = p.parse_args(argv)
+    try:
+        sites = [(float(px), int(seed)) for px, seed in (s.split(":") for s in a.sites.split(",") if s)]
+    except ValueError:
+        raise UserError(f"--sites {a.sites!r}: give COIN_PX:SEED pairs, e.g. 44:3,60:5")
+    if a.scenes < 1 or not sites:
+        raise UserError("--scenes must be 1 or more and --sites name at least one site")
+    log, out = benchrun.start(a.progress, ring_mm=RING_MM, cameras=2, sites=[])
+    t0 = time.process_time()
+    from .restbench import Site
+    for px, seed in sites:
+        site = Site(ring_mm=RING_MM, cameras=2, coin_px=px, seed=seed)
+        out["sites"].append(dict(coin_px=px, site_seed=seed, **sweep(site, a.scenes, log)))
+    out["cpu_s"] = round(time.process_time() - t0, 1)
+    out["voided_or_wrong"] = sum(len(s["bad"]) for s in out["sites"])
+    if a.json:
+        print(json.dumps(out))
+    else:
+        for s in out["sites"]:
+            print(f"site {s['coin_px']:.0f} px coins (seed {s['site_seed']}): right / unsure / voided / wrong")
+            for kind, c in s["kinds"].items():
+                print(f"  {kind:14s} {c['right']:4d} {c['unsure']:4d} {c['voided']:4d} {c['wrong']:4d}")
+            for b in s["bad"]:
+                print("  BAD", json.dumps(b))
+        print(f"voided or wrong over the sweep: {out['voided_or_wrong']} (cpu {out['cpu_s']} s, load {out['load_avg_1min']})")
+    sys.stdout.flush()
+    return 0 if out["voided_or_wrong"] == 0 else 1
