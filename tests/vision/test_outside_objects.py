@@ -91,6 +91,23 @@ def test_an_object_outside_unlike_the_one_coin_in_its_crop_is_weighed_beside_bot
     assert any(any("not the size" in r for r in by) for by, _ in seen[:-1]) and seen[-1][1] == frame.shape, seen
 
 
+def test_an_object_outside_unlike_the_coin_another_camera_sees_in_the_ring_is_no_evidence_for_a_void(check_model):
+    """A frame holding no coin in the ring and, beyond the wall, a coin-like object a tenth bigger
+    than the coin: alone, it is the spin's coin that left (7.3.1, a void). With one coin in the ring
+    that another camera sees (`elsewhere`), it is weighed as beside a coin in this frame's ring:
+    not of the coin's size, the boxer calls it (review, forty-sixth session: it voided)."""
+    seed = 1645421708
+    spec, expect, rm, img = scene(seed, "valid", CHECK)
+    c0, R = np.array(rm.center), rm.radius
+    r = spec["coins"][0]["radius_px"]
+    big = dict(copy.deepcopy(spec["coins"][0]), radius_px=1.1 * r, center_px=[float(c0[0] + R + r), float(c0[1])])
+    frame = heldout.render_frame(dict(spec, coins=[big]), seed)
+    alone = judge.classify(frame, rm, check_model)
+    assert alone["result"] == "no-spin" and alone["by_count"] == ["7.3.1 coin outside the ring"], alone
+    v = judge.classify(frame, rm, check_model, elsewhere=1)
+    assert v["result"] == "unsure" and any("not the size" in r for r in v["reasons"]), v["reasons"]
+
+
 def test_a_tilted_coin_outside_is_not_dropped_for_its_light(check_model, monkeypatch):
     # an outline outside that is not flat measures no coin's light with margin (its face turned
     # from the lamp): of about a coin's size it stays "a third coin", never dropped, so a false

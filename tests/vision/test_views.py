@@ -5,7 +5,7 @@ import pytest
 
 from ringctl.errors import UserError
 from ringctl.sim.cameras import calibration_photos, camera_rig
-from ringctl.vision import coverage, viewcal
+from ringctl.vision import coverage, viewcal, views
 from ringctl.sim.render import render_scene
 from ringctl.vision.views import judge_views
 
@@ -113,7 +113,7 @@ def test_a_third_coin_on_the_floor_beside_one_coin_in_a_half_view_is_no_evidence
     A)"). A is judged again with B's coin counted: beside two in the ring it is a third coin and
     the boxer looks (forty-sixth session). Without B's coin in the ring, it is still the void."""
     rng = np.random.default_rng(21)
-    third = (-0.45, 0.5, "heads")          # beyond the wall (0.67 m out), whole in A's frame only
+    third = (-0.47, 0.52, "heads")         # on the floor beyond the wall (0.70 m out), whole in A's frame only
     frames = [shot(site2, c, [(-0.3, 0.1, "heads"), (0.3, -0.1, "tails"), third], rng) for c in site2.cams]
     out = judge_views(frames, site2.rig, site2.model)
     assert out["result"] == "unsure", out["reasons"]
@@ -127,6 +127,40 @@ def test_a_third_coin_on_the_floor_beside_one_coin_in_a_half_view_is_no_evidence
     frames = [shot(site2, c, [(0.3, -0.1, "tails"), (0.25, 0.3, "heads"), third], rng) for c in site2.cams]
     out = judge_views(frames, site2.rig, site2.model)
     assert out["result"] == "unsure" and "third coin-like" in out["reasons"][0], out["reasons"]
+
+
+def _shifted(rig, name, dx_mm):
+    """`rig` with camera `name`'s calibration placing everything dx_mm further along x."""
+    T = np.array([[1.0, 0, dx_mm], [0, 1, 0], [0, 0, 1]])
+    return viewcal.Rig([viewcal.CameraView(v.name, T @ v.H if v.name == name else v.H, v.ring, v.coin_mm)
+                        for v in rig.views], rig.ring_mm, rig.coin_mm)
+
+
+def test_a_coin_both_views_see_is_not_counted_twice_and_the_spins_coin_outside_still_voids(site2):
+    """The spin's coin on the floor in A's frame, its other coin in the ring where both views see
+    it: A holds that coin itself, so nothing else lies in the ring and A's coin outside voids the
+    spin (7.3.1). With B's calibration 20 mm off, the two views place that coin apart and it is
+    not merged: B's copy overlaps A's coin and is not counted as another coin in the ring
+    (review, forty-sixth session: counted, the coin outside became a third coin)."""
+    rng = np.random.default_rng(23)
+    coins = [(0.0, 0.2, "heads"), (-0.47, 0.52, "tails")]
+    frames = [shot(site2, c, coins, rng) for c in site2.cams]
+    for rig in (site2.rig, _shifted(site2.rig, "B", 20.0)):
+        out = judge_views(frames, rig, site2.model)
+        assert out["result"] == "no-spin" and "7.3.1 coin outside the ring (camera A)" in out["reasons"], out["reasons"]
+
+
+def test_two_coins_overlapping_as_two_views_place_them_are_no_evidence_for_a_void(site2):
+    """A valid spin, one coin where both views see it: with B's calibration 20 mm off, B's copy
+    of that coin is not merged with A's and overlaps it in ring mm. Both were measured flat: the
+    rig voided the spin ("7.3.4 coin lying on or touching the other coin"); it is unsure now, as
+    the single-view judge leaves two flat coins touching (review, forty-sixth session)."""
+    rng = np.random.default_rng(24)
+    coins = [(0.0, 0.2, "heads"), (-0.3, 0.1, "tails")]
+    frames = [shot(site2, c, coins, rng) for c in site2.cams]
+    assert judge_views(frames, site2.rig, site2.model)["result"] == "odds"
+    out = judge_views(frames, _shifted(site2.rig, "B", 20.0), site2.model)
+    assert out["result"] == "unsure" and views.TOUCHING_VIEWS in out["reasons"], out["reasons"]
 
 
 def _judged_whole_and_in_crops(model, img, rm):

@@ -177,8 +177,8 @@ def classify(img, ring, model, whole=True, elsewhere=0):
     `elsewhere`: coins other cameras see centred in the ring that this frame does not hold (a
     camera that sees part of the ring): they count as coins in the ring where what is seen
     outside is weighed (7.3.1) and where one outline is taken for two coins one on the other.
-    "by_count" lists the reasons that rest on the frame's coins in the ring, with `elsewhere`'s,
-    being fewer than two: a coin or an object in doubt outside, or an outline of two coins, that
+    "by_count" lists those of the verdict's reasons (as judged, before a camera-move or colour-cast
+    note) that rest on the frame's coins in the ring, with `elsewhere`'s, being fewer than two: a coin or an object in doubt outside, or an outline of two coins, that
     another camera's coins in the ring would make a third coin or no concern (`views`)."""
     t0 = time.perf_counter()
     ring.check_frame(img)
@@ -474,12 +474,13 @@ def _judged(img, ring, model, blobs, elsewhere=0):
         like = size is not None and abs(size / ref - 1) <= SAME_COIN and \
             (not flat or _same_light(seen[0].get("_light"), ref_light))
         maybe = like or (size is not None and not flat and abs(size / ref - 1) <= SAME_TILTED)
-        if not seen[0].get("_in") and in_play == 1 and ring_sizes and not like:
+        if not seen[0].get("_in") and in_play == 1 and (ring_sizes or elsewhere) and not like:
             # the spin's two coins are alike: something outside that is not the size of the coin in
             # the ring, or two things together there, is no evidence for a void (sealed-22, opened:
             # black chips, their spots not named, taken for a coin 1.13x the coin's size
             # (1397025808) and for two coins together (2910297966), voided spins whose other coin
-            # was hidden)
+            # was hidden). The coin in the ring another camera sees is weighed as of the size this
+            # frame expects (`ref` 1.0; review, forty-sixth session)
             unsure.append("unsure: a coin-like object outside the ring, not the size or brightness of the coin in it "
                           "(7.3.1 needs evidence): boxer to call" if size is not None else
                           "unsure: two coin-like objects together outside the ring, one coin in it "
@@ -550,7 +551,7 @@ def _judged(img, ring, model, blobs, elsewhere=0):
     return {"result": result, "reasons": reasons, "coins": coins, "others": _distinct(others),
             "ring": {"center": [round(v, 1) for v in ring.center], "axes": [round(v, 1) for v in ring.axes],
                      "angle_deg": round(ring.angle_deg, 1)},
-            "by_count": sorted(set(by_count))}, short, print_doubts
+            "by_count": sorted(set(by_count) & set(reasons))}, short, print_doubts
 
 
 def _rescued(b):

@@ -45,6 +45,7 @@ CROP_MARGIN_COINS = 2.5  # layout kept around each object, coin diameters: the j
 #                          outlines 1.8 radii out and takes its levels from the layout's median
 WHOLE_VIEW_SHARE = 0.35  # crops covering more of the searched area than this: judge it whole
 MAX_CROPS = 12
+TOUCHING_VIEWS = "unsure: 7.3.4 two coins touching or overlapping as two cameras place them: the boxer checks both lie flat"
 CROPS_KEPT = 64         # crop ring models cached per view (a still scene repeats its crops)
 
 
@@ -252,7 +253,7 @@ def judge_view(img, view, model, realign=True, elsewhere=0):
         finally:
             sub.frame_small = None
         if out["result"] == "no-spin":
-            # each crop counts only its own coins in the ring, and an object outside is evidence
+            # each crop counts only its own coins in the ring (and `elsewhere`), and an object outside is evidence
             # for a void (7.3.1) only with fewer than two there: a void is the whole frame's judge's
             # to call, and the crops left need no judging (forty-fifth session: a third coin on the
             # floor, in a crop of its own, voided a valid spin of check-1080p that the whole frame
@@ -357,12 +358,11 @@ def judge_views(frames, rig, model):
     # views see in the ring may make that object a third coin or no concern. Such a view is
     # judged again with them counted (forty-sixth session: a third coin on the floor beside one
     # coin in camera A's half voided a valid spin whose other coin lay in B's half).
-    R = rig.ring_mm / 2
     again = False
     for k, (v, img) in enumerate(zip(views, frames)):
         if verdicts[k] is None or not verdicts[k].get("by_count"):
             continue
-        elsewhere = sum(1 for c in coins if v.name not in c["cameras"] and math.hypot(*c["center_mm"]) < R)
+        elsewhere = _elsewhere(coins, v.name, rig)
         if elsewhere:
             verdicts[k] = dict(judge_view(img, v, model, elsewhere=elsewhere), camera=v.name)
             again = True
@@ -387,10 +387,12 @@ def judge_views(frames, rig, model):
                 continue      # the single-view judge has measured it
             gap = float(np.hypot(*(np.subtract(a["center_mm"], b["center_mm"])))) - a["radius_mm"] - b["radius_mm"]
             tol = max(2.0 / a["px_per_mm"], 0.06 * a["radius_mm"])
-            if gap < tol:
-                nospin.append("7.3.4 coin lying on or touching the other coin")
-            elif gap < 2 * tol:
-                unsure.append("unsure: coins nearly touching")
+            if gap < 2 * tol:
+                # each measured flat by the view it was taken from: touching is no breach of 7.3.4
+                # and a coin lying on the other is seen tilted by a view that sees it whole (as
+                # judge's touching rule); two outlines overlapping as two views place them are the
+                # same coin seen apart by their calibrations as likely (review, forty-sixth session)
+                unsure.append(TOUCHING_VIEWS)
     if disagree:
         result, reasons = "unsure", sorted(set(disagree))
     else:
@@ -403,6 +405,16 @@ def judge_views(frames, rig, model):
         c.pop("px_per_mm", None)
     return {"result": result, "reasons": reasons, "coins": coins, "views": verdicts,
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _elsewhere(coins, name, rig):
+    """How many of the merged `coins` lie centred in the ring that camera `name` does not hold:
+    seen by other views only. One overlapping a coin of this view as the two views place them is
+    that coin seen a little apart by two calibrations (not merged), not another: two coins lying
+    flat cannot overlap."""
+    own = [c["center_mm"] for c in coins if name in c["cameras"]]
+    return sum(1 for c in coins if name not in c["cameras"] and math.hypot(*c["center_mm"]) < rig.ring_mm / 2
+               and all(math.dist(c["center_mm"], o) >= rig.coin_mm for o in own))
 
 
 def _entries(verdicts, views):
