@@ -179,14 +179,14 @@ def test_an_outline_fitted_far_longer_than_any_chip_is_no_measurement(model, mon
         monkeypatch.setattr(detect, "OUTLINE_MAX", 1e9)
     judged = judge._judged
 
-    def with_a_bad_fit(img, ring, model, blobs):
+    def with_a_bad_fit(img, ring, model, blobs, elsewhere=0):
         r, (cx, cy) = ring.coin_radius_px, ring.center
         far = ring.plane_points([(cx + 3 * ring.radius, cy)])[0]
         x, y, f = cx, cy + 0.5 * ring.radius, ring.factor
         bad = detect.Blob(center=(x, y), area_coins=0.7, plane_center=tuple(far), axes=(80 * r, 4 * r),
                           fit_err=30.0, chroma=(0.33, 0.33, 0.34), extra={"in_ring_coins": 0.7},
                           bbox=(int((x - r) / f), int((y - r) / f), int(2 * r / f), int(2 * r / f)))
-        return judged(img, ring, model, blobs + [bad])
+        return judged(img, ring, model, blobs + [bad], elsewhere)
 
     monkeypatch.setattr(judge, "_judged", with_a_bad_fit)
     v = judge.classify(img, rm, model)

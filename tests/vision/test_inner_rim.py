@@ -17,9 +17,9 @@ def _outlines(monkeypatch, img, rm, m, spec, coin):
     seen = []
     judged = judge._judged
 
-    def keep(img_, ring, model, blobs):
+    def keep(img_, ring, model, blobs, elsewhere=0):
         seen.extend(blobs)
-        return judged(img_, ring, model, blobs)
+        return judged(img_, ring, model, blobs, elsewhere)
     monkeypatch.setattr(judge, "_judged", keep)
     v = judge.classify(img, rm, m)
     c = np.array(spec["coins"][coin]["center_px"])
