@@ -35,3 +35,5 @@ def test_bad_sites_are_one_line_errors():
         rig_bench.main(["--sites", "44"])
     with pytest.raises(UserError, match="--scenes"):
         rig_bench.main(["--scenes", "0"])
+    with pytest.raises(UserError, match="2 or 4"):
+        rig_bench.main(["--cameras", "3"])

@@ -1,7 +1,7 @@
 """`ring bench rig`: the multi-camera judge on rigs whose cameras each see part of the ring.
 
-Each site is a rig of two cameras over the halves of a ring (overlapping 0.1 m at the centre
-line), calibrated with the sheet and trained as a technician does (`restbench.Site`). Its
+Each site is a rig of two cameras over the halves of a ring, or four over its quarters
+(`--cameras 4`; overlapping 0.1 m), calibrated with the sheet and trained as a technician does (`restbench.Site`). Its
 scenes lay coins flat, each turned at random, from the kinds below; each moment is judged by
 `views.judge_views` and counted right / unsure / voided (a valid spin made no-spin) / wrong (a
 call unlike the truth, or a call on a void). A void of a valid spin is a wrong call too: the
@@ -16,7 +16,7 @@ sweep must show 0 of both (exit status 1 otherwise).
 A camera that sees half the ring counts only its own coins: before the forty-sixth session a
 third coin on the floor beside one coin in a camera's half voided the valid spin.
 
-    ring bench rig [--scenes 40] [--sites 44:3,60:5] [--json]
+    ring bench rig [--scenes 40] [--sites 44:3,60:5] [--cameras 2|4] [--json]
 """
 import json
 import sys
@@ -96,7 +96,7 @@ def outcome(truth, result):
 
 def sweep(site, n, log=None):
     """{"kinds": {kind: {right, unsure, voided, wrong}}, "bad": [the voided and wrong scenes]} of
-    `n` scenes per kind on `site` (restbench.Site, two cameras)."""
+    `n` scenes per kind on `site` (restbench.Site, two or four cameras)."""
     from ..vision.views import judge_views
     out = {"kinds": {}, "bad": []}
     for kind in KINDS:
@@ -119,6 +119,7 @@ def main(argv=None):
     p = OneLineParser(prog="ring bench rig", description=__doc__)
     p.add_argument("--scenes", type=int, default=40, help="scenes per kind per site")
     p.add_argument("--sites", default=SITES, help="sites as COIN_PX:SEED, comma-separated (default %(default)s)")
+    p.add_argument("--cameras", type=int, default=2, help="cameras over the ring: 2 (halves) or 4 (quarters)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="say each scene on stderr")
     a = p.parse_args(argv)
@@ -126,13 +127,15 @@ def main(argv=None):
         sites = [(float(px), int(seed)) for px, seed in (s.split(":") for s in a.sites.split(",") if s)]
     except ValueError:
         raise UserError(f"--sites {a.sites!r}: give COIN_PX:SEED pairs, e.g. 44:3,60:5")
+    if a.cameras not in (2, 4):
+        raise UserError(f"--cameras {a.cameras}: the simulated rigs have 2 or 4 cameras")
     if a.scenes < 1 or not sites:
         raise UserError("--scenes must be 1 or more and --sites name at least one site")
-    log, out = benchrun.start(a.progress, ring_mm=RING_MM, cameras=2, sites=[])
+    log, out = benchrun.start(a.progress, ring_mm=RING_MM, cameras=a.cameras, sites=[])
     t0 = time.process_time()
     from .restbench import Site
     for px, seed in sites:
-        site = Site(ring_mm=RING_MM, cameras=2, coin_px=px, seed=seed)
+        site = Site(ring_mm=RING_MM, cameras=a.cameras, coin_px=px, seed=seed)
         out["sites"].append(dict(coin_px=px, site_seed=seed, **sweep(site, a.scenes, log)))
     out["cpu_s"] = round(time.process_time() - t0, 1)
     out["voided_or_wrong"] = sum(len(s["bad"]) for s in out["sites"])
@@ -140,7 +143,8 @@ def main(argv=None):
         print(json.dumps(out))
     else:
         for s in out["sites"]:
-            print(f"site {s['coin_px']:.0f} px coins (seed {s['site_seed']}): right / unsure / voided / wrong")
+            print(f"site {s['coin_px']:.0f} px coins, {a.cameras} cameras (seed {s['site_seed']}): "
+                  "right / unsure / voided / wrong")
             for kind, c in s["kinds"].items():
                 print(f"  {kind:14s} {c['right']:4d} {c['unsure']:4d} {c['voided']:4d} {c['wrong']:4d}")
             for b in s["bad"]:
