@@ -319,6 +319,7 @@ RELIGHT_R = 2 * PATCH_R     # patch radius the photos are turned back and relit 
 RELIGHT_TURNS = 12          # light azimuths relative to the coin drawn per face (the ring procedure's clock-hours)
 RELIGHT_GAINS = (0.0, 6.0)  # the azimuth-dependent shading x this: 0 = lit from overhead, 6 = a lamp far lower (4 before the nineteenth session)
 RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
+RELIT_NO_TURNS = "none (turns)"   # relit_note's start when the photos' turns do not spread
 REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
 REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
 SYMMETRY_TIE = 0.05         # fits this close (relative misfit) are one (`_register_by_shading`)
@@ -1602,7 +1603,10 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
                       for f in ("heads", "tails")}
     # the thresholds above are the photos' own; relit templates only add pictures of each face
     relit, relit_labels, why, turns = _relight(feats, lab, big)
-    report.update({"relit_templates": len(relit), "relit_note": why})
+    # why none (train_verdict says what to do): the photos' turns do not spread round the coin as
+    # registered, or the faces drawn under other lamps do not keep a left-out photo to its face
+    refused = None if relit else ("turns" if why.startswith(RELIT_NO_TURNS) else "apart")
+    report.update({"relit_templates": len(relit), "relit_note": why, "relit_refused": refused})
     n_photos = len(feats)
     if relit:
         feats = np.concatenate([feats, np.array(relit, np.float32)])
@@ -1631,8 +1635,8 @@ def _relight(feats, lab, big):
         turns[idx[f]] = _register(feats[idx[f]], [big[i] for i in idx[f]])
     full = {f: relit_templates([big[i] for i in idx[f]], turns[idx[f]]) for f in faces}
     if not full["heads"] or not full["tails"]:
-        return [], [], ("none: the photos of a face were not taken at turns spread round the coin "
-                        "(turn it a clock-hour between photos)"), turns
+        return [], [], (RELIT_NO_TURNS + ": the photos of a face were not taken at turns spread round the coin, "
+                        "or its design looks alike at every turn (turn it a clock-hour between photos)"), turns
     norm = float(feats[0].size)
     worst = np.inf
     for f, g in (faces, faces[::-1]):

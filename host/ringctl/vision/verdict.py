@@ -27,12 +27,21 @@ def train_verdict(report, output):
         lines.append("To do: retake the photos with the coin sharp and in focus, lit evenly "
                      "without glare, at least 40 px across (60 better), one coin flat per "
                      "photo; check each folder holds only its own face; then train again.")
-    if report.get("relit_templates") == 0:
+    if report.get("relit_templates") == 0 and report.get("relit_refused") == "apart":
+        # the faces drawn under other lamps were checked like the photos and failed (faceid._relight)
+        lines.append("The faces drawn from the photos under other lamps do not keep the two faces apart, "
+                     "so none are used: a coin lit unlike the photos may be left to the boxer. Train in "
+                     "the ring under its own lamps (the coin turned a clock-hour between photos).")
+    elif report.get("relit_templates") == 0:
         # without turns spread round the coin the faces cannot be drawn under other lamps
-        # (faceid: relit templates), and a coin lit unlike the photos may go to the boxer
-        lines.append("The photos do not show the coin at turns spread round it, so the reader cannot "
-                     "work out how the faces look under other lamps: retake them turning the coin a "
-                     "clock-hour (30 deg) between photos.")
+        # (faceid: relit templates), and a coin lit unlike the photos may go to the boxer. The
+        # turns are read from the photos: a face that looks alike at every turn (a plain or round
+        # design; sealed-50's tails, one round cell) gives none, however the coin was turned
+        lines.append("The photos do not show the coin at turns the reader can tell apart, so it cannot "
+                     "work out how the faces look under other lamps, and a coin lit unlike the photos may "
+                     "be left to the boxer. If the coin was not turned, retake the photos turning the coin a "
+                     "clock-hour (30 deg) between photos; if it was, its design looks alike at every turn "
+                     "(a plain or round design): train in the ring under its own lamps.")
     for entry in report.get("left_out", []):
         # faceid.LEAVE_OUT_MAX: a few refused photos are left out rather than refusing the model
         lines.append(f"Left out of training: {entry['photo']}: {entry['why']}"
