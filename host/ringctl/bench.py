@@ -8,7 +8,7 @@ AREAS = {
     "link": ("ringctl.link.bench", "link frames/s on both runtimes and round trip over a pty"),
     "firmware": ("ringctl.board.bench", "edge-to-light, edge-to-frame, loop time, heap peak"),
     "vision": ("ringctl.sim.vision_bench", "adjudication and motion-check ms; held-out accuracy"),
-    "rig": ("ringctl.sim.rig_bench", "two cameras each over half the ring: valid, third coin on the floor, coin outside"),
+    "rig": ("ringctl.sim.rig_bench", "two or four cameras each over part of the ring: valid, third coin on the floor, coins outside"),
     "face-light": ("ringctl.sim.face_light_bench", "face models under lamps unlike their training: right/unsure/wrong"),
     "camera-drift": ("ringctl.sim.camera_drift_bench", "scenes judged after the camera moved, turned or drifted in colour since calibration"),
     "calibration": ("ringctl.sim.calib_bench", "ring calibration alone: refused, >3 px off, worst px"),

@@ -35,5 +35,10 @@ def test_bad_sites_are_one_line_errors():
         rig_bench.main(["--sites", "44"])
     with pytest.raises(UserError, match="--scenes"):
         rig_bench.main(["--scenes", "0"])
+    with pytest.raises(UserError, match="names no site"):
+        rig_bench.main(["--sites", ","])
+    for bad in ("0:3", "nan:3", "inf:3", "44:-3", "-44:3", "1e6:3"):
+        with pytest.raises(UserError, match="px across"):
+            rig_bench.main([f"--sites={bad}"])
     with pytest.raises(UserError, match="2 or 4"):
         rig_bench.main(["--cameras", "3"])

@@ -147,6 +147,10 @@ def test_a_coin_both_views_see_is_not_counted_twice_and_the_spins_coin_outside_s
     frames = [shot(site2, c, coins, rng) for c in site2.cams]
     for rig in (site2.rig, _shifted(site2.rig, "B", 20.0)):
         out = judge_views(frames, rig, site2.model)
+        near = [c["cameras"] for c in out["coins"] if np.hypot(*c["center_mm"]) < 600]   # in the ring
+        # seen by both views: one coin, or (B 20 mm off) two copies not merged, the case guarded
+        assert near == [["A", "B"]] or sorted(near) == [["A"], ["B"]], near
+        assert rig is site2.rig or sorted(near) == [["A"], ["B"]], near
         assert out["result"] == "no-spin" and "7.3.1 coin outside the ring (camera A)" in out["reasons"], out["reasons"]
 
 

@@ -16,7 +16,7 @@ sweep must show 0 of both (exit status 1 otherwise).
 A camera that sees half the ring counts only its own coins: before the forty-sixth session a
 third coin on the floor beside one coin in a camera's half voided the valid spin.
 
-    ring bench rig [--scenes 40] [--sites 44:3,60:5] [--cameras 2|4] [--json]
+    ring bench rig [--scenes 40] [--sites 44:3,60:5] [--cameras 2|4] [--json] [--progress]
 """
 import json
 import sys
@@ -27,23 +27,12 @@ import numpy as np
 from ..cliutil import OneLineParser
 from ..errors import UserError
 from . import benchrun
+from .multiview_bench import _moment
 
 KINDS = ("valid", "third", "outside", "outside-third")
 RING_MM = 1200.0
 SITES = "44:3,60:5"   # coin px : site seed (each site its own cameras' calibration and training)
-
-
-def _frames(site, coins, rng):
-    """Every camera's frame of coins [(x_m, y_m, face)] lying flat, each turned at random."""
-    from .camera import scene_spec
-    from .physics import quat_about, quat_mul
-    from .render import render_scene
-    pos = np.array([[x, y, site.coin.thickness_m / 2] for x, y, _ in coins])
-    quat = []
-    for _, _, face in coins:
-        q = quat_about((0, 0, 1), rng.uniform(0, 2 * np.pi))
-        quat.append(q if face == "heads" else quat_mul(q, quat_about((1, 0, 0), np.pi)))
-    return [render_scene(scene_spec(c, pos, np.array(quat), site.coin, noise=2.0), rng)[0] for c in site.cams]
+COIN_PX_MIN, COIN_PX_MAX = 30, 120   # coins across in the cameras' frames (coverage asks 40 or more)
 
 
 def _whole_in_a_frame(site, x, y):
@@ -58,7 +47,7 @@ def _whole_in_a_frame(site, x, y):
 
 def _place(site, rng, r_lo, r_hi, taken):
     """(x, y) m: a coin centre between radii r_lo and r_hi, whole in some camera's frame, clear of
-    the coins `taken` by a coin diameter."""
+    the coins `taken` by two coin diameters."""
     d = 2 * site.coin.radius_m
     for _ in range(10000):
         a = rng.uniform(0, 2 * np.pi)
@@ -103,7 +92,9 @@ def sweep(site, n, log=None):
         counts = dict.fromkeys(("right", "unsure", "voided", "wrong"), 0)
         for seed in range(n):
             coins, truth = scene(site, kind, seed)
-            v = judge_views(_frames(site, coins, np.random.default_rng([seed, 7])), site.rig, site.model)
+            # every camera's frame, each coin turned at random (the two-4K-view timing's moments)
+            frames = _moment(site.ring, site.cams, np.random.default_rng([seed, 7]), coins)
+            v = judge_views(frames, site.rig, site.model)
             o = outcome(truth, v["result"])
             counts[o] += 1
             if o in ("voided", "wrong"):
@@ -127,10 +118,16 @@ def main(argv=None):
         sites = [(float(px), int(seed)) for px, seed in (s.split(":") for s in a.sites.split(",") if s)]
     except ValueError:
         raise UserError(f"--sites {a.sites!r}: give COIN_PX:SEED pairs, e.g. 44:3,60:5")
+    if not sites:
+        raise UserError("--sites names no site: give COIN_PX:SEED pairs, e.g. 44:3,60:5")
+    for px, seed in sites:
+        if not (COIN_PX_MIN <= px <= COIN_PX_MAX) or seed < 0:
+            raise UserError(f"--sites {px:g}:{seed}: coins {COIN_PX_MIN}-{COIN_PX_MAX} px across and a "
+                            "seed of 0 or more, e.g. 44:3")
     if a.cameras not in (2, 4):
         raise UserError(f"--cameras {a.cameras}: the simulated rigs have 2 or 4 cameras")
-    if a.scenes < 1 or not sites:
-        raise UserError("--scenes must be 1 or more and --sites name at least one site")
+    if a.scenes < 1:
+        raise UserError(f"--scenes {a.scenes}: give 1 or more")
     log, out = benchrun.start(a.progress, ring_mm=RING_MM, cameras=a.cameras, sites=[])
     t0 = time.process_time()
     from .restbench import Site

@@ -17,7 +17,8 @@ API
   UserError when the faces do not separate, and `faceid.TrainingPhotoError` (a UserError with
   `.name`, `.why`, `.image`, `.found`) when more photos are refused than may be left out
   (`faceid.LEAVE_OUT_MAX`; those left out go to `refused`).
-- `classify(img, ring, model) -> dict`, a stable shape (issue 4, extended by issue 12):
+- `classify(img, ring, model, whole=True, elsewhere=0) -> dict`, a stable shape (issue 4,
+  extended by issue 12; `whole`: a camera's whole frame, not a crop; `elsewhere`: below):
     result: "heads" | "tails" | "odds" | "no-spin" | "unsure"
     reasons: [str] rule-cited ("7.3.1 coin outside the ring", "7.3.2 a chip in the ring: ...",
              "unsure: ..."); no-spin only on evidence seen (a coin outside / on the rim, tilted,

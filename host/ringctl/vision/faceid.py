@@ -319,7 +319,6 @@ RELIGHT_R = 2 * PATCH_R     # patch radius the photos are turned back and relit 
 RELIGHT_TURNS = 12          # light azimuths relative to the coin drawn per face (the ring procedure's clock-hours)
 RELIGHT_GAINS = (0.0, 6.0)  # the azimuth-dependent shading x this: 0 = lit from overhead, 6 = a lamp far lower (4 before the nineteenth session)
 RELIGHT_SPREAD_MIN = 0.35   # the photos' turns must spread round the coin (design's least singular value / sqrt(n))
-RELIT_NO_TURNS = "none (turns)"   # relit_note's start when the photos' turns do not spread
 REGISTER_ROUNDS = 2         # rounds of matching each photo to its face drawn from the others
 REGISTER_STEPS = 64         # lamp azimuths a photo's turn is searched over (then refined between them)
 SYMMETRY_TIE = 0.05         # fits this close (relative misfit) are one (`_register_by_shading`)
@@ -1602,10 +1601,7 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
     report["lean"] = {f: [round(float(q), 4) for q in np.percentile(np.abs(leans)[lab == f], (0, 50, 100))]
                       for f in ("heads", "tails")}
     # the thresholds above are the photos' own; relit templates only add pictures of each face
-    relit, relit_labels, why, turns = _relight(feats, lab, big)
-    # why none (train_verdict says what to do): the photos' turns do not spread round the coin as
-    # registered, or the faces drawn under other lamps do not keep a left-out photo to its face
-    refused = None if relit else ("turns" if why.startswith(RELIT_NO_TURNS) else "apart")
+    relit, relit_labels, why, turns, refused = _relight(feats, lab, big)
     report.update({"relit_templates": len(relit), "relit_note": why, "relit_refused": refused})
     n_photos = len(feats)
     if relit:
@@ -1624,7 +1620,9 @@ def fit(feats, labels, big, chroma, radius_ratio, leans):
 
 def _relight(feats, lab, big):
     """(relit feature stacks of both faces, their labels, a note for the report, each photo's turn
-    (deg, `_register`) from its face's first photo). Checked like the
+    (deg, `_register`) from its face's first photo, why none: None, "turns" (the photos' turns,
+    as registered, do not spread round the coin) or "apart" (a photo left out read nearer the
+    other face's drawings); train_verdict says what to do). Checked like the
     photos: each photo left out of its own face's relighting must still read as its face against
     everything else (the other face relit from all its photos); if one does not, no relit
     templates are kept and the model is the photos alone."""
@@ -1635,8 +1633,8 @@ def _relight(feats, lab, big):
         turns[idx[f]] = _register(feats[idx[f]], [big[i] for i in idx[f]])
     full = {f: relit_templates([big[i] for i in idx[f]], turns[idx[f]]) for f in faces}
     if not full["heads"] or not full["tails"]:
-        return [], [], (RELIT_NO_TURNS + ": the photos of a face were not taken at turns spread round the coin, "
-                        "or its design looks alike at every turn (turn it a clock-hour between photos)"), turns
+        return [], [], ("none: the photos of a face were not taken at turns spread round the coin, or its "
+                        "design looks alike at every turn (turn it a clock-hour between photos)"), turns, "turns"
     norm = float(feats[0].size)
     worst = np.inf
     for f, g in (faces, faces[::-1]):
@@ -1647,6 +1645,8 @@ def _relight(feats, lab, big):
             s = best_match(_spectrum(feats[i]), _spectrum(np.array(own_t + other_t, np.float32)), norm)
             worst = min(worst, float(s[:len(own_t)].max() - s[len(own_t):].max()))
     if worst <= 0:
-        return [], [], f"none: a photo left out read nearer the other face's relit pictures (margin {worst:.3f})", turns
+        return [], [], f"none: a photo left out read nearer the other face's relit pictures (margin {worst:.3f})", \
+            turns, "apart"
     return full["heads"] + full["tails"], ["heads"] * len(full["heads"]) + ["tails"] * len(full["tails"]), \
-        f"{RELIGHT_TURNS} lamp azimuths x gains {list(RELIGHT_GAINS)} per face; photo left out: worst margin {worst:.3f}", turns
+        f"{RELIGHT_TURNS} lamp azimuths x gains {list(RELIGHT_GAINS)} per face; photo left out: worst margin {worst:.3f}", \
+        turns, None

@@ -177,9 +177,10 @@ def classify(img, ring, model, whole=True, elsewhere=0):
     `elsewhere`: coins other cameras see centred in the ring that this frame does not hold (a
     camera that sees part of the ring): they count as coins in the ring where what is seen
     outside is weighed (7.3.1) and where one outline is taken for two coins one on the other.
-    "by_count" lists those of the verdict's reasons (as judged, before a camera-move or colour-cast
-    note) that rest on the frame's coins in the ring, with `elsewhere`'s, being fewer than two: a coin or an object in doubt outside, or an outline of two coins, that
-    another camera's coins in the ring would make a third coin or no concern (`views`)."""
+    "by_count" lists those of the verdict's reasons (as judged, before a camera-move or
+    colour-cast note) that rest on the frame's coins in the ring, with `elsewhere`'s, being fewer
+    than two: a coin or an object in doubt outside, or an outline of two coins, that another
+    camera's coins in the ring would make a third coin or no concern (`views`)."""
     t0 = time.perf_counter()
     ring.check_frame(img)
     cast = ""

@@ -13,12 +13,14 @@ to ring mm by its camera's homography (`viewcal.CameraView`); the same coin seen
 overlapping views is one coin, taken from the view where it is largest; if another view
 that sees it whole reads it differently (face, flat, inside), the call is "unsure", never a
 guess. What a view says about objects (outside, on the rim, tilted, a chip in the ring...)
-stands for the whole ring; what it says from counting its own coins does not (a view of half
+stands for the whole ring, but for what rests on its own count (below); what it says from counting its own coins does not (a view of half
 the ring sees one coin): the count is made over the merged coins, and fewer than two with
 nothing seen leaving is "unsure" (positive evidence before a void, rule 7.3.1). What a view says
 of an object only because it holds fewer than two coins in the ring (a coin outside as the
 spin's second, 7.3.1; an outline of two coins one on the other, 7.3.4: the verdict's
-"by_count") is said again with the coins the other views see in the ring counted.
+"by_count") is said again with the coins the other views see in the ring counted. Two coins
+taken from different views touching or overlapping in ring mm are "unsure" (each measured flat
+by its view; two calibrations may place one coin apart), never a void.
 """
 import math
 import time
