@@ -37,6 +37,20 @@ def _with_coin_outside(spec, rm, tilt_deg):
     raise AssertionError("no room for a coin outside the ring")
 
 
+def _judged_in_crops(monkeypatch, frame, rm, model):
+    """(the live path's verdict on `frame` judged in crops, as a view with less in it is; [(each
+    verdict `judge.classify` gave on the way, the shape of the image it judged)])."""
+    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)
+    judged, seen = judge.classify, []
+
+    def classify(img, ring, model, whole=True, elsewhere=0):
+        v = judged(img, ring, model, whole, elsewhere)
+        seen.append((v, img.shape))
+        return v
+    monkeypatch.setattr(judge, "classify", classify)
+    return views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), model), seen
+
+
 @pytest.fixture(scope="module")
 def check_model():
     return heldout_model(CHECK)
@@ -78,17 +92,9 @@ def test_an_object_outside_unlike_the_one_coin_in_its_crop_is_weighed_beside_bot
     big = dict(copy.deepcopy(coin), radius_px=1.1 * r, center_px=[float(c0[0] + R + r), float(c0[1])])
     frame = heldout.render_frame(dict(spec, coins=spec["coins"] + [big]), seed)
     assert judge.classify(frame, rm, check_model)["result"] == expect
-    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
-    judged, seen = judge.classify, []
-
-    def classify(img, ring, model, whole=True, elsewhere=0):
-        v = judged(img, ring, model, whole, elsewhere)
-        seen.append((v["by_count"], img.shape))
-        return v
-    monkeypatch.setattr(judge, "classify", classify)
-    v = views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), check_model)
+    v, seen = _judged_in_crops(monkeypatch, frame, rm, check_model)
     assert v["result"] == expect, v["reasons"]
-    assert any(any("not the size" in r for r in by) for by, _ in seen[:-1]) and seen[-1][1] == frame.shape, seen
+    assert any(any("not the size" in r for r in u["by_count"]) for u, _ in seen[:-1]) and seen[-1][1] == frame.shape, seen
 
 
 def test_an_object_outside_unlike_the_coin_another_camera_sees_in_the_ring_is_no_evidence_for_a_void(check_model):
@@ -148,15 +154,8 @@ def test_a_third_coin_outside_in_a_crop_of_its_own_does_not_void_the_live_call(c
     seed = 1645421708
     spec, expect, rm, img = scene(seed, "valid", CHECK)
     frame = heldout.render_frame(_with_coin_outside(spec, rm, 40.0), seed)
-    monkeypatch.setattr(views, "WHOLE_VIEW_SHARE", 1.0)   # judged in crops, as a view with less in it is
-    results, judged = [], judge.classify
-
-    def classify(img, ring, model, whole=True, elsewhere=0):
-        v = judged(img, ring, model, whole, elsewhere)
-        results.append((v["result"], img.shape))
-        return v
-    monkeypatch.setattr(judge, "classify", classify)
-    v = views.judge_view(frame, viewcal.CameraView("A", np.eye(3), rm), check_model)
+    v, seen = _judged_in_crops(monkeypatch, frame, rm, check_model)
+    results = [(u["result"], shape) for u, shape in seen]
     assert v["result"] == "unsure" and "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
     # as it was judged: in crops, one of them a void, then the whole frame
     assert len(results) > 2 and any(r == "no-spin" for r, _ in results[:-1]) and results[-1][1] == frame.shape, results
