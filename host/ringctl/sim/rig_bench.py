@@ -36,6 +36,8 @@ COIN_PX_MIN, COIN_PX_MAX = 30, 120   # coins across in the cameras' frames (cove
 
 
 def _whole_in_a_frame(site, x, y):
+    """Whether a coin centred at (x, y) m on the layout lies whole in some camera's frame, by the
+    simulated cameras' own projection (the truth, not the rig's calibration under test)."""
     r = site.coin.radius_m
     for cam in site.cams:
         w, h = cam.size
@@ -76,6 +78,7 @@ def scene(site, kind, seed):
 
 
 def outcome(truth, result):
+    """right / unsure / voided (a valid spin made no-spin) / wrong (any other call unlike the truth)."""
     if result == "unsure":
         return "unsure"
     if result == truth:

@@ -13,9 +13,10 @@ to ring mm by its camera's homography (`viewcal.CameraView`); the same coin seen
 overlapping views is one coin, taken from the view where it is largest; if another view
 that sees it whole reads it differently (face, flat, inside), the call is "unsure", never a
 guess. What a view says about objects (outside, on the rim, tilted, a chip in the ring...)
-stands for the whole ring, but for what rests on its own count (below); what it says from counting its own coins does not (a view of half
-the ring sees one coin): the count is made over the merged coins, and fewer than two with
-nothing seen leaving is "unsure" (positive evidence before a void, rule 7.3.1). What a view says
+stands for the whole ring, but for what rests on its own count (below); what it says from
+counting its own coins does not (a view of half the ring sees one coin): the count is made over
+the merged coins, and fewer than two with nothing seen leaving is "unsure" (positive evidence
+before a void, rule 7.3.1). What a view says
 of an object only because it holds fewer than two coins in the ring (a coin outside as the
 spin's second, 7.3.1; an outline of two coins one on the other, 7.3.4: the verdict's
 "by_count") is said again with the coins the other views see in the ring counted. Two coins
@@ -370,17 +371,17 @@ def judge_views(frames, rig, model):
             again = True
     if again:
         coins, disagree = _merge(_entries(verdicts, views), rig)
-    tag = (lambda v: f" (camera {v.name})") if len(views) > 1 else (lambda v: "")
     nospin, unsure = [], []
     for v, out in zip(views, verdicts):
         if out is None:
             unsure.append(f"unsure: camera {v.name} gave no frame")
             continue
+        tag = f" (camera {v.name})" if len(views) > 1 else ""
         for r in out["reasons"]:
             if _is_count_reason(r):
                 continue
             # a view's no-spin lists only its voiding reasons; "7.3.2 a chip in the ring" is unsure
-            (nospin if out["result"] == "no-spin" else unsure).append(r + tag(v))
+            (nospin if out["result"] == "no-spin" else unsure).append(r + tag)
     # two coins seen by different cameras can still touch (7.3.4): measured in ring mm
     for i in range(len(coins)):
         for j in range(i + 1, len(coins)):
