@@ -57,13 +57,12 @@ def test_photos_without_spread_turns_are_told_to_turn_the_coin():
 
 
 def test_a_face_alike_at_every_turn_is_told_to_train_in_the_ring_under_its_own_lamps():
-    """sealed-50 (opened): its tails face, one round cell, looks alike at every turn; its photos
-    were turned a clock-hour apart, but their turns cannot be read, and the technician was told
-    only to retake them turned. The verdict now says what else it may be, and the fix."""
-    from ringctl.sim import heldout, vision_bench
-    model = vision_bench.heldout_model(heldout.SETS["sealed-50"])
-    assert model.report["relit_templates"] == 0 and model.report["relit_refused"] == "turns"
-    _, lines = train_verdict(model.report, "m")
+    """A face whose photos' turns cannot be read (sealed-15's heads, a near-symmetric oval lit
+    close to the camera's limit: its shading fits the turns crowded best) gives no relit
+    templates; the technician is told what else it may be, and the fix, not only to retake the
+    photos turned."""
+    report = dict(_report(0.5, 0.6, heads=12, tails=12), relit_templates=0, relit_refused="turns")
+    _, lines = train_verdict(report, "m")
     assert any("looks alike at every turn" in l and "train in the ring under its own lamps" in l for l in lines), lines
     _, lines = train_verdict(dict(_report(0.5, 0.6, heads=12, tails=12), relit_templates=0, relit_refused="apart"), "m")
     assert any("do not keep the two faces apart" in l for l in lines) and not any("clock-hour (30 deg)" in l for l in lines)
