@@ -105,6 +105,7 @@ def test_a_face_alike_at_every_turn_finds_its_turns_by_the_shading():
     assert np.abs(err).max() < 6, np.round(err, 1)
     assert faceid._spread(found) >= faceid.RELIGHT_SPREAD_MIN
     again = faceid._search_turns(big, truth)
+    assert again is not None
     assert np.abs((again - again[0] - truth + 180) % 360 - 180).max() < 6
     noise = np.random.default_rng(3).uniform(0, 255, (10,) + big[0].shape).astype(np.float32)
     assert faceid._search_turns([cv2.GaussianBlur(p, (0, 0), 3) for p in noise], np.arange(10) * 3.0) is None

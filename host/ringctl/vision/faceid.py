@@ -595,7 +595,7 @@ def _grid_descent(cross, k):
     gram = _grid_gram(cross, k)
     now = float(_ShadingFit.misfit(grid[k], gram))
     steps = np.arange(m)
-    for _ in range(4 * n):   # each sweep moves every photo once; a bound, as the misfit only falls
+    for _ in range(4 * n):   # each sweep tries every photo once; a bound, as the misfit only falls
         moved = False
         for i in range(n):
             rows = cross[i][(steps[:, None] - k[None, :]) % m, np.arange(n)[None, :]]   # (grid, n)
@@ -1717,7 +1717,7 @@ def _relight(feats, lab, big):
     (deg, `_register`) from its face's first photo, why none: None, "turns" (the photos' turns,
     as registered or searched, do not spread round the coin) or "apart" (a photo left out read
     nearer the other face's drawings; train_verdict says what to do), the faces whose turns were
-    searched by their shading (`_search_turns`)). Checked like the
+    taken from the search by their shading (`_search_turns`)). Checked like the
     photos: each photo left out of its own face's relighting must still read as its face against
     everything else (the other face relit from all its photos); if one does not, no relit
     templates are kept and the model is the photos alone."""
