@@ -218,3 +218,28 @@ def test_the_check_refuses_a_printed_box():
     lab = cv2.cvtColor(ink, cv2.COLOR_BGR2LAB).astype(np.float32)
     with pytest.raises(UserError, match="ring edge uncertain"):
         ringmod._check_edge(lab, ink, ((cx, cy), (240.0, 240.0), 0.0))
+
+
+def test_the_colours_added_are_measured_only_well_inside_the_boundary():
+    """`_seen_inside` (the grown palette's check that the colours added lie on the layout, not
+    beyond it): a boundary of radius 200 full-res px seen at half scale. Ink of the second colour
+    fills the left half of the ellipse GROW_INSIDE of it: about half its area; ink of the third
+    colour in a band just inside the boundary, past GROW_INSIDE, counts nothing; pixels beyond
+    GROW_DIST of every colour (nearest the ink, 20 from it) count for none."""
+    cloth, ink, band, odd = (50.0, -20.0, 20.0), (60.0, 10.0, 40.0), (30.0, 30.0, -30.0), (80.0, 10.0, 40.0)
+    lab = np.zeros((300, 300, 3), np.float32)
+    lab[:] = cloth
+    cx, cy, r = 150, 150, 100                          # detection px: 200 full-res px at scale 0.5
+    inner = ringmod.GROW_INSIDE * r
+    yy, xx = np.mgrid[0:300, 0:300]
+    d = np.hypot(xx - cx, yy - cy)
+    lab[(d <= inner) & (xx < cx)] = ink
+    lab[(d > inner + 2) & (d <= r)] = band
+    palette = np.array([cloth, ink, band], np.float32)
+    found = ((300.0, 300.0), (200.0, 200.0), 0.0)
+    seen = ringmod._seen_inside(lab, palette, 1, found, 0.5)
+    assert abs(seen[0] - 0.5) < 0.02 and seen[1] == 0, seen
+    lab[(d <= inner) & (xx >= cx)] = odd   # nearest the ink but 20 from it: unexplained, the ink still half
+    seen = ringmod._seen_inside(lab, palette, 1, found, 0.5)
+    assert abs(seen[0] - 0.5) < 0.02 and seen[1] == 0, seen
+    assert ringmod._seen_inside(lab, palette, 2, found, 0.5).tolist() == [0.0]   # only the band's colour
