@@ -59,9 +59,8 @@ def test_photos_without_spread_turns_are_told_to_turn_the_coin():
 def test_a_face_alike_at_every_turn_is_told_to_train_in_the_ring_under_its_own_lamps():
     """A face whose photos' turns cannot be read (sealed-15's heads at its site: a phantom's oval,
     near blank at the exposure its coin needed; its registered turns do not spread and the search
-    finds none)
-    gives no relit templates; the technician is told what else it may be, and the fix, not only
-    to retake the photos turned."""
+    finds none) gives no relit templates; the technician is told what else it may be, and the
+    fix, not only to retake the photos turned."""
     report = dict(_report(0.5, 0.6, heads=12, tails=12), relit_templates=0, relit_refused="turns")
     _, lines = train_verdict(report, "m")
     assert any("looks alike at every turn" in l and "train in the ring under its own lamps" in l for l in lines), lines

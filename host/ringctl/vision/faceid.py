@@ -576,7 +576,8 @@ def _search_turns(patches, turns):
     # whole (misfit 0): nothing told either
     if not got.min() <= SEARCH_EVIDENCE * np.median(got) or np.median(got) <= 0:
         return None
-    return _ShadingFit(patches).refined(grid[ends[int(got.argmin())]], np.ones(n, bool))
+    found = _ShadingFit(patches).refined(grid[ends[int(got.argmin())]], np.ones(n, bool))
+    return (found - found[0] + 180) % 360 - 180
 
 
 def _grid_gram(cross, k):
@@ -1730,7 +1731,7 @@ def _relight(feats, lab, big):
         if _spread(turns[idx[f]]) < RELIGHT_SPREAD_MIN:
             found = _search_turns([big[i] for i in idx[f]], turns[idx[f]])
             if found is not None:
-                turns[idx[f]] = (found - found[0] + 180) % 360 - 180
+                turns[idx[f]] = found
                 searched.append(f)
     full = {f: relit_templates([big[i] for i in idx[f]], turns[idx[f]]) for f in faces}
     if not full["heads"] or not full["tails"]:
