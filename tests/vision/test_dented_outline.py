@@ -1,6 +1,7 @@
 """A flat coin's outline dented by a dark part of its face at the rim is measured again near the
 circle through the rest (detect.ROUND_DENT, issue 12, sealed-32 opened); an outline of a coin
-tilted a little that measured nearly flat goes the same way and is held to judge.DENTED_FLAT."""
+tilted a little that measured nearly flat goes the same way and is held to judge.DENTED_FLAT. The
+dent may lie to one side in its deep rays only (detect.DENT_DEEP, sealed-51 opened)."""
 import numpy as np
 import pytest
 
@@ -9,11 +10,22 @@ from ringctl.vision import detect, judge, ring as ringmod, shadow
 from vcache import heldout_model, scene
 
 CFG = heldout.SETS["sealed-32"]
+CFG51 = heldout.SETS["sealed-51"]
 
 
 @pytest.fixture(scope="module")
 def model():
     return heldout_model(CFG)
+
+
+@pytest.fixture(scope="module")
+def model51():
+    return heldout_model(CFG51)
+
+
+def _only_all_rays(monkeypatch):
+    """The one-side test over all the rays off the circle only, as before DENT_DEEP."""
+    monkeypatch.setattr(detect, "_deep", lambda rest, k, res, tol: rest)
 
 
 def _outline_of(img, rm, model, coin):
@@ -88,3 +100,43 @@ def test_a_dented_outline_measured_again_less_round_keeps_its_first_measurement(
     monkeypatch.setattr(detect, "_outline_near_circle", flatter)
     b = _outline_of(img, rm, model, coin)
     assert flattened and "dented" not in b.extra and b.axes == first.axes, (b.axes, first.axes, b.extra)
+
+
+def test_a_flat_coin_dented_by_print_on_one_side_and_a_pixel_off_elsewhere_is_measured_round(model51, monkeypatch):
+    """sealed-51 1822877825 (opened): a flat coin half over print of about its colour, smeared by
+    motion. Print cut its outline short along 16 rays at the bottom (up to 10 px), and 7 rays
+    elsewhere lay 1-2 px inside the circle or beyond it: over all 23 the rays off the circle did not
+    lie to one side (0.56), so the 0.947-round outline was not measured again: "cannot tell whether
+    a coin lies flat". Over the 14 deep rays they do (0.94): measured again, round, flat. (The face
+    is then left unread, smeared, a doubt of its own.)"""
+    spec, expect, rm, img = scene(1822877825, None, CFG51)
+    assert expect == "tails" and all(c.get("tilt_deg", 0) == 0 for c in spec["coins"])
+    coin = min(spec["coins"], key=lambda c: c["center_px"][1])   # the upper coin, over print
+    b = _outline_of(img, rm, model51, coin)
+    assert "dented" in b.extra and b.axes[1] / b.axes[0] >= judge.DENTED_FLAT, (b.axes, b.extra)
+    reasons = judge.classify(img, rm, model51)["reasons"]
+    assert not any("lies flat" in r for r in reasons), reasons
+    _only_all_rays(monkeypatch)
+    b = _outline_of(img, rm, model51, coin)
+    assert detect.ROUND_DENT[0] <= b.axes[1] / b.axes[0] < detect.ROUND_DENT[1] and "dented" not in b.extra
+    assert "unsure: cannot tell whether a coin lies flat" in judge.classify(img, rm, model51)["reasons"]
+
+
+def test_a_coin_tilted_18_deg_a_pixel_off_the_circle_on_its_far_side_is_not_called(model51, monkeypatch):
+    """sealed-51 3444995071 made tilted, its coin tilted 18 deg (the generator's tilted scenes draw
+    25-60 deg): its outline measured 0.946 round with a short half-axis long enough to pass as flat,
+    and the rays off the circle through its longer part did not lie to one side over all of them:
+    not measured again, and the spin was paid "tails". Its deep rays lie to one side: measured again,
+    nearly round, not round (judge.DENTED_FLAT): unsure."""
+    seed = 3444995071
+    spec, expect = heldout.make(seed, "tilted", CFG51)
+    tilted = [c for c in spec["coins"] if c.get("tilt_deg")]
+    assert expect == "no-spin" and len(tilted) == 1
+    tilted[0]["tilt_deg"] = 18.05
+    rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
+    img = heldout.render_frame(spec, seed)
+    b = _outline_of(img, rm, model51, tilted[0])
+    assert "dented" in b.extra and detect.ROUND_DENT[0] <= b.axes[1] / b.axes[0] < judge.DENTED_FLAT, (b.axes, b.extra)
+    assert judge.classify(img, rm, model51)["result"] == "unsure"
+    _only_all_rays(monkeypatch)   # as before: a paid wrong call
+    assert judge.classify(img, rm, model51)["result"] == "tails"

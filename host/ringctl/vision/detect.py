@@ -41,6 +41,13 @@ ROUND_FLAT, ROUND_PART = 0.945, 0.9
 # turned into a call here.
 ROUND_DENT = (0.93, 0.95)
 DENT_ONE_SIDE = 0.6   # |mean direction| of the rays off the circle, at least (1: one ray; 0: even all round)
+# ... or of those more than this x the on-circle tolerance inside it (or with no edge): rays a
+# pixel or so off elsewhere (blur, a smear) no longer hide a dent to one side (sealed-51
+# 1822877825, opened: print cut 16 rays at the bottom up to 10 px short, 7 rays elsewhere lay
+# 1-2 px inside the circle or beyond it; mean direction 0.56 over all 23, 0.94 over the 14
+# deep; a coin tilted 18 deg, 3444995071 made so: 0.946 round and paid before, now measured
+# again and held to judge.DENTED_FLAT)
+DENT_DEEP = 2.0
 ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radius), ring-plane px
 ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
 ROUND_MAX_BEYOND = 2       # rays whose edge lies beyond the circle, at most (two coins, a chip...)
@@ -942,9 +949,10 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need, dent=Fa
     inside and outside, edges on it along at least ROUND_MIN_SUPPORT of the rays. The outline is
     then fitted as ever (an ellipse: a tilted coin stays tilted) and kept only if it is clean.
     Anything else (two coins in one outline, a coin and a chip, a shape that is no circle)
-    keeps its first measurement. With `dent` (ROUND_DENT) the rays off the circle must lie to one
-    side of it (DENT_ONE_SIDE: a tilted coin's outline falls short of the circle on both its short
-    sides, unless its edge shows on one of them) and the outline measured again must be rounder."""
+    keeps its first measurement. With `dent` (ROUND_DENT) the rays off the circle, all of them or
+    those deeper than DENT_DEEP, must lie to one side of it (DENT_ONE_SIDE: a tilted coin's outline
+    falls short of the circle on both its short sides, unless its edge shows on one of them) and
+    the outline measured again must be rounder."""
     r_img, tol, pp, ctr, rad = _edge_circles(ring, blob, k, r)
     if not len(rad):
         return False
@@ -966,7 +974,7 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need, dent=Fa
             beyond > (ROUND_MAX_BEYOND if on.sum() < ROUND_MOST_ON * N_RAYS else ROUND_MAX_BEYOND_MOST):
         return False
     rest = np.array(sorted(set(range(N_RAYS)) - set(k[on].tolist())), int)
-    if dent and (not len(rest) or abs(np.exp(2j * np.pi * rest / N_RAYS).mean()) < DENT_ONE_SIDE):
+    if dent and not (_one_side(rest) or _one_side(_deep(rest, k, res, tol))):
         return False
     trial = _outline_near_circle(img, ring, blob.center, k[on], r[on], rest, c0, rho, d, polar, rr, step, inv, need)
     if trial is None or (dent and trial.axes[1] / trial.axes[0] < blob.axes[1] / blob.axes[0]):
@@ -981,6 +989,19 @@ def _round_outline(img, ring, blob, k, r, d, polar, rr, step, inv, need, dent=Fa
     if dent:
         blob.extra["dented"] = True   # judge.DENTED_FLAT
     return True
+
+
+def _one_side(rays):
+    """Whether rays (indices) lie to one side: |mean direction| >= DENT_ONE_SIDE."""
+    return len(rays) > 0 and abs(np.exp(2j * np.pi * rays / N_RAYS).mean()) >= DENT_ONE_SIDE
+
+
+def _deep(rest, k, res, tol):
+    """Of rays `rest`, those with no first-pass edge or one more than DENT_DEEP x tol inside the
+    circle (`res`: the edges' of rays `k` off it)."""
+    depth = np.full(N_RAYS, np.inf)
+    depth[k] = -res
+    return rest[depth[rest] > DENT_DEEP * tol]
 
 
 def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar, rr, step, inv, need,
