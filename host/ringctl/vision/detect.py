@@ -43,10 +43,11 @@ ROUND_DENT = (0.93, 0.95)
 DENT_ONE_SIDE = 0.6   # |mean direction| of the rays off the circle, at least (1: one ray; 0: even all round)
 # ... or of those more than this x the on-circle tolerance inside it (or with no edge): rays a
 # pixel or so off elsewhere (blur, a smear) no longer hide a dent to one side (sealed-51
-# 1822877825, opened: print cut 16 rays at the bottom up to 10 px short, 7 rays elsewhere lay
-# 1-2 px inside the circle or beyond it; mean direction 0.56 over all 23, 0.94 over the 14
+# 1822877825, opened: print cut 16 rays at the bottom up to 10 px short, six rays elsewhere lay
+# 1-2 px inside the circle and one beyond it; mean direction 0.56 over all 23, 0.94 over the 14
 # deep; a coin tilted 18 deg, 3444995071 made so: 0.946 round and paid before, now measured
-# again and held to judge.DENTED_FLAT)
+# again and held to judge.DENTED_FLAT). One deep ray alone lies to one side, as one ray off the
+# circle always did.
 DENT_DEEP = 2.0
 ROUND_TOL = (1.0, 0.025)   # on the circle: within max(px, this x the coin radius), ring-plane px
 ROUND_MIN_ON = 0.35        # of the rays with a first-pass edge on the circle, at least
@@ -998,7 +999,7 @@ def _one_side(rays):
 
 def _deep(rest, k, res, tol):
     """Of rays `rest`, those with no first-pass edge or one more than DENT_DEEP x tol inside the
-    circle (`res`: the edges' of rays `k` off it)."""
+    circle (`res`: how far each edge of rays `k` lies beyond the circle; negative: inside)."""
     depth = np.full(N_RAYS, np.inf)
     depth[k] = -res
     return rest[depth[rest] > DENT_DEEP * tol]
