@@ -9,7 +9,16 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
+# One OpenBLAS thread in the run and its children (workers, `ring` processes), unless the shell
+# says otherwise: set before anything imports numpy. The LAPACK calls the tests make are small
+# (faceid.shading_basis' lstsq: a k x 3 design, one column per pixel of a coin patch), and with a
+# thread per core each call woke, then spun, a second thread, while `make test`'s other worker held
+# that core: test_print_search took 79 s of CPU serially, 57-60 s with one thread. The results are
+# the same bit for bit (the face models, calibrations and verdicts of five sets compared, forty-
+# eighth session); only the CPU spent differs.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 
