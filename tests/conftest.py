@@ -9,7 +9,16 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
+# One OpenBLAS thread in the run and its children (workers, `ring` processes), unless the shell
+# says otherwise: set before anything imports numpy. The LAPACK calls the tests make are small
+# (faceid.shading_basis' lstsq: a k x 3 design, one column per pixel of a coin patch), and with a
+# thread per core each call woke, then spun, a second thread, while `make test`'s other worker held
+# that core: test_print_search took 79 s of CPU serially, 57-60 s with one thread. The results are
+# the same bit for bit (the face models, calibrations and verdicts of five sets compared, forty-
+# eighth session); only the CPU spent differs.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -113,9 +122,18 @@ GROUPS = {
     # reuses test_own_texture's scenes and model and one of test_judge_evidence's models (~28 s
     # of CPU), test_judge_evidence one of test_heldout_sets' (~5 s), when the tests that make them
     # run (some are `make soak` only since the twenty-fourth session: then the next asker makes
-    # them). test_ring_training's ring photos are used in no other file.
-    "vcache": ("vision/test_judge_evidence.py", "vision/test_own_texture.py",
-               "vision/test_printed_edge.py", "vision/test_heldout_sets.py"),
+    # them). test_ring_training's ring photos are used in no other file. Since the forty-eighth
+    # session one group with what was the "edge-tune" group below and test_print_search and
+    # test_shade: they train the same edge-tune, edge-1080p, edge-4k and tune-1080p models (the
+    # thirty-eighth session's record and a partial one of the forty-eighth: test_judge_evidence's
+    # models trained again by test_shadow, test_balance and test_drift, test_printed_edge's by
+    # test_shadow, when the two groups ran on different workers). ~290 s of the ~1310 s of test
+    # time of a two-worker run: started first, it leaves the other worker the rest to balance.
+    "edge": ("vision/test_judge_evidence.py", "vision/test_own_texture.py",
+             "vision/test_printed_edge.py", "vision/test_heldout_sets.py",
+             "vision/test_balance.py", "vision/test_drift.py", "vision/test_tilted_nearly_round.py",
+             "vision/test_shadow.py", "vision/test_inner_rim.py",
+             "vision/test_print_search.py", "vision/test_shade.py"),
     # the two-camera `site2` fixture (calibrated and trained: ~7 s), and test_chips, whose vcache
     # held-out models test_views and test_coin_measures reuse (sealed-19's: ~15 s)
     "site2": ("vision/test_views.py", "vision/test_rest.py", "runner/test_rigwatch.py",
@@ -127,10 +145,6 @@ GROUPS = {
                   "vision/test_away_size.py", "vision/test_face_lamp.py"),
     # ... sealed-32's (~10 s) ...
     "sealed-32": ("vision/test_dented_outline.py", "vision/test_uncrossed_rays.py"),
-    # ... edge-tune's (~9 s; test_judge_evidence and test_print_search use it too) and
-    # edge-1080p's (~4 s); test_inner_rim (thirty-ninth session) uses edge-tune's
-    "edge-tune": ("vision/test_balance.py", "vision/test_drift.py", "vision/test_tilted_nearly_round.py",
-                  "vision/test_shadow.py", "vision/test_inner_rim.py"),
     # tests/commissioned.py's site commissioning (~12 s), shared by these DemoSessions; they
     # also play in real time, so this run never has two of them at once
     "commissioned": ("e2e/test_demo_e2e.py", "e2e/test_witness_e2e.py",
@@ -145,28 +159,34 @@ GROUPS = {
 }
 _GROUP_OF = {"tests/" + f: g for g, files in GROUPS.items() for f in files}
 
-# Rough seconds of the biggest groups (one serial run on a loaded machine; the thirty-eighth
-# session's `pytest -n 0 --durations=0`, summed by group): the scheduler hands out the heaviest
+# Rough seconds of the groups (the forty-seventh session's `make test --durations=0`, two workers on
+# a shared machine, summed by group; groups under 5 s left out): the scheduler hands out the heaviest
 # group left first, so no long group starts last while the other worker idles. Only the order
 # depends on them; an unlisted group counts a tenth of a second per test (test_band_settle's 12
-# tests, the heaviest file, would count 1.2 s and start among the last).
-SECONDS = {"vcache": 68, "site2": 67, "commissioned": 64, "tests/vision/test_band_settle.py": 51,
-           "edge-tune": 70, "tests/vision/test_print_search.py": 38, "sealed-23": 47,
-           "tests/vision/test_ring_printed_circle.py": 22, "tests/console/test_serve.py": 20,
-           "tests/cli/test_bad_inputs.py": 20, "tests/vision/test_training.py": 20, "tests/runner/test_ring_run_camera.py": 19,
-           "tests/vision/test_camera_marks.py": 16, "tests/docs/test_doc_sequences.py": 16,
-           "tests/vision/test_face_relit.py": 15, "tests/runner/test_one_camera.py": 14,
-           "sealed-32": 12, "tests/vision/test_training_empty.py": 12,
-           "tests/vision/test_face_light.py": 12, "tests/console/test_http.py": 11,
-           "tests/vision/test_ring_training.py": 11, "tests/vision/test_shade.py": 11,
-           "tests/vision/test_judge.py": 11, "tests/sim/test_simboard.py": 10,
-           "tests/vision/test_lens.py": 9, "tests/record/test_record_robust.py": 9,
-           "tests/sim/test_camera_drift_bench.py": 9, "tests/sim/test_training_bench.py": 9,
-           "tests/vision/test_rest_replay.py": 8, "tests/vision/test_faceid.py": 8,
-           "tests/sim/test_camera.py": 8, "tests/link/test_pty_link.py": 8,
-           "tests/vision/test_training_clipped.py": 8, "tests/sim/test_fastrender.py": 7,
-           "tests/runner/test_host.py": 7, "tests/vision/test_train_verdict.py": 6,
-           "tests/vision/test_ring_wall.py": 6}
+# tests, among the heaviest files, would count 1.2 s and start among the last).
+SECONDS = {"edge": 293, "site2": 77, "sealed-23": 76, "commissioned": 75,
+           "tests/vision/test_band_settle.py": 68, "tests/vision/test_training.py": 45,
+           "tests/vision/test_face_relit.py": 38, "tests/console/test_serve.py": 38,
+           "tests/vision/test_camera_marks.py": 35, "tests/vision/test_ring_printed_circle.py": 29,
+           "tests/vision/test_judge.py": 24, "tests/cli/test_bad_inputs.py": 23,
+           "tests/docs/test_doc_sequences.py": 22, "tests/vision/test_lens.py": 21,
+           "tests/vision/test_ring_training.py": 21, "tests/vision/test_training_empty.py": 20,
+           "tests/runner/test_ring_run_camera.py": 18, "tests/vision/test_rest_replay.py": 18,
+           "tests/vision/test_ring_artwork.py": 18, "tests/sim/test_camera.py": 15,
+           "sealed-32": 14, "tests/sim/test_simboard.py": 12,
+           "tests/vision/test_training_clipped.py": 12, "tests/sim/test_camera_drift_bench.py": 11,
+           "tests/vision/test_face_light.py": 11, "tests/vision/test_ring_wall.py": 11,
+           "tests/vision/test_train_verdict.py": 11, "tests/vision/test_faceid.py": 11,
+           "tests/sim/test_fastrender.py": 11, "tests/vision/test_ring_full_res.py": 11,
+           "tests/vision/test_outside_objects.py": 10, "tests/vision/test_ring_wall_colour.py": 10,
+           "tests/runner/test_one_camera.py": 10, "tests/console/test_http.py": 9,
+           "tests/sim/test_training_bench.py": 9, "tests/record/test_record_robust.py": 8,
+           "tests/sim/test_heldout.py": 7, "tests/runner/test_ring_run_port.py": 7,
+           "tests/runner/test_ring_run.py": 7, "tests/link/test_pty_link.py": 6,
+           "tests/sim/test_calib_bench.py": 6, "tests/runner/test_host.py": 6,
+           "tests/vision/test_training_leave_out.py": 6, "tests/link/test_link_spec_client.py": 6,
+           "tests/firmware/test_link_stall.py": 6, "tests/board/test_firmware_bench.py": 5,
+           "tests/vision/test_calibrate_narrow_wall.py": 5}
 
 
 def group_of(nodeid):
