@@ -143,7 +143,7 @@ GROUPS = {
     # (~10 s: test_away_size and test_face_lamp, forty-fifth session) ...
     "sealed-23": ("vision/test_chip_in_ring_wrong_calls.py", "vision/test_chip_rim_rows.py",
                   "vision/test_away_size.py", "vision/test_face_lamp.py"),
-    # ... sealed-32's (~10 s) ...
+    # ... sealed-32's (~10 s; test_dented_outline also trains sealed-51's, used by no other file) ...
     "sealed-32": ("vision/test_dented_outline.py", "vision/test_uncrossed_rays.py"),
     # tests/commissioned.py's site commissioning (~12 s), shared by these DemoSessions; they
     # also play in real time, so this run never has two of them at once
@@ -173,7 +173,7 @@ SECONDS = {"edge": 293, "site2": 77, "sealed-23": 76, "commissioned": 75,
            "tests/vision/test_ring_training.py": 21, "tests/vision/test_training_empty.py": 20,
            "tests/runner/test_ring_run_camera.py": 18, "tests/vision/test_rest_replay.py": 18,
            "tests/vision/test_ring_artwork.py": 18, "tests/sim/test_camera.py": 15,
-           "sealed-32": 14, "tests/sim/test_simboard.py": 12,
+           "sealed-32": 30, "tests/sim/test_simboard.py": 12,
            "tests/vision/test_training_clipped.py": 12, "tests/sim/test_camera_drift_bench.py": 11,
            "tests/vision/test_face_light.py": 11, "tests/vision/test_ring_wall.py": 11,
            "tests/vision/test_train_verdict.py": 11, "tests/vision/test_faceid.py": 11,
