@@ -29,9 +29,13 @@ def _only_all_rays(monkeypatch):
     monkeypatch.setattr(detect, "_deep", lambda rest, k, res, tol: rest)
 
 
-def _outline_of(img, rm, model, coin):
-    blobs = [b for b in detect.find_blobs(img, rm, skip_chroma=model.chroma) if b.axes is not None]
-    return min(blobs, key=lambda b: np.hypot(*np.subtract(detect.seen_center(b, rm), coin["center_px"])))
+def _outline_of(img, rm, model, spec, coin):
+    """The one outline measured (in the judge's balanced frame) whose nearest coin is `coin`,
+    centred within half a coin radius of it."""
+    got = [b for t, b in measured_outlines(img, rm, model, spec)
+           if t is coin and np.hypot(*np.subtract(b.center, coin["center_px"])) < 0.5 * rm.coin_radius_px]
+    assert len(got) == 1, [(b.axes, b.extra) for b in got]
+    return got[0]
 
 
 def test_a_flat_coin_dented_by_its_dark_face_at_the_rim_is_measured_round_and_called(model, monkeypatch):
@@ -41,11 +45,11 @@ def test_a_flat_coin_dented_by_its_dark_face_at_the_rim_is_measured_round_and_ca
     spec, expect, rm, img = scene(4169846147, None, CFG)
     assert expect == "tails" and all(c.get("tilt_deg", 0) == 0 for c in spec["coins"])
     coin = spec["coins"][0]
-    b = _outline_of(img, rm, model, coin)
+    b = _outline_of(img, rm, model, spec, coin)
     assert "dented" in b.extra and b.axes[1] / b.axes[0] >= judge.DENTED_FLAT, (b.axes, b.extra)
     assert judge.classify(img, rm, model)["result"] == "tails"
     monkeypatch.setattr(detect, "ROUND_DENT", (0.0, 0.0))   # as measured before
-    b = _outline_of(img, rm, model, coin)
+    b = _outline_of(img, rm, model, spec, coin)
     assert 0.93 <= b.axes[1] / b.axes[0] < 0.95 and "dented" not in b.extra
     assert judge.classify(img, rm, model)["result"] == "unsure"
 
@@ -71,7 +75,7 @@ def test_a_coin_tilted_17_deg_that_measured_nearly_flat_is_not_called(model, mon
     spec["coins"][1]["tilt_deg"] = 17.25
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     img = heldout.render_frame(spec, seed)
-    b = _outline_of(img, rm, model, spec["coins"][1])
+    b = _outline_of(img, rm, model, spec, spec["coins"][1])
     assert detect.ROUND_DENT[0] <= b.axes[1] / b.axes[0] < judge.DENTED_FLAT and "dented" in b.extra, (b.axes, b.extra)
     v = judge.classify(img, rm, model)
     assert expect == "no-spin" and v["result"] == "unsure", v
@@ -96,18 +100,11 @@ def test_a_dented_outline_measured_again_less_round_keeps_its_first_measurement(
         return trial
 
     monkeypatch.setattr(detect, "ROUND_DENT", (0.0, 0.0))
-    first = _outline_of(img, rm, model, coin)
+    first = _outline_of(img, rm, model, spec, coin)
     monkeypatch.setattr(detect, "ROUND_DENT", (0.93, 0.95))
     monkeypatch.setattr(detect, "_outline_near_circle", flatter)
-    b = _outline_of(img, rm, model, coin)
+    b = _outline_of(img, rm, model, spec, coin)
     assert flattened and "dented" not in b.extra and b.axes == first.axes, (b.axes, first.axes, b.extra)
-
-
-def _coin_outlines(img, rm, model, spec, coin):
-    """The outlines measured (in the judge's balanced frame) whose nearest coin is `coin`, centred
-    within half a coin radius of it."""
-    return [b for t, b in measured_outlines(img, rm, model, spec)
-            if t is coin and np.hypot(*np.subtract(b.center, coin["center_px"])) < 0.5 * rm.coin_radius_px]
 
 
 def test_a_flat_coin_dented_by_print_on_one_side_and_a_pixel_off_elsewhere_is_measured_round(model51, monkeypatch):
@@ -120,15 +117,13 @@ def test_a_flat_coin_dented_by_print_on_one_side_and_a_pixel_off_elsewhere_is_me
     spec, expect, rm, img = scene(1822877825, None, CFG51)
     assert expect == "tails" and all(c.get("tilt_deg", 0) == 0 for c in spec["coins"])
     coin = min(spec["coins"], key=lambda c: c["center_px"][1])   # the upper coin, over print
-    got = _coin_outlines(img, rm, model51, spec, coin)
-    assert len(got) == 1 and "dented" in got[0].extra and \
-        got[0].axes[1] / got[0].axes[0] >= judge.DENTED_FLAT, [(b.axes, b.extra) for b in got]
+    b = _outline_of(img, rm, model51, spec, coin)
+    assert "dented" in b.extra and b.axes[1] / b.axes[0] >= judge.DENTED_FLAT, (b.axes, b.extra)
     reasons = judge.classify(img, rm, model51)["reasons"]
     assert not any("lies flat" in r for r in reasons), reasons
     _only_all_rays(monkeypatch)
-    got = _coin_outlines(img, rm, model51, spec, coin)
-    assert len(got) == 1 and "dented" not in got[0].extra and \
-        detect.ROUND_DENT[0] <= got[0].axes[1] / got[0].axes[0] < detect.ROUND_DENT[1]
+    b = _outline_of(img, rm, model51, spec, coin)
+    assert "dented" not in b.extra and detect.ROUND_DENT[0] <= b.axes[1] / b.axes[0] < detect.ROUND_DENT[1]
     assert "unsure: cannot tell whether a coin lies flat" in judge.classify(img, rm, model51)["reasons"]
 
 
@@ -147,9 +142,8 @@ def test_a_coin_tilted_18_deg_a_pixel_off_the_circle_on_its_far_side_is_not_call
     tilted[0]["tilt_deg"] = 18.05
     rm = ringmod.calibrate(heldout.empty_frame(spec, seed), ring_mm=heldout.ring_mm(spec))
     img = heldout.render_frame(spec, seed)
-    got = _coin_outlines(img, rm, model51, spec, tilted[0])
-    assert len(got) == 1 and "dented" in got[0].extra and \
-        detect.ROUND_DENT[0] <= got[0].axes[1] / got[0].axes[0] < judge.DENTED_FLAT, [(b.axes, b.extra) for b in got]
+    b = _outline_of(img, rm, model51, spec, tilted[0])
+    assert "dented" in b.extra and detect.ROUND_DENT[0] <= b.axes[1] / b.axes[0] < judge.DENTED_FLAT, (b.axes, b.extra)
     assert judge.classify(img, rm, model51)["result"] == "unsure"
     _only_all_rays(monkeypatch)   # as before: a paid wrong call
     assert judge.classify(img, rm, model51)["result"] in ("heads", "tails", "odds")
