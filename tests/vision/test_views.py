@@ -5,7 +5,7 @@ import pytest
 
 from ringctl.errors import UserError
 from ringctl.sim.cameras import calibration_photos, camera_rig
-from ringctl.vision import coverage, viewcal, views
+from ringctl.vision import coverage, judge, viewcal, views
 from ringctl.sim.render import render_scene
 from ringctl.vision.views import judge_views
 
@@ -165,6 +165,26 @@ def test_two_coins_overlapping_as_two_views_place_them_are_no_evidence_for_a_voi
     assert judge_views(frames, site2.rig, site2.model)["result"] == "odds"
     out = judge_views(frames, _shifted(site2.rig, "B", 20.0), site2.model)
     assert out["result"] == "unsure" and views.TOUCHING_VIEWS in out["reasons"], out["reasons"]
+
+
+@pytest.mark.parametrize("x", [0.045, -0.045])
+def test_two_coins_touching_across_the_seam_are_unsure_and_apart_are_called(site2, x):
+    """Two different coins touching across the seam: one whole in one view only (+-45 mm: the
+    other view's frame ends 50 mm past the centre line), the other beside it towards the middle,
+    whole in both. The view that sees one cut paints the cut object over, and with it the coin
+    touching it (one object); the view that sees both whole measures them touching: unsure (the
+    boxer checks both lie flat), never one coin merged from the two, a count or a void. A
+    diameter apart, the same two coins are called."""
+    rng = np.random.default_rng(31)
+    d = site2.rig.coin_mm / 1000
+    for gap, want in ((0.0005, "unsure"), (d, "odds")):
+        coins = [(x, 0.2, "heads"), (x - np.sign(x) * (d + gap), 0.2, "tails")]
+        out = judge_views([shot(site2, c, coins, rng) for c in site2.cams], site2.rig, site2.model)
+        assert out["result"] == want, (gap, out["reasons"])
+        if want == "unsure":
+            assert [r.split(" (camera")[0] for r in out["reasons"]] == [judge.TOUCHING], out["reasons"]
+        else:
+            assert len(out["coins"]) == 2 and all(c["flat"] for c in out["coins"]), out["coins"]
 
 
 def _judged_whole_and_in_crops(model, img, rm):

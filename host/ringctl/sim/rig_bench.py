@@ -11,10 +11,14 @@ sweep must show 0 of both (exit status 1 otherwise).
 - third:          a valid spin and a third coin on the floor beyond the wall (the spin stands:
                   the boxer looks at a third coin, or it is called);
 - outside:        one coin in the ring and the spin's other coin on the floor (7.3.1: no-spin);
-- outside-third:  one coin in the ring and two on the floor (7.3.1: no-spin).
+- outside-third:  one coin in the ring and two on the floor (7.3.1: no-spin);
+- seam:           two coins in the ring, one cut by a camera's frame (whole in another's) and
+                  the other 1.25-3 diameters from it, centre to centre.
 
 A camera that sees half the ring counts only its own coins: before the forty-sixth session a
-third coin on the floor beside one coin in a camera's half voided the valid spin.
+third coin on the floor beside one coin in a camera's half voided the valid spin. Before the
+forty-ninth session a view that saw one coin cut by its frame with another beside it (one gate
+object) judged both with the cut part left in, and doubted them (`views._Gate.cut`).
 
     ring bench rig [--scenes 40] [--sites 44:3,60:5] [--cameras 2|4] [--json] [--progress]
 """
@@ -29,7 +33,7 @@ from ..errors import UserError
 from . import benchrun
 from .multiview_bench import _moment
 
-KINDS = ("valid", "third", "outside", "outside-third")
+KINDS = ("valid", "third", "outside", "outside-third", "seam")
 RING_MM = 1200.0
 SITES = "44:3,60:5"   # coin px : site seed (each site its own cameras' calibration and training)
 COIN_PX_MIN, COIN_PX_MAX = 30, 120   # coins across in the cameras' frames (coverage asks 40 or more)
@@ -45,6 +49,34 @@ def _whole_in_a_frame(site, x, y):
         if all(4 < u < w - 4 and 4 < v < h - 4 for u, v in pts):
             return True
     return False
+
+
+def _cut_by_a_frame(site, x, y):
+    """Whether a coin centred at (x, y) m on the layout is cut by some camera's frame (part of
+    it in view, part not), by the simulated cameras' own projection."""
+    r = site.coin.radius_m
+    for cam in site.cams:
+        w, h = cam.size
+        seen = [0 <= u < w and 0 <= v < h for u, v in
+                (cam.project((x + r * np.cos(a), y + r * np.sin(a), 0.0))[:2] for a in np.linspace(0, 2 * np.pi, 16))]
+        if any(seen) and not all(seen):
+            return True
+    return False
+
+
+def _beside_a_cut_coin(site, rng, R):
+    """Two coins in the ring (x, y) m: the first cut by one camera's frame and whole in another's,
+    the other 1.25-3 coin diameters from it (centre to centre) and whole in some frame."""
+    d = 2 * site.coin.radius_m
+    for _ in range(10000):
+        x, y = _place(site, rng, 0.0, R, [])
+        if not _cut_by_a_frame(site, x, y):
+            continue
+        a, s = rng.uniform(0, 2 * np.pi), d * rng.uniform(1.25, 3.0)
+        u, v = x + s * np.cos(a), y + s * np.sin(a)
+        if np.hypot(u, v) < R and _whole_in_a_frame(site, u, v):
+            return (x, y), (u, v)
+    raise RuntimeError("no place for two coins across a seam")   # the rig's frames overlap
 
 
 def _place(site, rng, r_lo, r_hi, taken):
@@ -67,9 +99,11 @@ def scene(site, kind, seed):
     R = site.ring.layout_radius_m
     floor = site.ring.wall_radius_m + site.ring.wall_thickness_m + rc + 0.005   # beyond the wall
     coins = []
-    for _ in range(2 if kind in ("valid", "third") else 1):
+    if kind == "seam":
+        coins = [p + (str(rng.choice(["heads", "tails"])),) for p in _beside_a_cut_coin(site, rng, R - 2 * rc)]
+    for _ in range({"valid": 2, "third": 2, "outside": 1, "outside-third": 1, "seam": 0}[kind]):
         coins.append(_place(site, rng, 0.0, R - 2 * rc, coins) + (str(rng.choice(["heads", "tails"])),))
-    for _ in range({"valid": 0, "third": 1, "outside": 1, "outside-third": 2}[kind]):
+    for _ in range({"valid": 0, "third": 1, "outside": 1, "outside-third": 2, "seam": 0}[kind]):
         coins.append(_place(site, rng, floor, floor + 0.3, coins) + (str(rng.choice(["heads", "tails"])),))
     if kind in ("outside", "outside-third"):
         return coins, "no-spin"

@@ -8,7 +8,8 @@ and the judge then runs on a crop around each group of objects (the camera's Rin
 shifted to the crop, `_CropRing`, cached per crop), never on the empty layout. When the
 gate finds too much (a lighting change, an arm across the view) the whole frame is judged.
 Objects cut by the frame's border are painted over with the empty ring first: a part of a
-coin is not a coin, and the camera that sees it whole judges it. Every coin found is mapped
+coin is not a coin, and the camera that sees it whole judges it; a coin beside it is not painted
+and is judged whole (`_Gate.cut`). Every coin found is mapped
 to ring mm by its camera's homography (`viewcal.CameraView`); the same coin seen in
 overlapping views is one coin, taken from the view where it is largest; if another view
 that sees it whole reads it differently (face, flat, inside), the call is "unsure", never a
@@ -132,27 +133,44 @@ class _Gate:
         return out
 
     def cut(self, small, box):
-        """Is this object (its gate box touching the border) cut by the frame's border and
-        reaching no further in than STRIP_COINS coins? Measured as the judge sees objects: the
-        judge's level (45) on the blurred detection-scale copy, specks opened away; the gate's
-        box is a cell coarse, so it may touch the border when the object does not."""
+        """The parts of this object (its gate box touching the border) cut by the frame's border
+        and reaching no further in than STRIP_COINS coins, measured as the judge sees objects (the
+        judge's level, 45, on the blurred detection-scale copy, specks opened away; the gate's box
+        is a cell coarse, so it may touch the border when the object does not) -> (a
+        detection-scale mask of the whole frame to paint over, or None when nothing is cut;
+        whether anything else of the object is left to judge). Each cut part is grown by two coin
+        radii (its blur and shadow), but for its own pixels never to within a coin radius of what
+        else stands out there: a coin lying a diameter from one the border cuts shares its gate object (cells
+        touch) and is judged whole, without the cut one (the whole box was once kept or painted
+        by the box's reach: kept, the view doubted both coins)."""
         X0, Y0, X1, Y1 = box
-        reach = min(X1 if X0 == 0 else np.inf, Y1 if Y0 == 0 else np.inf,
-                    self.sw - X0 if X1 >= self.sw else np.inf, self.sh - Y0 if Y1 >= self.sh else np.inf)
-        if reach > self.strip:
-            return False
+        pad = int(math.ceil(self.d_coin))
+        U0, V0, U1, V1 = max(0, X0 - pad), max(0, Y0 - pad), min(self.sw, X1 + pad), min(self.sh, Y1 + pad)
         if self.bg_blur is None:             # once per ring model
             self.bg_blur = cv2.GaussianBlur(self.ring.background, (3, 3), 0)
-        a = cv2.GaussianBlur(small[Y0:Y1, X0:X1], (3, 3), 0)
-        d = detect.diff_feats(detect.colour_feats(a), detect.colour_feats(self.bg_blur[Y0:Y1, X0:X1]))
+        a = cv2.GaussianBlur(small[V0:V1, U0:U1], (3, 3), 0)
+        d = detect.diff_feats(detect.colour_feats(a), detect.colour_feats(self.bg_blur[V0:V1, U0:U1]))
         m = cv2.morphologyEx((d > 45.0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        k, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
-        for x, y, w, h, area in stats[1:]:
-            if area >= 4 * self.min_area and ((X0 == 0 and x == 0) or (Y0 == 0 and y == 0) or
-                                              (X1 >= self.sw and x + w >= X1 - X0) or
-                                              (Y1 >= self.sh and y + h >= Y1 - Y0)):
-                return True
-        return False
+        k, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        w_r, h_r = U1 - U0, V1 - V0
+        cut = np.zeros(k, bool)
+        for i, (x, y, w, h, area) in enumerate(stats[1:], 1):
+            reach = min(x + w if U0 == 0 and x == 0 else np.inf, y + h if V0 == 0 and y == 0 else np.inf,
+                        w_r - x if U1 >= self.sw and x + w >= w_r else np.inf,
+                        h_r - y if V1 >= self.sh and y + h >= h_r else np.inf)
+            cut[i] = area >= 4 * self.min_area and reach <= self.strip
+        if not cut.any():
+            return None, True
+        mine = cut[lbl].astype(np.uint8)
+        rest = ((lbl > 0) & ~cut[lbl]).astype(np.uint8)
+        r = pad // 2
+        grown = cv2.dilate(mine, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad + 1, 2 * pad + 1)))
+        near = cv2.dilate(rest, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        paint = np.zeros((self.sh, self.sw), np.uint8)
+        paint[V0:V1, U0:U1] = (grown & (1 - near)) | mine
+        left = [i for i in range(1, k) if not cut[i] and stats[i, 4] >= 4 * self.min_area and
+                X0 <= U0 + stats[i, 0] + stats[i, 2] / 2 < X1 and Y0 <= V0 + stats[i, 1] + stats[i, 3] / 2 < Y1]
+        return paint, bool(left)
 
     def crop_boxes(self, boxes):
         """Crops around the objects (margin all round, overlapping ones merged); None when they
@@ -195,24 +213,26 @@ def _gate(view):
     return g
 
 
-def _paint(img, small, rect, cuts, ring):
-    """(img, small) of the detection rect with the cut objects' boxes (padded by a coin) painted
-    over with the empty ring; copies only when something is painted (frames stay untouched)."""
+def _paint(img, small, rect, paint, ring):
+    """(img, small) of the detection rect with the cut objects (`paint`: the whole frame's
+    detection-scale mask, _Gate.cut) painted over with the empty ring; copies only when something
+    is painted (frames stay untouched)."""
+    if paint is None:
+        return img, small
     f = ring.factor
     X0, Y0, X1, Y1 = rect
-    pad = int(math.ceil(2 * ring.coin_radius_px / f))
-    copied = False
-    for a, b, c, d in cuts:
-        u0, v0 = max(X0, a - pad), max(Y0, b - pad)
-        u1, v1 = min(X1, c + pad), min(Y1, d + pad)
-        if u0 >= u1 or v0 >= v1:
-            continue
-        if not copied:
-            img, small, copied = img.copy(), small.copy(), True
-        bg = ring.background[v0:v1, u0:u1]
-        small[v0 - Y0:v1 - Y0, u0 - X0:u1 - X0] = bg
-        img[(v0 - Y0) * f:(v1 - Y0) * f, (u0 - X0) * f:(u1 - X0) * f] = cv2.resize(
-            bg, ((u1 - u0) * f, (v1 - v0) * f), interpolation=cv2.INTER_LINEAR)
+    sub = paint[Y0:Y1, X0:X1]
+    if not sub.any():
+        return img, small
+    x, y, w, h = cv2.boundingRect(sub)
+    sub = sub[y:y + h, x:x + w]
+    img, small = img.copy(), small.copy()
+    bg = ring.background[Y0 + y:Y0 + y + h, X0 + x:X0 + x + w]
+    part = small[y:y + h, x:x + w]
+    part[sub > 0] = bg[sub > 0]
+    big = cv2.resize(sub, (w * f, h * f), interpolation=cv2.INTER_NEAREST) > 0
+    part = img[y * f:(y + h) * f, x * f:(x + w) * f]
+    part[big] = cv2.resize(bg, (w * f, h * f), interpolation=cv2.INTER_LINEAR)[big]
     return img, small
 
 
@@ -230,14 +250,15 @@ def judge_view(img, view, model, realign=True, elsewhere=0):
     gate = _gate(view)
     small = ring.small(img)
     found = gate.objects(small)
-    cut = [border and gate.cut(small, box) for box, border in found]
-    cuts = [box for (box, _), c in zip(found, cut) if c]
-    keep = [box for (box, _), c in zip(found, cut) if not c]
+    cut = [gate.cut(small, box) if border else (None, True) for box, border in found]
+    cuts = [p for p, _ in cut if p is not None]
+    paint = np.bitwise_or.reduce(cuts) if cuts else None
+    keep = [box for (box, _), (_, left) in zip(found, cut) if left]
     rects = gate.crop_boxes(keep)
 
     def whole():
         sw, sh = ring.small_size
-        frame, _ = _paint(img, small, (0, 0, sw, sh), cuts, ring)
+        frame, _ = _paint(img, small, (0, 0, sw, sh), paint, ring)
         out = judge.classify(frame, ring, model, whole=realign, elsewhere=elsewhere)
         out.update(cut_objects=len(cuts), crops=1, light=_light(frame, ring, model, out["coins"]),
                    ms=round((time.perf_counter() - t0) * 1000, 2))
@@ -248,7 +269,7 @@ def judge_view(img, view, model, realign=True, elsewhere=0):
     coins, others, unsure, counted = [], [], [], []
     for rect in rects:
         X0, Y0, X1, Y1 = rect
-        crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, cuts, ring)
+        crop, crop_small = _paint(img[Y0 * f:Y1 * f, X0 * f:X1 * f], small[Y0:Y1, X0:X1], rect, paint, ring)
         sub = gate.crop_ring(rect)
         sub.frame_small = (crop, crop_small)
         try:
