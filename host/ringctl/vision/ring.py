@@ -453,30 +453,45 @@ def _steps(d, w, w_in=None, fill=-np.inf):
 
 
 def _ransac_ellipse(pts, tol, rng, iters=150, k=8):
-    """Ellipse through most points: random k-point fits, keep the one with most inliers."""
+    """Ellipse through most points: random k-point fits, keep the one with most inliers (the
+    first of those tied)."""
     pts = np.asarray(pts, np.float32)
-    best, best_in = None, None
+    fits = []
     for _ in range(iters):
         sub = pts[rng.choice(len(pts), k, replace=False)]
         try:
             e = cv2.fitEllipse(sub)
         except cv2.error:
             continue
-        if min(e[1]) < 10:
-            continue
-        inl = np.abs(_ell_residual(pts, e)) < tol
-        if best_in is None or inl.sum() > best_in.sum():
-            best, best_in = e, inl
-    return best, best_in
+        if min(e[1]) >= 10:
+            fits.append(e)
+    if not fits:
+        return None, None
+    # every fit's residuals in one pass, a row each: fitEllipse's numbers are Python floats, which
+    # float32 points take in as float32, so each row is `_ell_residual`'s for its fit bit for bit
+    cols = np.array([_ell_terms(e) for e in fits], np.float32).T[:, :, None]
+    inl = np.abs(_residual_of(pts, *cols)) < tol
+    best = int(np.argmax(inl.sum(axis=1)))
+    return fits[best], inl[best]
 
 
 def _ell_residual(pts, e):
+    """About the distance (px) of each point from ellipse `e`: negative inside, positive outside."""
+    return _residual_of(pts, *_ell_terms(e))
+
+
+def _ell_terms(e):
+    """(cx, cy, cos, sin of the angle, half axes, axes' sum) of ellipse `e`, for `_residual_of`."""
     (cx, cy), (d1, d2), ang = e
     t = math.radians(ang)
+    return cx, cy, math.cos(t), math.sin(t), d1 / 2, d2 / 2, d1 + d2
+
+
+def _residual_of(pts, cx, cy, c, s, a, b, d):
     x, y = pts[:, 0] - cx, pts[:, 1] - cy
-    u = x * math.cos(t) + y * math.sin(t)
-    v = -x * math.sin(t) + y * math.cos(t)
-    return (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
+    u = x * c + y * s
+    v = -x * s + y * c
+    return (np.sqrt((u / a) ** 2 + (v / b) ** 2) - 1) * d / 4
 
 
 def _layout_inside(dist, e, win, thin_wall=False):
