@@ -467,12 +467,17 @@ def _ransac_ellipse(pts, tol, rng, iters=150, k=8):
             fits.append(e)
     if not fits:
         return None, None
-    # every fit's residuals in one pass, a row each: fitEllipse's numbers are Python floats, which
-    # float32 points take in as float32, so each row is `_ell_residual`'s for its fit bit for bit
-    cols = np.array([_ell_terms(e) for e in fits], np.float32).T[:, :, None]
-    inl = np.abs(_residual_of(pts, *cols)) < tol
+    inl = np.abs(_fit_residuals(pts, fits)) < tol
     best = int(np.argmax(inl.sum(axis=1)))
     return fits[best], inl[best]
+
+
+def _fit_residuals(pts, fits):
+    """(len(fits), len(pts)) `_ell_residual`s of float32 `pts` from cv2.fitEllipse's `fits`, in one
+    pass: fitEllipse's numbers are Python floats, which float32 points take in as float32, so each
+    row is `_ell_residual`'s for its fit bit for bit."""
+    cols = np.array([_ell_terms(e) for e in fits], np.float32).T[:, :, None]
+    return _residual_of(pts, *cols)
 
 
 def _ell_residual(pts, e):
@@ -1715,19 +1720,7 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     pos = s[jj] + 0.5 * np.clip(sub_px, -0.5, 0.5)
     x, y = _ellipse_points(ell, np.linspace(0, 2 * np.pi, n, endpoint=False)[kk], 1 + pos / r)
     pts = np.stack([x, y], 1).astype(np.float32)
-    rng = np.random.default_rng(3)
-    best, best_n = None, -1
-    for _ in range(300):
-        pick = [rng.choice(np.flatnonzero(kk == d)) for d in rng.choice(dirs, 6, replace=False)]
-        try:
-            cand_e = cv2.fitEllipse(pts[pick])
-        except cv2.error:
-            continue
-        if abs(sum(cand_e[1]) - d1 - d2) > 4 * span:
-            continue
-        near = len(np.unique(kk[np.abs(_ell_residual(pts, cand_e)) < EDGE_TOL]))
-        if near > best_n:
-            best, best_n = cand_e, near
+    best = _ransac_dirs(pts, kk, dirs, (d1, d2), 4 * span, n)
     if best is None:
         return None
     for _ in range(3):   # per direction the edge nearest the fit, within EDGE_TOL; refit
@@ -1750,6 +1743,33 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     if bright and not _sharp(img, best):
         return None
     return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best)))), bright
+
+
+def _ransac_dirs(pts, kk, dirs, axes, size_tol, n):
+    """`_edge_by`'s RANSAC: of 300 ellipses, each through one edge in each of 6 random directions
+    (those whose axes sum to within size_tol of `axes`' sum), the first with edges within EDGE_TOL
+    in the most directions, or None. `kk`, each point's direction, is sorted (np.nonzero's order),
+    so a direction's points are one run of it; the counts are taken for all fits in one pass."""
+    d1, d2 = axes
+    rng = np.random.default_rng(3)
+    lo, hi = np.searchsorted(kk, dirs), np.searchsorted(kk, dirs, side="right")
+    of_dir = {d: np.arange(a, b) for d, a, b in zip(dirs.tolist(), lo, hi)}
+    fits = []
+    for _ in range(300):
+        pick = [rng.choice(of_dir[d]) for d in rng.choice(dirs, 6, replace=False).tolist()]
+        try:
+            cand_e = cv2.fitEllipse(pts[pick])
+        except cv2.error:
+            continue
+        if abs(sum(cand_e[1]) - d1 - d2) > size_tol:
+            continue
+        fits.append(cand_e)
+    if not fits:
+        return None
+    row, col = np.nonzero(np.abs(_fit_residuals(pts, fits)) < EDGE_TOL)
+    hit = np.zeros((len(fits), n), bool)
+    hit[row, kk[col]] = True
+    return fits[int(np.argmax(hit.sum(axis=1)))]
 
 
 def _sharp(img, ell, n=360):
