@@ -1332,9 +1332,21 @@ def _beyond(photo, ring, empty, plane_center, radius):
     level = max(2.0 * float(np.percentile(ch[far], 90)), EMPTY_BEYOND_MIN) if far.any() else EMPTY_BEYOND_MIN
     band = (dc > EMPTY_BEYOND[0]) & (dc < EMPTY_BEYOND[1])
     ang = (np.degrees(np.arctan2(yy[band] - half, xx[band] - half)) % 360 // 5).astype(int)
-    med = np.array([np.median(v) if v.size else 0.0 for v in
-                    (ch[band][ang == k] for k in range(72))])
+    med = _bin_medians(ch[band], ang, 72)
     return float(np.mean(med > level)), level
+
+
+def _bin_medians(v, bins, nb):
+    """np.array([np.median(v[bins == k]) if any else 0.0 for k in range(nb)]) of float32 `v` from
+    one sort (`_off_shadow` asks for 72 of them at each of up to 114 circles): each the middle value
+    or the float32 mean of the two middle ones, as np.median takes them; float64 where a bin is
+    empty, as np.array makes float32 medians beside 0.0 (the comparison with a Python float then
+    differs)."""
+    vs = np.concatenate([v[np.lexsort((v, bins))], np.zeros(1, v.dtype)])   # (an empty bin's index may be past the end)
+    counts = np.bincount(bins, minlength=nb)
+    starts, counts = (np.cumsum(counts) - counts)[:nb], counts[:nb]
+    med = (vs[starts + (counts - 1) // 2] + vs[starts + counts // 2]) / 2
+    return med if counts.all() else np.where(counts > 0, med.astype(np.float64), 0.0)
 
 
 def _off_shadow(photo, ring, empty, blob):
