@@ -1168,6 +1168,7 @@ class _Frame:
     def __init__(self, img):
         self.img = img
         self._low = {}
+        self._grid, self._on_grid = None, {}
 
     def low(self, s, grey=False):
         """The photo (its grey levels if `grey`) low-passed for `s` working px per px."""
@@ -1175,6 +1176,18 @@ class _Frame:
             a = cv2.cvtColor(self.img, cv2.COLOR_BGR2GRAY) if grey and self.img.ndim == 3 else self.img
             self._low[s, grey] = cv2.GaussianBlur(a, (0, 0), 0.45 / s) if 1 / s > 1.3 else a
         return self._low[s, grey]
+
+    def on_grid(self, w2i, n, s, feats=False):
+        """The photo on an n x n working grid (`_work_grid`'s w2i): its grey levels (float32), or
+        with `feats` its colours' detect.colour_feats. The last grid's are kept: training compares
+        every photo with the empty ring on the ring's one grid (`_coin_against_empty`)."""
+        grid = (w2i.tobytes(), n, s)
+        if grid != self._grid:
+            self._grid, self._on_grid = grid, {}
+        if feats not in self._on_grid:
+            self._on_grid[feats] = (detect.colour_feats(_warp_work(self, w2i, n, s)) if feats
+                                    else _warp_work(self, w2i, n, s, grey=True).astype(np.float32))
+        return self._on_grid[feats]
 
 
 def _warp_work(frame, w2i, n, s, grey=False):
@@ -1203,8 +1216,7 @@ def _coin_against_empty(photo, ring, empty):
     n = 2 * half + 1
     w2p, w2i = _work_grid(ring, np.array(ring.to_plane[:, :2] @ np.array(ring.center) + ring.to_plane[:, 2]), half, s)
     cw = np.array([half, half], float)      # the ring's centre, working px
-    P = _warp_work(photo, w2i, n, s, grey=True).astype(np.float32)
-    Q = cv2.GaussianBlur(P - _warp_work(empty, w2i, n, s, grey=True).astype(np.float32), (0, 0), 1.0)
+    Q = cv2.GaussianBlur(photo.on_grid(w2i, n, s) - empty.on_grid(w2i, n, s), (0, 0), 1.0)
     gx, gy = cv2.Sobel(Q, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(Q, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.magnitude(gx, gy)
     yy, xx = np.ogrid[0:n, 0:n]
@@ -1277,7 +1289,7 @@ def _coin_against_empty(photo, ring, empty):
             return {"blob": None, "support": support,
                     "why": f"the coin is not lying flat (its rim {min(ea, eb) / max(ea, eb):.2f} as wide as long)"}
     # nothing beyond it that the empty ring lacks (past its rim and drop shadow)
-    D = detect.diff_image(_warp_work(photo, w2i, n, s), _warp_work(empty, w2i, n, s))
+    D = detect.diff_feats(photo.on_grid(w2i, n, s, feats=True), empty.on_grid(w2i, n, s, feats=True))
     D = cv2.GaussianBlur(D, (0, 0), 1.0)
     dc = np.hypot(xx - c[0], yy - c[1])
     noise = float(np.percentile(D[inring & (dc > 3 * rw)], 95))
