@@ -753,27 +753,26 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
     inside the ring is thin and scattered and does not make a whole ellipse. Without
     `layout_test` no ellipse is asked to have the layout's look just inside it (past a printed
     circle the band inside the wall holds the circle: `_layout_between` asks instead)."""
-    n_ang, max_r = st.shape
+    n_ang = st.shape[0]
+    m = st.max(axis=1)
+    rays = np.flatnonzero(np.isfinite(m) & ~(m < 8))   # the rays with a step to take
+    if len(rays) < n_ang // 3:
+        return None
+    st, near, m = st[rays], near[rays], m[rays]
+    top = _climbed(st)
+    # (the points as Python's math made them: numpy's cos may differ in the last bit)
+    cos_a, sin_a = (np.array([f(a) for a in ang[rays]]) for f in (math.cos, math.sin))
     best, found, thin = None, [], []
     for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
-        pts = []
-        for k in range(n_ang):
-            row = st[k]
-            m = row.max()
-            if not np.isfinite(m) or m < 8:
-                continue
-            i0 = i = int(np.argmax(row >= max(8.0, frac * m)))
-            while i + 1 < max_r and row[i + 1] > row[i]:
-                i += 1
-            # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
-            # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
-            lo = max(0, i0 - win // 2)
-            j = lo + int(np.argmax(near[k, lo:i0 + win + 1]))
-            if abs(j - i) > max(2, win // 3):
-                i = j
-            pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
-        if len(pts) < n_ang // 3:
-            continue
+        # per ray the first step at least frac of its strongest (and 8), climbed to its peak
+        v = frac * m
+        i0 = (st >= np.where(v > 8.0, v, np.float32(8.0))[:, None]).argmax(axis=1)
+        i = top[np.arange(len(rays)), i0]
+        # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
+        # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
+        j = _window_argmax(near, np.maximum(0, i0 - win // 2), i0 + win + 1)
+        i = np.where(np.abs(j - i) > max(2, win // 3), j, i)
+        pts = np.stack([sw / 2 + i * cos_a, sh / 2 + i * sin_a], 1)
         e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
         if e is None or (layout_test and not _layout_inside(dist, e, win)):
             # e.g. the wall's outer edge: what lies just inside must be layout (a narrow wall on a
@@ -794,6 +793,24 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
         # and the outermost such ellipse taken
         return max(thin, key=lambda t: t[0])[1:]
     return best
+
+
+def _climbed(st):
+    """(rows, cols): where a climb along each row from each place stops, the first place from it
+    on whose next value is not higher (the row's last at the latest)."""
+    rows, cols = st.shape
+    stop = np.ones((rows, cols), bool)
+    stop[:, :-1] = ~(st[:, 1:] > st[:, :-1])
+    at = np.where(stop, np.arange(cols), cols)
+    return np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
+
+
+def _window_argmax(a, lo, hi):
+    """Per row k the column of np.argmax(a[k, lo[k]:hi[k]]) (the first largest; a NaN the largest)."""
+    cols = np.arange(a.shape[1])
+    inside = (cols >= lo[:, None]) & (cols < hi[:, None])
+    top = np.where(inside, a, -np.inf).max(axis=1)
+    return (inside & ((a == top[:, None]) | np.isnan(a))).argmax(axis=1)
 
 
 def _ellipse_rho(e, sw, sh, ang, max_r):
