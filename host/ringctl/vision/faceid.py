@@ -957,6 +957,12 @@ def training_coin(img, ring, name, empty=None):
     coin's colour beyond it (`_beyond`: the other cuts into the coin, e.g. the circle through its
     drop shadow's edge) is taken; where neither found the coin, it is looked for against the empty
     ring at full resolution (`_coin_against_empty`)."""
+    return _coin_inside(img, ring, name, None if empty is None else _Frame(empty))
+
+
+def _coin_inside(img, ring, name, empty):
+    """`training_coin`, the empty ring's photo (if any) a _Frame: training low-passes it once for
+    all its photos."""
     b = _training_coin(img, ring, name, empty)
     out = float(np.hypot(*np.subtract(b.plane_center, ring.center))) + b.axes[0] - ring.radius
     if out > max(1.0, ring.edge_px):
@@ -983,16 +989,17 @@ def clipped_share(img, ring, b):
 
 def _training_coin(img, ring, name, empty):
     ring.check_frame(img)
-    if empty is not None and empty.shape != img.shape:
-        raise UserError(f"the empty ring's photo is {empty.shape[1]}x{empty.shape[0]} px but training photo {name} "
+    if empty is not None and empty.img.shape != img.shape:
+        raise UserError(f"the empty ring's photo is {empty.img.shape[1]}x{empty.img.shape[0]} px but training photo {name} "
                         f"is {img.shape[1]}x{img.shape[0]}: give the calibration's photo from the same camera")
     blobs = detect.find_blobs(img, ring, min_area_coins=0.1, measure_max_coins=4.0)
     known = _coin_of_size(img, ring)
+    photo = _Frame(img)
     try:
         b = _coin_by_outline(img, ring, name, blobs)
     except TrainingPhotoError as exc:
         if known is None and empty is not None:
-            got = _coin_against_empty(img, ring, empty)
+            got = _coin_against_empty(photo, ring, empty)
             if got["blob"] is None:
                 raise TrainingPhotoError(name, f"{exc.args[0].split(': ', 1)[1]}; against the empty ring's photo: "
                                          f"{got['why']}", img, exc.found)
@@ -1007,19 +1014,19 @@ def _training_coin(img, ring, name, empty):
                float(np.hypot(*(_seen_at(o, ring) - c))) > 1.3 * ring.coin_radius_px]
         if far:
             raise
-        return _off_shadow(img, ring, empty, known["blob"]) if empty is not None else known["blob"]
+        return _off_shadow(photo, ring, empty, known["blob"]) if empty is not None else known["blob"]
     if known is not None:
         k = known["blob"]
         off = float(np.hypot(*np.subtract(b.plane_center, k.plane_center)))
         if off > SIZE_AGREE * ring.coin_radius_px:
             if empty is not None:
-                sb = _beyond(img, ring, empty, b.plane_center, b.axes[0])[0]
-                sk = _beyond(img, ring, empty, k.plane_center, k.axes[0])[0]
+                sb = _beyond(photo, ring, empty, b.plane_center, b.axes[0])[0]
+                sk = _beyond(photo, ring, empty, k.plane_center, k.axes[0])[0]
                 b.extra["beyond"], k.extra["beyond"] = round(sb, 3), round(sk, 3)
                 if sb <= BEYOND_MAX and sk >= sb + BEYOND_MARGIN and abs(b.axes[0] / k.axes[0] - 1) <= SIZE_AGREE_R:
                     return b   # the circle of the coin's size cut into the coin (its shadow's edge)
                 if sk <= BEYOND_MAX and sb >= sk + BEYOND_MARGIN:
-                    return _off_shadow(img, ring, empty, k)   # the finder's outline took in something beside the coin
+                    return _off_shadow(photo, ring, empty, k)   # the finder's outline took in something beside the coin
             why = (f"two measurements of the coin's outline disagree by {off:.0f} px (the coin finder's and the "
                    f"circle of the calibrated size, {2 * ring.coin_radius_px:.0f} px): lay it on a plain part of "
                    "the layout and retake")
@@ -1153,18 +1160,46 @@ def _work_grid(ring, cp, half, s):
     return w2p, w2i
 
 
-def _warp_work(img, w2i, n, s):
-    """`img` resampled onto an n x n working grid (low-passed first when shrinking)."""
-    if 1 / s > 1.3:
-        img = cv2.GaussianBlur(img, (0, 0), 0.45 / s)
-    return cv2.warpAffine(img, w2i, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+class _Frame:
+    """A full-resolution photo as `_warp_work` resamples it, low-passed once per working scale
+    and colour: `_off_shadow` resamples the same photo round up to 114 circles, and training
+    compares every photo with the one empty ring's (a 4K frame's blur is most of a resampling)."""
+
+    def __init__(self, img):
+        self.img = img
+        self._low = {}
+        self._grid, self._on_grid = None, {}
+
+    def low(self, s, grey=False):
+        """The photo (its grey levels if `grey`) low-passed for `s` working px per px."""
+        if (s, grey) not in self._low:
+            a = cv2.cvtColor(self.img, cv2.COLOR_BGR2GRAY) if grey and self.img.ndim == 3 else self.img
+            self._low[s, grey] = cv2.GaussianBlur(a, (0, 0), 0.45 / s) if 1 / s > 1.3 else a
+        return self._low[s, grey]
+
+    def on_grid(self, w2i, n, s, feats=False):
+        """The photo on an n x n working grid (`_work_grid`'s w2i): its grey levels (float32), or
+        with `feats` its colours' detect.colour_feats. The last grid's are kept: training compares
+        every photo with the empty ring on the ring's one grid (`_coin_against_empty`)."""
+        grid = (w2i.tobytes(), n, s)
+        if grid != self._grid:
+            self._grid, self._on_grid = grid, {}
+        if feats not in self._on_grid:
+            self._on_grid[feats] = (detect.colour_feats(_warp_work(self, w2i, n, s)) if feats
+                                    else _warp_work(self, w2i, n, s, grey=True).astype(np.float32))
+        return self._on_grid[feats]
+
+
+def _warp_work(frame, w2i, n, s, grey=False):
+    """`frame` (a _Frame) resampled onto an n x n working grid (low-passed first when shrinking)."""
+    return cv2.warpAffine(frame.low(s, grey), w2i, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _coin_against_empty(img, ring, empty):
+def _coin_against_empty(photo, ring, empty):
     """The circle of the calibrated coin size found against the empty ring's photo, at full
-    resolution over the whole ring -> {"blob", "support", "why"} ("blob" None with "why" when no
-    single coin of that size lies wholly in the ring on its own).
+    resolution over the whole ring (both _Frames) -> {"blob", "support", "why"} ("blob" None with
+    "why" when no single coin of that size lies wholly in the ring on its own).
 
     Print is in both photos: the edges of the photo less the empty ring (grey levels) are what
     the coin brought, its rim (which shades even over ink of its own colour), its relief, the
@@ -1181,14 +1216,10 @@ def _coin_against_empty(img, ring, empty):
     n = 2 * half + 1
     w2p, w2i = _work_grid(ring, np.array(ring.to_plane[:, :2] @ np.array(ring.center) + ring.to_plane[:, 2]), half, s)
     cw = np.array([half, half], float)      # the ring's centre, working px
-
-    def grey(a):
-        return cv2.cvtColor(a, cv2.COLOR_BGR2GRAY) if a.ndim == 3 else a
-    P = _warp_work(grey(img), w2i, n, s).astype(np.float32)
-    Q = cv2.GaussianBlur(P - _warp_work(grey(empty), w2i, n, s).astype(np.float32), (0, 0), 1.0)
+    Q = cv2.GaussianBlur(photo.on_grid(w2i, n, s) - empty.on_grid(w2i, n, s), (0, 0), 1.0)
     gx, gy = cv2.Sobel(Q, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(Q, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.magnitude(gx, gy)
-    yy, xx = np.mgrid[0:n, 0:n]
+    yy, xx = np.ogrid[0:n, 0:n]
     rho = np.hypot(xx - cw[0], yy - cw[1])
     inring = rho < Rw - 2
     thr = max(4.0 * float(np.median(mag[inring])), 8.0)
@@ -1226,7 +1257,7 @@ def _coin_against_empty(img, ring, empty):
         py, px = np.unravel_index(int(np.argmax(a)), a.shape)
         if a[py, px] <= 0:
             break
-        a[np.hypot(xx - px, yy - py) < 1.3 * rw] = 0
+        _clear_disc(a, px, py, 1.3 * rw)
         got = circle_at((px, py))
         if got is None:
             continue
@@ -1258,7 +1289,7 @@ def _coin_against_empty(img, ring, empty):
             return {"blob": None, "support": support,
                     "why": f"the coin is not lying flat (its rim {min(ea, eb) / max(ea, eb):.2f} as wide as long)"}
     # nothing beyond it that the empty ring lacks (past its rim and drop shadow)
-    D = detect.diff_image(_warp_work(img, w2i, n, s), _warp_work(empty, w2i, n, s))
+    D = detect.diff_feats(photo.on_grid(w2i, n, s, feats=True), empty.on_grid(w2i, n, s, feats=True))
     D = cv2.GaussianBlur(D, (0, 0), 1.0)
     dc = np.hypot(xx - c[0], yy - c[1])
     noise = float(np.percentile(D[inring & (dc > 3 * rw)], 95))
@@ -1273,9 +1304,9 @@ def _coin_against_empty(img, ring, empty):
     ci = inv[:, :2] @ cpl + inv[:, 2]
     radius = float(rad / s)
     ratio = ring.axes[1] / ring.axes[0]
-    mask = np.zeros(img.shape[:2], np.uint8)
+    mask = np.zeros(photo.img.shape[:2], np.uint8)
     cv2.ellipse(mask, ((float(ci[0]), float(ci[1])), (1.2 * radius, 1.2 * radius * ratio), ring.angle_deg), 1, -1)
-    chroma, bright = detect.face_colour(img, mask)
+    chroma, bright = detect.face_colour(photo.img, mask)
     blob = detect.Blob(center=(float(ci[0]), float(ci[1])), area_coins=1.0, plane_center=(float(cpl[0]), float(cpl[1])),
                        axes=(radius, radius), fit_err=err / s, chroma=chroma,
                        extra={"found_by": "against the empty ring", "support": round(support, 3), "gap_deg": gap,
@@ -1284,17 +1315,27 @@ def _coin_against_empty(img, ring, empty):
     return {"blob": blob, "support": support, "why": None}
 
 
-def _beyond(img, ring, empty, plane_center, radius):
+def _clear_disc(a, px, py, rad):
+    """Zero `a` within `rad` of (px, py), visiting only the square round it: the whole ring's
+    working grid is ~3M px at 4K (sealed-13), the disc a few thousand."""
+    k = int(rad) + 1
+    y0, y1, x0, x1 = max(py - k, 0), min(py + k + 1, a.shape[0]), max(px - k, 0), min(px + k + 1, a.shape[1])
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    a[y0:y1, x0:x1][np.hypot(xx - px, yy - py) < rad] = 0
+
+
+def _beyond(photo, ring, empty, plane_center, radius):
     """Share of the directions round a circle (ring-plane centre and radius) in which the photo just
-    beyond it (EMPTY_BEYOND radii) differs in colour from the empty ring: ~0 round a coin's own rim
-    (the layout or the coin's shadow lies there, and a shadow keeps the layout's chromaticity), large
-    round a circle that cuts into the coin (its drop shadow's edge, 0.1 r off it under a low lamp)."""
+    beyond it (EMPTY_BEYOND radii) differs in colour from the empty ring (both _Frames): ~0 round a
+    coin's own rim (the layout or the coin's shadow lies there, and a shadow keeps the layout's
+    chromaticity), large round a circle that cuts into the coin (its drop shadow's edge, 0.1 r off
+    it under a low lamp)."""
     r = ring.coin_radius_px
     s = min(1.0, SIZE_WORK_R / r)
     half = int(math.ceil((EMPTY_BEYOND[1] + 0.6) * radius * s))
     n = 2 * half + 1
     w2p, w2i = _work_grid(ring, np.asarray(plane_center, float), half, s)
-    a, b = (cv2.GaussianBlur(_warp_work(x, w2i, n, s), (0, 0), 1.0) for x in (img, empty))
+    a, b = (cv2.GaussianBlur(_warp_work(x, w2i, n, s), (0, 0), 1.0) for x in (photo, empty))
     fa, fb = detect.colour_feats(a), detect.colour_feats(b)
     ch = cv2.transform(cv2.absdiff(fa[0], fb[0]), np.ones((1, 3), np.float32))
     yy, xx = np.mgrid[0:n, 0:n]
@@ -1303,12 +1344,24 @@ def _beyond(img, ring, empty, plane_center, radius):
     level = max(2.0 * float(np.percentile(ch[far], 90)), EMPTY_BEYOND_MIN) if far.any() else EMPTY_BEYOND_MIN
     band = (dc > EMPTY_BEYOND[0]) & (dc < EMPTY_BEYOND[1])
     ang = (np.degrees(np.arctan2(yy[band] - half, xx[band] - half)) % 360 // 5).astype(int)
-    med = np.array([np.median(v) if v.size else 0.0 for v in
-                    (ch[band][ang == k] for k in range(72))])
+    med = _bin_medians(ch[band], ang, 72)
     return float(np.mean(med > level)), level
 
 
-def _off_shadow(img, ring, empty, blob):
+def _bin_medians(v, bins, nb):
+    """np.array([np.median(v[bins == k]) if any else 0.0 for k in range(nb)]) of float32 `v` from
+    one sort (`_off_shadow` asks for 72 of them at each of up to 114 circles): each the middle value
+    or the float32 mean of the two middle ones, as np.median takes them; float64 where a bin is
+    empty, as np.array makes float32 medians beside 0.0 (the comparison with a Python float then
+    differs)."""
+    vs = np.concatenate([v[np.lexsort((v, bins))], np.zeros(1, v.dtype)])   # (an empty bin's index may be past the end)
+    counts = np.bincount(bins, minlength=nb)
+    starts, counts = (np.cumsum(counts) - counts)[:nb], counts[:nb]
+    med = (vs[starts + (counts - 1) // 2] + vs[starts + counts // 2]) / 2
+    return med if counts.all() else np.where(counts > 0, med.astype(np.float64), 0.0)
+
+
+def _off_shadow(photo, ring, empty, blob):
     """`blob` (a circle of the coin's size found by its edges) moved to where nothing of the coin's
     colour lies beyond it (`_beyond`): a circle through the edge of the coin's drop shadow (a disc
     of the coin's size, 0.1 coin radii off it under a low lamp) cuts into the coin on the lamp's
@@ -1316,13 +1369,13 @@ def _off_shadow(img, ring, empty, blob):
     the least of the shifts (within SHADOW_REACH coin radii) with the fewest directions spilling
     is taken, if that few is at most BEYOND_MAX."""
     r = blob.axes[0]
-    if _beyond(img, ring, empty, blob.plane_center, r)[0] <= BEYOND_MAX:
+    if _beyond(photo, ring, empty, blob.plane_center, r)[0] <= BEYOND_MAX:
         return blob
     step = SHADOW_STEP * r
     k = int(round(SHADOW_REACH / SHADOW_STEP))
     c0 = np.array(blob.plane_center, float)
     shifts = [(i * step, j * step) for i in range(-k, k + 1) for j in range(-k, k + 1) if i * i + j * j <= k * k]
-    spill = np.array([_beyond(img, ring, empty, c0 + d, r)[0] for d in shifts])
+    spill = np.array([_beyond(photo, ring, empty, c0 + d, r)[0] for d in shifts])
     sh = np.array(shifts)
     best = np.flatnonzero(spill <= spill.min() + 1e-9)
     d = sh[best[np.argmin(np.hypot(sh[best, 0], sh[best, 1]))]]   # the least shift that spills least
@@ -1473,15 +1526,16 @@ def check_scale(ring, coins, photos, names):
 
 
 def _training_photo(img, ring, name, empty):
-    """(the photo balanced as in play, its coin Blob) as training takes one photo with `ring`, or
-    TrainingPhotoError: a colour cast, no clean coin found, or a coin at the camera's limit."""
+    """(the photo balanced as in play, its coin Blob) as training takes one photo with `ring` (and
+    `empty`, the empty ring's _Frame, or None), or TrainingPhotoError: a colour cast, no clean coin
+    found, or a coin at the camera's limit."""
     ring.check_frame(img)
     raw = img
     img, cast = balance.balanced(img, ring)   # the calibration's colour balance and exposure, as in play
     if cast:
         why = cast.split(": ", 1)[1]
         raise TrainingPhotoError(name, why, img, _found(ring, [], [], why))
-    b = training_coin(img, ring, name, empty)
+    b = _coin_inside(img, ring, name, empty)
     # the camera's own values (balancing moves the limit), then the copy training reads
     share = clipped_share(raw, ring, b)
     fitted = share if img is raw else clipped_share(img, ring, b)
@@ -1535,6 +1589,7 @@ def settle(ring, heads_imgs, tails_imgs, names=None, empty=None):
     _check_photo_counts(heads_imgs, tails_imgs)
     photos = [(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
+    empty = None if empty is None else _Frame(empty)
     edge = copy.copy(ring)
     edge.unsettled = edge.band_inner = None
     cands = (("the edge found", edge), ("the band's inner side", ring.band_inner))
@@ -1605,6 +1660,7 @@ def train(heads_imgs, tails_imgs, ring, names=None, empty=None, refused=None):
     _check_photo_counts(heads_imgs, tails_imgs)   # (an unsettled ring: every photo's check_frame refuses it)
     names = names or [f"heads#{i}" for i in range(len(heads_imgs))] + [f"tails#{i}" for i in range(len(tails_imgs))]
     photos = [(im, "heads") for im in heads_imgs] + [(im, "tails") for im in tails_imgs]
+    empty = None if empty is None else _Frame(empty)
     found, out, finder = [], {"heads": [], "tails": []}, []
     for i, (img, lab) in enumerate(photos):
         try:

@@ -453,30 +453,50 @@ def _steps(d, w, w_in=None, fill=-np.inf):
 
 
 def _ransac_ellipse(pts, tol, rng, iters=150, k=8):
-    """Ellipse through most points: random k-point fits, keep the one with most inliers."""
+    """Ellipse through most points: random k-point fits, keep the one with most inliers (the
+    first of those tied)."""
     pts = np.asarray(pts, np.float32)
-    best, best_in = None, None
+    fits = []
     for _ in range(iters):
         sub = pts[rng.choice(len(pts), k, replace=False)]
         try:
             e = cv2.fitEllipse(sub)
         except cv2.error:
             continue
-        if min(e[1]) < 10:
-            continue
-        inl = np.abs(_ell_residual(pts, e)) < tol
-        if best_in is None or inl.sum() > best_in.sum():
-            best, best_in = e, inl
-    return best, best_in
+        if min(e[1]) >= 10:
+            fits.append(e)
+    if not fits:
+        return None, None
+    inl = np.abs(_fit_residuals(pts, fits)) < tol
+    best = int(np.argmax(inl.sum(axis=1)))
+    return fits[best], inl[best]
+
+
+def _fit_residuals(pts, fits):
+    """(len(fits), len(pts)) `_ell_residual`s of float32 `pts` from cv2.fitEllipse's `fits`, in one
+    pass: fitEllipse's numbers are Python floats, which float32 points take in as float32, so each
+    row is `_ell_residual`'s for its fit bit for bit."""
+    cols = np.array([_ell_terms(e) for e in fits], np.float32).T[:, :, None]
+    return _residual_of(pts, *cols)
 
 
 def _ell_residual(pts, e):
+    """About the distance (px) of each point from ellipse `e`: negative inside, positive outside."""
+    return _residual_of(pts, *_ell_terms(e))
+
+
+def _ell_terms(e):
+    """(cx, cy, cos, sin of the angle, half axes, axes' sum) of ellipse `e`, for `_residual_of`."""
     (cx, cy), (d1, d2), ang = e
     t = math.radians(ang)
+    return cx, cy, math.cos(t), math.sin(t), d1 / 2, d2 / 2, d1 + d2
+
+
+def _residual_of(pts, cx, cy, c, s, a, b, d):
     x, y = pts[:, 0] - cx, pts[:, 1] - cy
-    u = x * math.cos(t) + y * math.sin(t)
-    v = -x * math.sin(t) + y * math.cos(t)
-    return (np.sqrt((u / (d1 / 2)) ** 2 + (v / (d2 / 2)) ** 2) - 1) * (d1 + d2) / 4
+    u = x * c + y * s
+    v = -x * s + y * c
+    return (np.sqrt((u / a) ** 2 + (v / b) ** 2) - 1) * d / 4
 
 
 def _layout_inside(dist, e, win, thin_wall=False):
@@ -733,27 +753,26 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
     inside the ring is thin and scattered and does not make a whole ellipse. Without
     `layout_test` no ellipse is asked to have the layout's look just inside it (past a printed
     circle the band inside the wall holds the circle: `_layout_between` asks instead)."""
-    n_ang, max_r = st.shape
+    n_ang = st.shape[0]
+    m = st.max(axis=1)
+    rays = np.flatnonzero(np.isfinite(m) & ~(m < 8))   # the rays with a step to take
+    if len(rays) < n_ang // 3:
+        return None
+    st, near, m = st[rays], near[rays], m[rays]
+    top = _climbed(st)
+    # (the points as Python's math made them: numpy's cos may differ in the last bit)
+    cos_a, sin_a = (np.array([f(a) for a in ang[rays]]) for f in (math.cos, math.sin))
     best, found, thin = None, [], []
     for frac in (0.8, 1.0, 0.6, 0.4, 0.25, 0.15, 0.1):
-        pts = []
-        for k in range(n_ang):
-            row = st[k]
-            m = row.max()
-            if not np.isfinite(m) or m < 8:
-                continue
-            i0 = i = int(np.argmax(row >= max(8.0, frac * m)))
-            while i + 1 < max_r and row[i + 1] > row[i]:
-                i += 1
-            # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
-            # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
-            lo = max(0, i0 - win // 2)
-            j = lo + int(np.argmax(near[k, lo:i0 + win + 1]))
-            if abs(j - i) > max(2, win // 3):
-                i = j
-            pts.append((sw / 2 + i * math.cos(ang[k]), sh / 2 + i * math.sin(ang[k])))
-        if len(pts) < n_ang // 3:
-            continue
+        # per ray the first step at least frac of its strongest (and 8), climbed to its peak
+        v = frac * m
+        i0 = (st >= np.where(v > 8.0, v, np.float32(8.0))[:, None]).argmax(axis=1)
+        i = top[np.arange(len(rays)), i0]
+        # a narrow wall's two edges merge into one ramp of the wide step, and the climb runs
+        # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
+        j = _window_argmax(near, np.maximum(0, i0 - win // 2), i0 + win + 1)
+        i = np.where(np.abs(j - i) > max(2, win // 3), j, i)
+        pts = np.stack([sw / 2 + i * cos_a, sh / 2 + i * sin_a], 1)
         e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
         if e is None or (layout_test and not _layout_inside(dist, e, win)):
             # e.g. the wall's outer edge: what lies just inside must be layout (a narrow wall on a
@@ -774,6 +793,24 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
         # and the outermost such ellipse taken
         return max(thin, key=lambda t: t[0])[1:]
     return best
+
+
+def _climbed(st):
+    """(rows, cols): where a climb along each row from each place stops, the first place from it
+    on whose next value is not higher (the row's last at the latest)."""
+    rows, cols = st.shape
+    stop = np.ones((rows, cols), bool)
+    stop[:, :-1] = ~(st[:, 1:] > st[:, :-1])
+    at = np.where(stop, np.arange(cols), cols)
+    return np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
+
+
+def _window_argmax(a, lo, hi):
+    """Per row k the column of np.argmax(a[k, lo[k]:hi[k]]) (the first largest; a NaN the largest)."""
+    cols = np.arange(a.shape[1])
+    inside = (cols >= lo[:, None]) & (cols < hi[:, None])
+    top = np.where(inside, a, -np.inf).max(axis=1)
+    return (inside & ((a == top[:, None]) | np.isnan(a))).argmax(axis=1)
 
 
 def _ellipse_rho(e, sw, sh, ang, max_r):
@@ -1700,19 +1737,7 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     pos = s[jj] + 0.5 * np.clip(sub_px, -0.5, 0.5)
     x, y = _ellipse_points(ell, np.linspace(0, 2 * np.pi, n, endpoint=False)[kk], 1 + pos / r)
     pts = np.stack([x, y], 1).astype(np.float32)
-    rng = np.random.default_rng(3)
-    best, best_n = None, -1
-    for _ in range(300):
-        pick = [rng.choice(np.flatnonzero(kk == d)) for d in rng.choice(dirs, 6, replace=False)]
-        try:
-            cand_e = cv2.fitEllipse(pts[pick])
-        except cv2.error:
-            continue
-        if abs(sum(cand_e[1]) - d1 - d2) > 4 * span:
-            continue
-        near = len(np.unique(kk[np.abs(_ell_residual(pts, cand_e)) < EDGE_TOL]))
-        if near > best_n:
-            best, best_n = cand_e, near
+    best = _ransac_dirs(pts, kk, dirs, (d1, d2), 4 * span, n)
     if best is None:
         return None
     for _ in range(3):   # per direction the edge nearest the fit, within EDGE_TOL; refit
@@ -1735,6 +1760,33 @@ def _edge_by(img, ell, f, layout=None, n=360, bright=False):
     if bright and not _sharp(img, best):
         return None
     return best, len(on) / n, float(gap), float(np.median(np.abs(_ell_residual(pts[sel], best)))), bright
+
+
+def _ransac_dirs(pts, kk, dirs, axes, size_tol, n):
+    """`_edge_by`'s RANSAC: of 300 ellipses, each through one edge in each of 6 random directions
+    (those whose axes sum to within size_tol of `axes`' sum), the first with edges within EDGE_TOL
+    in the most directions, or None. `kk`, each point's direction, is sorted (np.nonzero's order),
+    so a direction's points are one run of it; the counts are taken for all fits in one pass."""
+    d1, d2 = axes
+    rng = np.random.default_rng(3)
+    lo, hi = np.searchsorted(kk, dirs), np.searchsorted(kk, dirs, side="right")
+    of_dir = {d: np.arange(a, b) for d, a, b in zip(dirs.tolist(), lo, hi)}
+    fits = []
+    for _ in range(300):
+        pick = [rng.choice(of_dir[d]) for d in rng.choice(dirs, 6, replace=False).tolist()]
+        try:
+            cand_e = cv2.fitEllipse(pts[pick])
+        except cv2.error:
+            continue
+        if abs(sum(cand_e[1]) - d1 - d2) > size_tol:
+            continue
+        fits.append(cand_e)
+    if not fits:
+        return None
+    row, col = np.nonzero(np.abs(_fit_residuals(pts, fits)) < EDGE_TOL)
+    hit = np.zeros((len(fits), n), bool)
+    hit[row, kk[col]] = True
+    return fits[int(np.argmax(hit.sum(axis=1)))]
 
 
 def _sharp(img, ell, n=360):
