@@ -167,24 +167,47 @@ def test_two_coins_overlapping_as_two_views_place_them_are_no_evidence_for_a_voi
     assert out["result"] == "unsure" and views.TOUCHING_VIEWS in out["reasons"], out["reasons"]
 
 
-@pytest.mark.parametrize("x", [0.045, -0.045])
-def test_two_coins_touching_across_the_seam_are_unsure_and_apart_are_called(site2, x):
-    """Two different coins touching across the seam: one whole in one view only (+-45 mm: the
-    other view's frame ends 50 mm past the centre line), the other beside it towards the middle,
-    whole in both. The view that sees one cut paints the cut object over, and with it the coin
-    touching it (one object); the view that sees both whole measures them touching: unsure (the
-    boxer checks both lie flat), never one coin merged from the two, a count or a void. A
-    diameter apart, the same two coins are called."""
+@pytest.mark.parametrize("x, cutting", [(0.045, 0), (-0.045, 1)])
+def test_two_coins_touching_across_the_seam_are_unsure_and_apart_are_called(site2, x, cutting):
+    """Two different coins across the seam: one cut by a view's frame (+-45 mm: the other view's
+    frame ends 50 mm past the centre line), whole in the other view, and one beside it towards
+    the middle, whole in both. Touching, they are one object: the view that cuts it paints it
+    over, the other measures them touching: unsure (the boxer checks both lie flat), never one
+    coin merged from the two, a count or a void. A third of a diameter or a diameter apart they
+    are called, and the view that cuts the one paints it over (its own pixels too: left, a sliver
+    of it was an object of the wrong size) and finds the other whole (`views._Gate.cut`)."""
     rng = np.random.default_rng(31)
     d = site2.rig.coin_mm / 1000
-    for gap, want in ((0.0005, "unsure"), (d, "odds")):
+    for gap, want in ((0.0005, "unsure"), (d / 3, "odds"), (d, "odds")):
         coins = [(x, 0.2, "heads"), (x - np.sign(x) * (d + gap), 0.2, "tails")]
         out = judge_views([shot(site2, c, coins, rng) for c in site2.cams], site2.rig, site2.model)
         assert out["result"] == want, (gap, out["reasons"])
         if want == "unsure":
             assert [r.split(" (camera")[0] for r in out["reasons"]] == [judge.TOUCHING], out["reasons"]
-        else:
-            assert len(out["coins"]) == 2 and all(c["flat"] for c in out["coins"]), out["coins"]
+            continue
+        assert len(out["coins"]) == 2 and all(c["flat"] for c in out["coins"]), out["coins"]
+        view = out["views"][cutting]
+        assert view["cut_objects"] == 1 and len(view["coins"]) == 1 and view["coins"][0]["flat"], view
+        assert all(views._is_count_reason(r) for r in view["reasons"]), view["reasons"]
+
+
+def test_a_coin_cut_by_the_frame_and_split_by_a_band_is_painted_whole(site2):
+    """A coin cut by camera A's frame (centred at +40 mm) with a band of the layout's own colour
+    across it (+40 to +47 mm): the difference shows it as two parts, one on the border, one not.
+    Both are the cut coin's and are painted over: the part off the border, judged alone, looked
+    tilted and A voided ("7.3.4 coin not lying flat", review of the forty-ninth session)."""
+    rng = np.random.default_rng(40)
+    coins = [(0.040, 0.1, "heads"), (-0.2, -0.25, "tails")]
+    frames = [shot(site2, c, coins, rng) for c in site2.cams]
+    cam = site2.cams[0]
+    empty = shot(site2, cam, [], rng)
+    (u0, v0), (u1, v1) = (cam.project(p)[:2] for p in ((0.040, 0.07, 0.0), (0.047, 0.13, 0.0)))
+    (u0, u1), (v0, v1) = sorted((int(u0), int(u1))), sorted((int(v0), int(v1)))
+    frames[0][v0:v1, u0:u1] = empty[v0:v1, u0:u1]
+    out = judge_views(frames, site2.rig, site2.model)
+    view = out["views"][0]
+    assert view["result"] == "unsure" and view["cut_objects"] == 1 and len(view["coins"]) == 1, view
+    assert out["result"] == "odds", out["reasons"]
 
 
 def _judged_whole_and_in_crops(model, img, rm):

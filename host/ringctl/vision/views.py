@@ -133,16 +133,22 @@ class _Gate:
         return out
 
     def cut(self, small, box):
-        """The parts of this object (its gate box touching the border) cut by the frame's border
-        and reaching no further in than STRIP_COINS coins, measured as the judge sees objects (the
-        judge's level, 45, on the blurred detection-scale copy, specks opened away; the gate's box
-        is a cell coarse, so it may touch the border when the object does not) -> (a
-        detection-scale mask of the whole frame to paint over, or None when nothing is cut;
-        whether anything else of the object is left to judge). Each cut part is grown by two coin
-        radii (its blur and shadow), but for its own pixels never to within a coin radius of what
-        else stands out there: a coin lying a diameter from one the border cuts shares its gate object (cells
-        touch) and is judged whole, without the cut one (the whole box was once kept or painted
-        by the box's reach: kept, the view doubted both coins)."""
+        """The parts of this object (its gate box touching the border) that are a coin cut by the
+        frame's border -> (a detection-scale mask of the whole frame to paint over them, or None
+        when nothing is cut; whether anything else of the object is left to judge).
+
+        Measured as the judge sees objects, on the blurred detection-scale copy with specks
+        opened away (the gate's box is a cell coarse, so it may touch the border when the object
+        does not): a part over the judge's level outside the ring (45) that touches the border
+        and reaches no further in than STRIP_COINS coins is cut, and so is any other part lying
+        wholly within a coin diameter of that border and within two coin radii of it (the rest
+        of that coin, where a band of the layout's colour across it split it: a whole coin there
+        would touch the border). A part clipped by the region looked at is never cut (its reach
+        is not known). The mask grows the cut parts by two coin radii (their blur and shadow),
+        but never, beyond their own pixels, to within a coin radius of what else stands out at
+        the judge's lowest level (28, inside the ring): a coin a diameter from one the border cuts
+        shares its gate object (cells touch) and is judged whole, without the cut one (the whole
+        box was once kept or painted by its reach: kept, the view doubted both coins)."""
         X0, Y0, X1, Y1 = box
         pad = int(math.ceil(self.d_coin))
         U0, V0, U1, V1 = max(0, X0 - pad), max(0, Y0 - pad), min(self.sw, X1 + pad), min(self.sh, Y1 + pad)
@@ -150,27 +156,41 @@ class _Gate:
             self.bg_blur = cv2.GaussianBlur(self.ring.background, (3, 3), 0)
         a = cv2.GaussianBlur(small[V0:V1, U0:U1], (3, 3), 0)
         d = detect.diff_feats(detect.colour_feats(a), detect.colour_feats(self.bg_blur[V0:V1, U0:U1]))
-        m = cv2.morphologyEx((d > 45.0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        k, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        k, lbl, stats = _parts(d > 45.0)
         w_r, h_r = U1 - U0, V1 - V0
-        cut = np.zeros(k, bool)
-        for i, (x, y, w, h, area) in enumerate(stats[1:], 1):
-            reach = min(x + w if U0 == 0 and x == 0 else np.inf, y + h if V0 == 0 and y == 0 else np.inf,
-                        w_r - x if U1 >= self.sw and x + w >= w_r else np.inf,
-                        h_r - y if V1 >= self.sh and y + h >= h_r else np.inf)
-            cut[i] = area >= 4 * self.min_area and reach <= self.strip
+        frame_side = np.array([U0 == 0, V0 == 0, U1 >= self.sw, V1 >= self.sh])
+        x, y, w, h, area = (stats[:, j] for j in range(5))
+        at_edge = np.stack([x == 0, y == 0, x + w >= w_r, y + h >= h_r], 1)   # of the region
+        sides = at_edge & frame_side                       # ... on the frame's border
+        clipped = (at_edge & ~frame_side).any(1)
+        depth = np.stack([x + w, y + h, w_r - x, h_r - y], 1)   # how far in from each side
+        reach = np.where(sides, depth, np.inf).min(1)
+        cut = (area >= 4 * self.min_area) & (reach <= self.strip) & ~clipped
+        cut[0] = False
         if not cut.any():
             return None, True
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad + 1, 2 * pad + 1))
+        grown = cv2.dilate(cut[lbl].astype(np.uint8), disc)
+        beside = np.zeros(k, bool)
+        beside[np.unique(lbl[grown > 0])] = True
+        within = (depth <= self.d_coin + 1) & sides[cut].any(0)   # wholly within a diameter of a side cut
+        cut |= beside & within.any(1) & ~clipped
+        cut[0] = False
         mine = cut[lbl].astype(np.uint8)
-        rest = ((lbl > 0) & ~cut[lbl]).astype(np.uint8)
+        # what else stands out, down to the judge's level inside the ring, not joined to a cut part
+        kf, lf, _ = _parts(d > detect.CHROMA_IN_RING)
+        joined = np.zeros(kf, bool)
+        joined[np.unique(lf[mine > 0])] = True
+        joined[0] = True
+        rest = (((lbl > 0) & ~cut[lbl]) | ~joined[lf]).astype(np.uint8)
         r = pad // 2
-        grown = cv2.dilate(mine, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad + 1, 2 * pad + 1)))
         near = cv2.dilate(rest, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         paint = np.zeros((self.sh, self.sw), np.uint8)
-        paint[V0:V1, U0:U1] = (grown & (1 - near)) | mine
-        left = [i for i in range(1, k) if not cut[i] and stats[i, 4] >= 4 * self.min_area and
-                X0 <= U0 + stats[i, 0] + stats[i, 2] / 2 < X1 and Y0 <= V0 + stats[i, 1] + stats[i, 3] / 2 < Y1]
-        return paint, bool(left)
+        paint[V0:V1, U0:U1] = (cv2.dilate(mine, disc) & (1 - near)) | mine
+        kr, _, rs = _parts(rest > 0, opened=False)
+        cx, cy = U0 + rs[1:, 0] + rs[1:, 2] / 2, V0 + rs[1:, 1] + rs[1:, 3] / 2
+        left = (rs[1:, 4] >= 4 * self.min_area) & (X0 <= cx) & (cx < X1) & (Y0 <= cy) & (cy < Y1)
+        return paint, bool(left.any())
 
     def crop_boxes(self, boxes):
         """Crops around the objects (margin all round, overlapping ones merged); None when they
@@ -204,6 +224,15 @@ class _Gate:
                 self.crops.pop(next(iter(self.crops)))
             ring = self.crops[rect] = _CropRing(self.ring, *rect)
         return ring
+
+
+def _parts(mask, opened=True):
+    """(count, labels, stats) of a mask's 8-connected parts, specks (under 2 x 2) opened away."""
+    m = mask.astype(np.uint8)
+    if opened:
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    k, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    return k, lbl, stats
 
 
 def _gate(view):
