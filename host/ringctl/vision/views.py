@@ -187,7 +187,7 @@ class _Gate:
         near = cv2.dilate(rest, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         paint = np.zeros((self.sh, self.sw), np.uint8)
         paint[V0:V1, U0:U1] = (cv2.dilate(mine, disc) & (1 - near)) | mine
-        kr, _, rs = _parts(rest > 0, opened=False)
+        _, _, rs = _parts(rest > 0, opened=False)
         cx, cy = U0 + rs[1:, 0] + rs[1:, 2] / 2, V0 + rs[1:, 1] + rs[1:, 3] / 2
         left = (rs[1:, 4] >= 4 * self.min_area) & (X0 <= cx) & (cx < X1) & (Y0 <= cy) & (cy < Y1)
         return paint, bool(left.any())
