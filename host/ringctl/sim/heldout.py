@@ -297,8 +297,10 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
-# chip-in-ring scene whose chip in the ring is the layout's own cloth colour (only its spots show)
-FORCED_KINDS = KINDS + ("layout-chip",)
+# chip-in-ring scene whose chip in the ring is the layout's own cloth colour (only its spots show);
+# "chip-beside" lays that chip 0.05-0.3 coin radii from one coin's rim (forty-ninth session: a
+# chip so close was taken in with the coin's outline, and a valid spin voided as a tilted coin)
+FORCED_KINDS = KINDS + ("layout-chip", "chip-beside")
 WEIGHTS = (0.55, 0.06, 0.05, 0.06, 0.06, 0.06, 0.06, 0.05, 0.05)
 
 # skimage.data.coins(): (x, y, r) of coins in the plate, pairs used as (heads, tails)
@@ -807,6 +809,21 @@ def _chip(rng, spec, p, r, colour=None):
             "spots": [235, 235, 235], "n_spots": int(rng.choice([4, 6, 8])), "name": name}
 
 
+def _chip_beside(rng, spec, p0, coin, r, c0, inner, taken):
+    """A chip (`_chip`) lying 0.05-0.3 coin radii from the rim of `coin` (ring-plane centre p0), in
+    the ring (its centre as far in as `inner` less half a coin radius); extra["gap_coin_r"]: the gap."""
+    chip = _chip(rng, spec, p0, r)
+    gap = float(rng.uniform(0.05, 0.3))
+    for _ in range(200):
+        a = rng.uniform(0, 2 * np.pi)
+        p = np.asarray(p0) + (coin["radius_px"] + chip["radius_px"] + gap * r) * np.array([np.cos(a), np.sin(a)])
+        if np.hypot(*(p - c0)) < inner - 0.5 * r:
+            chip.update(center_px=_to_image(spec, p), gap_coin_r=gap)
+            taken.append((p, chip["radius_px"]))
+            return chip
+    raise RuntimeError("no room beside the coin")
+
+
 def _clear(p, r, taken):
     return all(np.hypot(*(p - q)) > r + rq + 2 for q, rq in taken)
 
@@ -934,8 +951,8 @@ def make(seed, kind, cfg):
         _cast_shadow(shadow_rng, spec)
     if kind is None:
         kind = KINDS[int(rng.choice(len(KINDS), p=np.array(WEIGHTS) / sum(WEIGHTS)))]
-    layout_chip = kind == "layout-chip"
-    if layout_chip:
+    forced = kind if kind in ("layout-chip", "chip-beside") else None
+    if forced:
         kind = "chip-in-ring"
     r, R = spec["_coin_r"], spec["ring"]["radius"]
     c0 = np.array(spec["ring"]["center"])
@@ -998,7 +1015,8 @@ def make(seed, kind, cfg):
     spec["coins"] = coins
     chips = []
     if kind == "chip-in-ring":
-        chips.append(_chip(rng, spec, place(inner - 0.5 * r, 1.45 * r), r))
+        chips.append(_chip_beside(rng, spec, taken[0][0], coins[0], r, c0, inner, taken) if forced == "chip-beside"
+                     else _chip(rng, spec, place(inner - 0.5 * r, 1.45 * r), r))
     # chips on the floor: near the wall (where they confuse most) and anywhere in view
     w, h = spec["size"]
     m = render.plane_to_image(render.full_spec(spec))
@@ -1017,14 +1035,14 @@ def make(seed, kind, cfg):
             continue
         taken.append((p, 1.45 * r))
         chips.append(_chip(rng, spec, p, r))
-    if layout_chip:
+    if forced:
         chips[0].update(color=list(spec["layout"]["color"]), name="layout")
-        kind = "layout-chip"
+        kind = forced
     spec["chips"] = chips
     spec["kind"] = kind
     truth = render._truth(render.full_spec(spec), render.plane_to_image(render.full_spec(spec)))
     expect = truth["result"]
-    if kind in ("one", "chip-in-ring", "layout-chip"):
+    if kind in ("one", "chip-in-ring", "layout-chip", "chip-beside"):
         expect = "unsure"
     return spec, expect
 

@@ -378,7 +378,8 @@ def main(argv=None):
                         "training, with why")
     p.add_argument("--kind", choices=heldout.FORCED_KINDS,
                    help="every scene of this kind (e.g. tilted: the invalid spins a rescued outline can "
-                        "call flat; layout-chip: a chip in the ring of the layout's own colour), not each seed's own")
+                        "call flat; layout-chip: a chip in the ring of the layout's own colour; chip-beside: that chip "
+                        "a little off a coin's rim), not each seed's own")
     args = p.parse_args(argv)
     sets = heldout.parse_sets(args.sets, args.scenes, check=False)   # tuning-960 is no heldout set
     if args.kind and any(name == "tuning-960" for name, _ in sets):
