@@ -159,3 +159,15 @@ def test_a_third_coin_outside_in_a_crop_of_its_own_does_not_void_the_live_call(c
     assert v["result"] == "unsure" and "unsure: a third coin-like object outside the ring" in v["reasons"], v["reasons"]
     # as it was judged: in crops, one of them a void, then the whole frame
     assert len(results) > 2 and any(r == "no-spin" for r, _ in results[:-1]) and results[-1][1] == frame.shape, results
+
+
+def test_a_chip_of_the_layouts_colour_joined_to_a_coin_in_the_ring_is_unsure_not_called(check_model, monkeypatch):
+    """heldout's chip-beside kind, check-1080p 819382448: a chip of the cloth's own colour 0.13 coin
+    radii off a coin's rim. Only its edge spots stand out, joined to the coin: what stood out is 1.9
+    times the coin's outline. It was called "odds" (forty-ninth session), where a coin may have hit
+    the chip (7.3.2: the boxer checks); unsure now (judge.JOINED_FILL), called again without it."""
+    spec, expect, rm, img = scene(819382448, "chip-beside", CHECK)
+    v = judge.classify(img, rm, check_model)
+    assert expect == "unsure" and v["result"] == "unsure" and judge.JOINED in v["reasons"], v["reasons"]
+    monkeypatch.setattr(judge, "JOINED_FILL", float("inf"))
+    assert judge.classify(img, rm, check_model)["result"] == "odds"
