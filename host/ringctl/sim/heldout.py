@@ -811,7 +811,7 @@ def _chip(rng, spec, p, r, colour=None):
 
 def _chip_beside(rng, spec, p0, coin, r, c0, inner, taken):
     """A chip (`_chip`) lying 0.05-0.3 coin radii from the rim of `coin` (ring-plane centre p0), in
-    the ring (its centre as far in as `inner` less half a coin radius); extra["gap_coin_r"]: the gap."""
+    the ring (its centre as far in as `inner` less half a coin radius); its "gap_coin_r": the gap."""
     chip = _chip(rng, spec, p0, r)
     gap = float(rng.uniform(0.05, 0.3))
     for _ in range(200):

@@ -382,6 +382,7 @@ def _judged(img, ring, model, blobs, elsewhere=0):
                 doubt_out.append((doubt.replace("coin-coloured object", OUTSIDE_DOUBT, 1), o))
             continue
         ratio = bb / a
+        fill = b.area_coins * ring.coin_radius_px ** 2 / (a * bb)   # what stood out, of the outline's area
         # inside: the whole outline within the inner boundary, with measurement margin (7.3.1)
         clear = R - (dist + a)
         tol = _tol(a, ring)
@@ -402,7 +403,7 @@ def _judged(img, ring, model, blobs, elsewhere=0):
             # "leaning on the ring wall"; thirty-eighth session)
             entry["flat"] = bool(ratio >= FLAT_RATIO and b.fit_err <= 1.0)
             entry["confidence"] = 1.0
-        elif ratio < TILT_RATIO and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) < TILT_FILL_MIN:
+        elif ratio < TILT_RATIO and fill < TILT_FILL_MIN:
             unsure.append("unsure: a coin's outline looks tilted but only part of the coin is seen "
                           "(on print of its colour?): cannot tell whether it lies flat (7.3.4)")
         elif ratio < TILT_RATIO and _on_print(ring, model, b) > PRINT_NEAR:
@@ -433,7 +434,7 @@ def _judged(img, ring, model, blobs, elsewhere=0):
                           "round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
-            if in_ring and b.area_coins * ring.coin_radius_px ** 2 / (a * bb) > JOINED_FILL:
+            if in_ring and fill > JOINED_FILL:
                 unsure.append(JOINED)
             if entry["inside"]:
                 patch = faceid.coin_patch(img, ring, b)
