@@ -96,18 +96,21 @@ def test_a_layout_chip_scene_is_its_chip_in_ring_scene_with_the_chip_of_the_clot
 def test_a_chip_beside_scene_lays_the_layout_coloured_chip_a_little_off_a_coins_rim():
     """`--kind chip-beside` (never drawn by itself): the chip in the ring is the layout's colour
     and lies 0.05-0.3 coin radii from the first coin's rim, in the ring plane (an oblique ring's
-    frame squashes it), expected unsure."""
+    frame squashes it), clear of the other coin (the review of the forty-ninth session's kind found
+    it on the second coin in 6 of 209 scenes), expected unsure."""
     from ringctl.sim import render
     cfg = heldout.SETS["check-1080p"]
-    for seed in heldout.set_seeds(cfg, 6):
+    for seed in heldout.set_seeds(cfg, 6) + [1000343104]:   # 1000343104: on the other coin before
         sp, expect = heldout.make(seed, "chip-beside", cfg)
         assert (expect, sp["kind"]) == ("unsure", "chip-beside")
         chip, coin = sp["chips"][0], sp["coins"][0]
         assert chip["color"] == list(sp["layout"]["color"]) and chip["name"] == "layout"
         m = render.plane_to_image(render.full_spec(heldout._render_spec(sp)))
-        p, q = (np.linalg.solve(m[:, :2], np.subtract(c["center_px"], m[:, 2])) for c in (chip, coin))
+        p, q, o = (np.linalg.solve(m[:, :2], np.subtract(c["center_px"], m[:, 2]))
+                   for c in (chip, coin, sp["coins"][1]))
         gap = (np.hypot(*(p - q)) - chip["radius_px"] - coin["radius_px"]) / sp["_coin_r"]
         assert 0.05 <= chip["gap_coin_r"] <= 0.3 and abs(gap - chip["gap_coin_r"]) < 1e-6, (seed, gap)
+        assert np.hypot(*(p - o)) > chip["radius_px"] + sp["coins"][1]["radius_px"], seed
         assert np.hypot(*(p - np.array(sp["ring"]["center"]))) < sp["ring"]["radius"] - sp["_coin_r"]
     assert "chip-beside" not in heldout.KINDS and "chip-beside" in heldout.FORCED_KINDS
 

@@ -823,13 +823,15 @@ def _chip(rng, spec, p, r, colour=None):
 
 def _chip_beside(rng, spec, p0, coin, r, c0, inner, taken):
     """A chip (`_chip`) lying 0.05-0.3 coin radii from the rim of `coin` (ring-plane centre p0), in
-    the ring (its centre as far in as `inner` less half a coin radius); its "gap_coin_r": the gap."""
+    the ring (its centre as far in as `inner` less half a coin radius) and clear of everything else
+    in `taken` (the other coin: a chip on it is another scene); its "gap_coin_r": the gap."""
     chip = _chip(rng, spec, p0, r)
     gap = float(rng.uniform(0.05, 0.3))
+    others = [t for t in taken if t[0] is not p0]
     for _ in range(200):
         a = rng.uniform(0, 2 * np.pi)
         p = np.asarray(p0) + (coin["radius_px"] + chip["radius_px"] + gap * r) * np.array([np.cos(a), np.sin(a)])
-        if np.hypot(*(p - c0)) < inner - 0.5 * r:
+        if np.hypot(*(p - c0)) < inner - 0.5 * r and _clear(p, chip["radius_px"], others):
             chip.update(center_px=_to_image(spec, p), gap_coin_r=gap)
             taken.append((p, chip["radius_px"]))
             return chip
