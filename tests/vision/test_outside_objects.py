@@ -171,3 +171,19 @@ def test_a_chip_of_the_layouts_colour_joined_to_a_coin_in_the_ring_is_unsure_not
     assert expect == "unsure" and v["result"] == "unsure" and judge.JOINED in v["reasons"], v["reasons"]
     monkeypatch.setattr(judge, "JOINED_FILL", float("inf"))
     assert judge.classify(img, rm, check_model)["result"] == "odds"
+
+
+def test_a_coin_beside_a_chip_of_the_layouts_colour_measured_tilted_is_unsure_not_voided(check_model, monkeypatch):
+    """chip-beside, check-1080p 4192066237: the chip's nearer edge spots join a flat coin, and the
+    outline fitted through them and the coin's side comes out 0.925 round, 1.72 times filled by
+    what stood out. It voided the spin as "7.3.4 coin not lying flat (tilted)" (forty-ninth
+    session's Known limits); tilted and stacked coins over JOINED_RATIO fill at most 1.36, so it is
+    unsure now (judge.JOINED_TILTED), and voided again with either bound out of reach."""
+    spec, expect, rm, img = scene(4192066237, "chip-beside", CHECK)
+    v = judge.classify(img, rm, check_model)
+    assert expect == "unsure" and v["result"] == "unsure" and judge.JOINED_TILTED in v["reasons"], v["reasons"]
+    assert not any(r.startswith("7.3") for r in v["reasons"]), v["reasons"]
+    for name, value in (("JOINED_FILL", 1.8), ("JOINED_RATIO", 0.93)):
+        with monkeypatch.context() as m:
+            m.setattr(judge, name, value)
+            assert judge.classify(img, rm, check_model)["reasons"] == ["7.3.4 coin not lying flat (tilted)"], name

@@ -89,16 +89,22 @@ PRINT_SIDE_LEVEL = 20.0
 PRINT_SIDE_SHARE = 0.5
 PRINT_SIDE_WALL = 0.35
 PRINT_SIDE_MIN = 0.4
-# A flat coin's outline holding well under what stood out with it (its area over the outline's
-# above JOINED_FILL): something that does not stand out as a coin is joined to it, e.g. a chip of
-# the layout's colour whose edge spots join the coin (heldout's chip-beside kind; under 7.3.2 the
-# boxer checks whether a coin hit it). Flat coins of valid scenes measure up to 1.35 (six sets,
-# forty-ninth session); coins with such a chip 0.05-0.3 radii off their rim 1.5-1.9: of 109
-# chip-beside scenes 17 were called, none since; 187 forced valid scenes of five sets kept their
-# verdicts (docs/VISION.md Known limits)
+# A coin's outline holding well under what stood out with it (its area over the outline's above
+# JOINED_FILL): something that does not stand out as a coin is joined to it, e.g. a chip of the
+# layout's colour whose edge spots join the coin (heldout's chip-beside kind; under 7.3.2 the boxer
+# checks whether a coin hit it). Flat coins of valid scenes measure up to 1.35 (six sets, forty-
+# ninth session; 1.29 over nine others, its review); coins with such a chip 0.05-0.3 radii off
+# their rim 1.30-2.14, most over 1.5. Called flat, such a coin is unsure (JOINED). Its outline,
+# fitted through the coin's side and the chip's nearer spots, can also look tilted (0.85-0.93
+# round, 1.6-1.9 filled; 7 of 248 chip-beside scenes of ten sets voided, fiftieth session): under
+# JOINED_RATIO no chip's spots measured so, and leaning coins fill up to 1.61; above it, tilted and
+# stacked coins of the same ten sets (210 voided outlines) fill at most 1.36 (docs/VISION.md)
 JOINED_FILL = 1.4
+JOINED_RATIO = 0.75
 JOINED = "unsure: something that is not a coin is joined to a coin (7.3.2 a chip of the layout's colour beside it?): " \
     "boxer to check whether a coin hit it"
+JOINED_TILTED = "unsure: a coin's outline looks tilted but something that is not a coin is joined to it (7.3.2 a " \
+    "chip of the layout's colour beside it?): cannot tell whether it lies flat (7.3.4), boxer to check"
 TOKEN_MAX = 0.78      # a round object this much smaller than a coin is a token or button
 FLAT_RATIO = 0.945    # flat coins measure >= 0.96 (TRAIN seeds); blurred, smeared, shadowed down to 0.947
 # ... but below FLAT_FULL only with the short half-axis at least SHORT_MIN of the coin's radius: a
@@ -415,6 +421,8 @@ def _judged(img, ring, model, blobs, elsewhere=0):
         elif ratio < TILT_RATIO and _print_under_short_sides(ring, b) > PRINT_SIDE_SHARE:
             unsure.append("unsure: a coin's outline looks tilted but print lies where its short side ends "
                           "(print can cut a flat coin's outline short): cannot tell whether it lies flat (7.3.4)")
+        elif ratio < TILT_RATIO and ratio >= JOINED_RATIO and fill > JOINED_FILL:
+            unsure.append(JOINED_TILTED)
         elif ratio < TILT_RATIO:
             near_wall = clear < 0.5 * a
             nospin.append("7.3.4 coin not lying flat" + (" (leaning on the ring wall)" if near_wall else " (tilted)"))
@@ -434,7 +442,7 @@ def _judged(img, ring, model, blobs, elsewhere=0):
                           "round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
-            if in_ring and fill > JOINED_FILL:
+            if fill > JOINED_FILL:   # (in the ring: objects centred outside it are judged above)
                 unsure.append(JOINED)
             if entry["inside"]:
                 patch = faceid.coin_patch(img, ring, b)
