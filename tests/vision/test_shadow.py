@@ -59,3 +59,27 @@ def test_a_flat_coins_rescued_outline_is_still_called(model):
     got = _rescued_coins(img, rm, model, spec)
     assert got and all(arc < shadow.ARC_DEG for _, _, arc in got)
     assert judge.classify(img, rm, model)["result"] == expect == "odds"
+
+
+def test_a_tilted_coin_whose_shadow_rounds_a_plain_outline_is_not_called(monkeypatch):
+    """camera-check 47337615, forced tilted: a coin tilted 29 deg on a sand layout near its own
+    colour stood out less than its shadow, and the two made one outline 0.962 round, never
+    measured again. It was called "odds" (found by the fiftieth session); the shadow check now asks
+    every outline it would call flat: 115 deg of it is the layout in shadow, the flat coin's 5."""
+    cfg = heldout.SETS["camera-check"]
+    cam_model = heldout_model(cfg)
+    spec, expect, rm, img = scene(47337615, "tilted", cfg)
+    assert expect == "no-spin"
+    bal, _ = judge.balance.balanced(img, rm)
+    got = [(t.get("tilt_deg", 0), b, shadow.arc_deg(bal, rm, b, cam_model.chroma))
+           for t, b in measured_outlines(img, rm, cam_model, spec)]
+    tilted = [(b, arc) for tilt, b, arc in got if tilt >= 25]
+    assert tilted and all(not judge._rescued(b) and b.axes[1] / b.axes[0] >= judge.FLAT_RATIO for b, _ in tilted)
+    assert all(arc >= shadow.ARC_DEG for _, arc in tilted)
+    assert all(arc < shadow.ARC_DEG for tilt, _, arc in got if tilt == 0)
+    v = judge.classify(img, rm, cam_model)
+    assert v["result"] == "unsure", v["reasons"]
+    assert "unsure: cannot tell whether a coin lies flat (its outline takes in the layout in shadow just inside " \
+        "its rim, as a tilted coin's shadow fills the round it leaves) (7.3.4)" in v["reasons"]
+    monkeypatch.setattr(shadow, "ARC_DEG", 361.0)
+    assert judge.classify(img, rm, cam_model)["result"] == "odds"

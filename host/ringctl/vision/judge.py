@@ -435,11 +435,14 @@ def _judged(img, ring, model, blobs, elsewhere=0):
         elif ratio < RESCUED_FLAT and _rescued(b):
             unsure.append("unsure: cannot tell whether a coin lies flat (its outline measured again where print "
                           "hid part of it comes out nearly round, not round) (7.3.4)")
-        elif _rescued(b) and shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
+        elif shadow.arc_deg(img, ring, b, model.chroma) >= shadow.ARC_DEG:
+            # any outline, not only one measured again: on a layout near the coin's colour a coin
+            # tilted 29 deg stood out less than its shadow, and the two made a round outline
+            # (camera-check 47337615, forced tilted, fiftieth session: 0.962 round, called "odds")
             hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
-            unsure.append(f"unsure: cannot tell whether a coin lies flat (its outline measured again where {hid} "
-                          "takes in the layout in shadow just inside its rim, as a tilted coin's shadow fills the "
-                          "round it leaves) (7.3.4)")
+            again = f" measured again where {hid}" if _rescued(b) else ""
+            unsure.append(f"unsure: cannot tell whether a coin lies flat (its outline{again} takes in the layout "
+                          "in shadow just inside its rim, as a tilted coin's shadow fills the round it leaves) (7.3.4)")
         else:
             entry["flat"] = True
             if fill > JOINED_FILL:   # (in the ring: objects centred outside it are judged above)
