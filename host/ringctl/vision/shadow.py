@@ -58,6 +58,8 @@ def arc_deg(img, ring, blob, coin_chroma):
     on = (same & (sf / sg < DARKER) & not_coin).mean(0) >= RAY_SHARE   # per direction
     if on.all():
         return 360.0
+    if not on.any():   # most flat coins: no direction in shadow (asked of every flat call)
+        return 0.0
     run = best = 0
     for v in np.concatenate([on, on]):   # twice round: an arc across 0 deg is counted whole
         run = run + 1 if v else 0
