@@ -55,7 +55,7 @@ def test_a_flat_coin_dented_by_its_dark_face_at_the_rim_is_measured_round_and_ca
 
 
 def test_a_dented_outline_taking_in_a_shadow_is_doubted_for_its_rim_not_for_print(model, monkeypatch):
-    """The shadow check (shadow.arc_deg) doubts every outline measured again; for a dented one
+    """The shadow check (shadow.arc_deg) doubts every outline it would call flat; for a dented one
     the reason names the rim that did not stand out, not print (there is none under 4169846147's
     coin). The arc is forced: no flat coin of the sweeps took in a shadow."""
     spec, expect, rm, img = scene(4169846147, None, CFG)

@@ -187,3 +187,16 @@ def test_a_coin_beside_a_chip_of_the_layouts_colour_measured_tilted_is_unsure_no
         with monkeypatch.context() as m:
             m.setattr(judge, name, value)
             assert judge.classify(img, rm, check_model)["reasons"] == ["7.3.4 coin not lying flat (tilted)"], name
+
+
+def test_a_leaning_coin_filling_what_stood_out_past_joined_fill_is_still_seen_leaning(check_model, monkeypatch):
+    """check-1080p 3451799802, forced leaning: the coin leaning on the wall measures 0.30 round and
+    what stood out with it (its face, edge and shadow) fills 1.61 times its outline, more than a
+    chip joined to a coin. Under JOINED_RATIO no chip's spots measured so: it is still evidence,
+    and the leaning reason is lost with the bound at 0 (the review's mutant)."""
+    spec, expect, rm, img = scene(3451799802, "leaning", CHECK)
+    leaning = "7.3.4 coin not lying flat (leaning on the ring wall)"
+    v = judge.classify(img, rm, check_model)
+    assert expect == v["result"] == "no-spin" and leaning in v["reasons"], v["reasons"]
+    monkeypatch.setattr(judge, "JOINED_RATIO", 0.0)
+    assert leaning not in judge.classify(img, rm, check_model)["reasons"]

@@ -96,9 +96,10 @@ PRINT_SIDE_MIN = 0.4
 # ninth session; 1.29 over nine others, its review); coins with such a chip 0.05-0.3 radii off
 # their rim 1.30-2.14, most over 1.5. Called flat, such a coin is unsure (JOINED). Its outline,
 # fitted through the coin's side and the chip's nearer spots, can also look tilted (0.85-0.93
-# round, 1.6-1.9 filled; 7 of 248 chip-beside scenes of ten sets voided, fiftieth session): under
-# JOINED_RATIO no chip's spots measured so, and leaning coins fill up to 1.61; above it, tilted and
-# stacked coins of the same ten sets (210 voided outlines) fill at most 1.36 (docs/VISION.md)
+# round, 1.6-2.0 filled; 7 of 248 chip-beside scenes of ten sets voided, fiftieth session): under
+# JOINED_RATIO no chip's spots measured so, and leaning coins (all under 0.61 round) fill up to
+# 1.61; above it, tilted and stacked coins of the same ten sets (153 voided outlines) fill at most
+# 1.36 (docs/VISION.md)
 JOINED_FILL = 1.4
 JOINED_RATIO = 0.75
 JOINED = "unsure: something that is not a coin is joined to a coin (7.3.2 a chip of the layout's colour beside it?): " \
