@@ -440,8 +440,10 @@ def _judged(img, ring, model, blobs, elsewhere=0):
             # any outline, not only one measured again: on a layout near the coin's colour a coin
             # tilted 29 deg stood out less than its shadow, and the two made a round outline
             # (camera-check 47337615, forced tilted, fiftieth session: 0.962 round, called "odds")
-            hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
-            again = f" measured again where {hid}" if _rescued(b) else ""
+            again = ""
+            if _rescued(b):
+                hid = "part of its rim did not stand out" if "dented" in b.extra else "print hid part of it"
+                again = f" measured again where {hid}"
             unsure.append(f"unsure: cannot tell whether a coin lies flat (its outline{again} takes in the layout "
                           "in shadow just inside its rim, as a tilted coin's shadow fills the round it leaves) (7.3.4)")
         else:

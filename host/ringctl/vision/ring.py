@@ -772,18 +772,18 @@ def _ray_ellipse(st, near, dist, win, ang, sw, sh, rng, layout_test=True):
         # on to its OUTER edge: then the short-window step's peak near the crossing is the edge
         j = _window_argmax(near, np.maximum(0, i0 - win // 2), i0 + win + 1)
         i = np.where(np.abs(j - i) > max(2, win // 3), j, i)
-        pts = np.stack([sw / 2 + i * cos_a, sh / 2 + i * sin_a], 1)
-        e, inl = _ransac_ellipse(np.array(pts), max(1.5, 0.01 * min(sw, sh)), rng)
+        pts = np.stack([sw / 2 + i * cos_a, sh / 2 + i * sin_a], 1).astype(np.float32)   # a fresh array each frac
+        e, inl = _ransac_ellipse(pts, max(1.5, 0.01 * min(sw, sh)), rng)
         if e is None or (layout_test and not _layout_inside(dist, e, win)):
             # e.g. the wall's outer edge: what lies just inside must be layout (a narrow wall on a
             # floor of the layout's colour is kept aside: its band just outside is the test)
             if e is not None and layout_test and inl.sum() >= 0.75 * n_ang and _layout_inside(dist, e, win, thin_wall=True):
-                thin.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+                thin.append((sum(e[1]), pts, e, inl))
             continue
         if best is None or inl.sum() > best[2].sum():
-            best = (np.array(pts, np.float32), e, inl)
+            best = (pts, e, inl)
         if inl.sum() >= 0.75 * n_ang:
-            found.append((sum(e[1]), np.array(pts, np.float32), e, inl))
+            found.append((sum(e[1]), pts, e, inl))
     if found:
         return min(found, key=lambda t: t[0])[1:]
     if best is None and thin:
