@@ -104,11 +104,11 @@ def test_a_bad_fit_beside_a_chips_spots_does_not_hide_them(sealed19, monkeypatch
                 np.hypot(*np.subtract(c["center_px"], spec["ring"]["center"])) < spec["ring"]["radius"])
     spot_rings = detect._spot_rings
 
-    def beside_a_bad_fit(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
+    def beside_a_bad_fit(img, ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
         r = ring.coin_radius_px
         bad = detect.Blob(center=(chip["center_px"][0] + 2 * r, chip["center_px"][1]), area_coins=0.7,
                           axes=(80 * r, 4 * r), fit_err=30.0)
-        return spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs + [bad], faint, d_grid, thr)
+        return spot_rings(img, ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs + [bad], faint, d_grid, thr)
 
     monkeypatch.setattr(detect, "_spot_rings", beside_a_bad_fit)
     v = judge.classify(img, rm, sealed19)

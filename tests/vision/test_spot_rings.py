@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import detect
+from ringctl.vision import balance, detect, shade
 
 import vcache
 
@@ -92,3 +92,88 @@ def test_the_background_step_at_each_speck_is_the_dense_maps():
         x, y = rng.integers(0, w, 15), rng.integers(0, h, 15)
         want = [dense[max(0, j - g):j + g + 1, max(0, i - g):i + g + 1].max() for i, j in zip(x, y)]
         assert detect._background_step(ring, x, y) == pytest.approx(want, rel=1e-5)
+
+
+def _judged_frame(seed, kind, name):
+    """(spec, ring, frame as the judge looks at it: `judge.classify` puts its colour balance and
+    exposure right and divides players' shade out) of a held-out scene."""
+    spec, expect, rm, img = vcache.scene(seed, kind, heldout.SETS[name])
+    return spec, expect, rm, shade.lifted(balance.balanced(img, rm)[0], rm)
+
+
+def _verified(monkeypatch, img, rm):
+    """(the objects found by their spots, the circles `_spots_round` was asked about, its answers)."""
+    asked = []
+    spots_round = detect._spots_round
+    monkeypatch.setattr(detect, "_spots_round", lambda *a: asked.append(spots_round(*a)) or asked[-1])
+    return _spot_chips(img, rm), asked
+
+
+@pytest.mark.parametrize("name, seed, kind", [
+    # a chip of the layout's colour on a mid-grey layout at 4K: its white spots are four faint
+    # specks at detection scale (SPOT_RING_MIN + 1 needed with faint ones); the spin was called tails
+    ("camera-check", 1015779030, "layout-chip"),
+    # the same chip beside a coin on a black layout: its nearer spot joined the coin and three
+    # specks were left; the spin was called odds
+    ("sealed-47", 2961740369, "chip-beside"),
+])
+def test_a_chip_whose_spots_are_too_few_specks_is_named_by_the_spots_the_full_frame_shows(monkeypatch, name, seed, kind):
+    spec, expect, rm, img = _judged_frame(seed, kind, name)
+    chip = next(c for c in spec["chips"] if c["name"] == "layout")
+    found, asked = _verified(monkeypatch, img, rm)
+    assert len(found) == 1 and found[0].extra["spots"] < detect.SPOT_RING_MIN and any(asked)
+    assert np.hypot(*np.subtract(found[0].center, chip["center_px"])) < 0.3 * chip["radius_px"]
+    # the full frame's spots are what name it: asked for a clearer pattern, nothing is named
+    monkeypatch.setattr(detect, "SPOT_VERIFIED", (detect.SPOT_VERIFIED[0], 0.99))
+    assert not _spot_chips(img, rm)
+    monkeypatch.setattr(detect, "SPOT_VERIFIED", (0.25, detect.SPOT_VERIFIED[1]))
+    assert not _spot_chips(img, rm)
+
+
+def test_spots_the_empty_rings_photo_shows_too_are_no_chip(monkeypatch):
+    """The pattern must be new: camera-check 1015779030's chip, with three dark lines drawn
+    across its circle in the empty ring's photo (crossing it six times, evenly, as printed lines
+    and letters can: spot 0.63 there), is not named; named with the true photo (spot 0.001)."""
+    import cv2
+    spec, expect, rm, img = _judged_frame(1015779030, "layout-chip", "camera-check")
+    found, asked = _verified(monkeypatch, img, rm)
+    assert len(found) == 1
+    x, y = ((v + 0.5) / rm.factor - 0.5 for v in found[0].center)
+    reach = 2.0 * rm.coin_radius_px / rm.factor
+    printed = rm.background.copy()
+    for a in np.radians([0.0, 60.0, 120.0]):
+        d = reach * np.array([np.cos(a), np.sin(a)])
+        cv2.line(printed, tuple(int(round(v)) for v in (x - d[0], y - d[1])),
+                 tuple(int(round(v)) for v in (x + d[0], y + d[1])), (0, 0, 0), 2)
+    rm.background = printed   # only `_spots_round` reads it again: the detection's copies were made
+    assert not _spot_chips(img, rm)
+
+
+def test_specks_in_a_row_make_no_ring():
+    """Three specks in a row fit a circle centred on the middle one (`circle_fit`): no ring; three
+    on a chip's circle make one."""
+    r = 20.0
+    row = np.array([[100.0, 100.0], [100.0 + 0.6 * r, 100.0], [100.0 + 1.2 * r, 100.0]])
+    assert detect._ring_of_specks(row, r) is None
+    a = np.radians([10.0, 130.0, 250.0])
+    on = np.column_stack([100 + r * np.cos(a), 100 + r * np.sin(a)])
+    c, rad = detect._ring_of_specks(on, r)
+    assert abs(rad - r) < 1e-6 and np.hypot(*(c - 100)) < 1e-6
+
+
+def test_a_chip_named_by_the_rule_is_not_named_again_from_its_other_specks(monkeypatch):
+    """sealed-33 3886089111 (layout-chip): the chip is named by SPOT_RING_MIN specks; specks the
+    rule left beside it make groups round about the same centre that `_verified_rings` must not
+    name as a second chip, even at a laxer SPOT_VERIFIED."""
+    spec, expect, rm, img = vcache.scene(3886089111, "layout-chip", heldout.SETS["sealed-33"])
+    monkeypatch.setattr(detect, "SPOT_VERIFIED", (detect.SPOT_VERIFIED[0], 0.5))
+    assert len(_spot_chips(img, rm)) == 1
+@pytest.mark.parametrize("seed", [2275564252, 3765340785])
+def test_specks_of_a_valid_scene_round_a_circle_are_no_chip_without_its_spots(monkeypatch, seed):
+    """sealed-52's forced valid scenes whose specks make a group the full frame is asked about
+    (three or four specks of print and shadow about a circle): it shows no evenly spaced spots
+    there (periodic at most 0.54 at any centre tried, spot at most 0.04), and no chip is named."""
+    spec, expect, rm, img = _judged_frame(seed, "valid", "sealed-52")
+    assert expect in ("heads", "tails", "odds")
+    found, asked = _verified(monkeypatch, img, rm)
+    assert not found and asked and not any(asked)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from . import chipcheck
+
 N_RAYS = 72
 ROI_MARGIN_COINS = 8.0
 ROI_MARGIN_RING = 0.3
@@ -154,6 +156,21 @@ SPOT_NOISE = 4.0
 # A chip's own specks stand at 0.73 x the step or more, 1.46 x this (plain layouts: 1.09-40;
 # patterned layouts, whose lines give steps of 20-45: many 0.83-1.05, sealed-27 830933689 0.73)
 SPOT_SHIFT = 0.5
+# A chip of the layout's colour on a pale or mid-grey layout: its white spots stand out so
+# little at detection scale that only three or four are specks, mostly faint ones; beside a coin
+# the nearer spots join the coin and three are left (forced layout-chip and chip-beside scenes,
+# fifty-first session: 15 of 397 called, each chip plain to the eye). Specks such a group leaves
+# (SPOT_VERIFY_MIN or more, within SPOT_REACH of one another, on a circle of SPOT_RADIUS) are a
+# chip only if the frame itself shows evenly spaced spots round that circle at full resolution:
+# chipcheck.rim_features over SPOT_VERIFY_ROWS of its radius, its centre also tried
+# SPOT_VERIFY_SHIFT of the radius off each way (three specks fit a centre a tenth off), at least
+# SPOT_VERIFIED (spot, periodic). Those chips measure 0.059-0.17 at 0.80-0.97; the groups asked
+# about in 691 forced valid scenes of 28 sets (5 of them, print's and shadows' specks) at most
+# 0.54 periodic (spot at most 0.066) over every centre tried.
+SPOT_VERIFY_MIN = 3
+SPOT_VERIFY_ROWS = (0.84, 0.92, 1.0, 1.08, 1.16)
+SPOT_VERIFY_SHIFT = 0.1
+SPOT_VERIFIED = (0.05, 0.8)
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -325,8 +342,8 @@ def find_blobs(img, ring, min_area_coins=0.2, skip_chroma=None, skip_dist=0.19, 
     measure_all(img, ring, [b for b in blobs if b.area_coins < measure_max_coins and not b.extra.get("unmeasured")],
                 thr)
     blobs = _join_pieces(ring, blobs)
-    return blobs + _spot_rings(ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs, faint,
-                               d_grid, thr)
+    return blobs + _spot_rings(img, ring, lab, ys, xs, ox, oy, min_area_coins * coin_area, coin_area, blobs,
+                               faint, d_grid, thr)
 
 
 def _outside(ring, pts, lim):
@@ -386,19 +403,20 @@ def _background_step(ring, x, y):
     return step[:, 1:-1, 1:-1].max(axis=(1, 2))
 
 
-def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
+def _spot_rings(img, ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_grid, thr):
     """Objects in the ring of which only a chip's edge spots stand out (a black chip on a black
     layout, sealed-19 3289123918: its white spots and inner line were six specks, each under the
     objects' least area, and the spin was called with the chip unseen): at least SPOT_RING_MIN
     specks in the ring, away from every object, round one centre at a chip's spot radius and
-    spread all round it (print's specks lie along its lines). Each is a Blob with no outline,
-    extra["spots"] the number of specks."""
+    spread all round it (print's specks lie along its lines); then fewer, whose spots the full
+    frame `img` shows (`_verified_rings`). Each is a Blob with no outline, extra["spots"] the
+    number of specks."""
     n = int(lab.max()) + 1 if lab.size else 0
     area = np.bincount(lab, minlength=n)
     k = np.nonzero((area >= SPOT_AREA_MIN) & (area < min_area))[0]
     k = k[k > 0]
     faint = faint[faint[:, 2] * GRID * GRID < min_area]
-    if len(k) + len(faint) < SPOT_RING_MIN:
+    if len(k) + len(faint) < SPOT_VERIFY_MIN:
         return []
     f, r = ring.factor, ring.coin_radius_px
     sx, sy = (np.r_[np.bincount(lab, weights=v, minlength=n)[k] / area[k], faint[:, i]] + o
@@ -411,7 +429,7 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_
     keep = inside[np.minimum(h - 1, sy.astype(int)), np.minimum(w - 1, sx.astype(int))] > 0
     peak = _speck_peaks(d_grid, sx - ox, sy - oy)
     keep &= _over_noise(d_grid, ring._in_ring_grid, thr, peak)
-    if keep.sum() >= SPOT_RING_MIN:
+    if keep.sum() >= SPOT_VERIFY_MIN:
         i = np.flatnonzero(keep)
         keep[i] = peak[i] > SPOT_SHIFT * _background_step(ring, sx[i].astype(int) - ox, sy[i].astype(int) - oy)
     p = np.stack([(sx + 0.5) * f - 0.5, (sy + 0.5) * f - 0.5], 1)
@@ -421,7 +439,7 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_
         reach = (b.axes[0] if fitted else math.sqrt(b.area_coins) * r) + SPOT_CLEAR * r
         keep &= np.hypot(p[:, 0] - b.center[0], p[:, 1] - b.center[1]) > reach
     p, a, weak = p[keep], area[k][keep] / coin_area, weak[keep]
-    if len(p) < SPOT_RING_MIN:
+    if len(p) < SPOT_VERIFY_MIN:
         return []
     dist = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
     free = np.ones(len(p), bool)
@@ -447,14 +465,76 @@ def _spot_rings(ring, lab, ys, xs, ox, oy, min_area, coin_area, blobs, faint, d_
         ang = np.sort(np.arctan2(p[group, 1] - c[1], p[group, 0] - c[0]))
         gap = float(np.max(np.diff(np.r_[ang, ang[0] + 2 * math.pi])))
         if SPOT_RADIUS[0] <= d.min() and d.max() <= SPOT_RADIUS[1] and gap <= math.radians(SPOT_GAP_DEG):
-            pc = ring.plane_points([tuple(c)])[0]
-            side = int(math.ceil(2 * 1.2 * d.max() * r / f))   # the chip's extent, about (its spots lie inside its rim)
-            out.append(Blob(center=(float(c[0]), float(c[1])), area_coins=float(a[group].sum()),
-                            plane_center=(float(pc[0]), float(pc[1])),
-                            bbox=(int((c[0] + 0.5) / f - 0.5 - side / 2), int((c[1] + 0.5) / f - 0.5 - side / 2), side, side),
-                            extra={"spots": len(group), "in_ring_coins": 0.0}))
+            out.append(_spot_blob(ring, c, d.max() * r, float(a[group].sum()), len(group)))
             free[group] = False
+    return out + _verified_rings(img, ring, p, a, free, dist, out)
+
+
+def _spot_blob(ring, c, reach, area_coins, n):
+    """A chip seen by its spots: a Blob centred at image point `c`, its spots within `reach` px."""
+    f = ring.factor
+    pc = ring.plane_points([tuple(c)])[0]
+    side = int(math.ceil(2 * 1.2 * reach / f))   # the chip's extent, about (its spots lie inside its rim)
+    return Blob(center=(float(c[0]), float(c[1])), area_coins=area_coins, plane_center=(float(pc[0]), float(pc[1])),
+                bbox=(int((c[0] + 0.5) / f - 0.5 - side / 2), int((c[1] + 0.5) / f - 0.5 - side / 2), side, side),
+                extra={"spots": n, "in_ring_coins": 0.0})
+
+
+def _verified_rings(img, ring, p, a, free, dist, named):
+    """Chips from specks `_spot_rings` left (`free` of image points `p`, of `a` coin areas, `dist`
+    apart): SPOT_VERIFY_MIN or more within SPOT_REACH of one another round a circle
+    (`_ring_of_specks`) that centres on no chip already `named`, round which the full frame
+    shows a chip's spots (SPOT_VERIFIED) and the empty ring's photo does not (`_spots_round`).
+    Groups the rule above refused (too few, or not spread all round) get this second look."""
+    r = ring.coin_radius_px
+    inv = cv2.invertAffineTransform(ring.to_plane)
+    tried, out = set(), []
+    for near in (dist <= q * r for q in SPOT_REACH):
+        for i in np.flatnonzero(near.sum(1) >= SPOT_VERIFY_MIN):
+            group = np.flatnonzero(near[i] & free)
+            key = group.tobytes()
+            if not free[i] or len(group) < SPOT_VERIFY_MIN or key in tried:
+                continue
+            tried.add(key)
+            circle = _ring_of_specks(ring.plane_points([tuple(q) for q in p[group]]), r)
+            if circle is None:
+                continue
+            c, rad = circle
+            ci = ring.image_points([tuple(c)])[0]
+            if any(math.hypot(*(ci - b.center)) < SPOT_RADIUS[1] * r for b in named + out):
+                continue   # the spots of a chip named already, seen again
+            shifts = (-SPOT_VERIFY_SHIFT * rad, 0.0, SPOT_VERIFY_SHIFT * rad)
+            if any(_spots_round(img, ring, inv, (c[0] + dx, c[1] + dy), rad) for dx in shifts for dy in shifts):
+                out.append(_spot_blob(ring, ci, rad, float(a[group].sum()), len(group)))
+                free[group] = False
     return out
+
+
+def _ring_of_specks(pp, r):
+    """(centre, radius) of the circle through ring-plane points `pp`, or None unless each lies on
+    it (within SPOT_ON_CIRCLE coin radii `r`) and its radius is a chip's spots' (SPOT_RADIUS):
+    three specks in a row fit a circle centred on the middle one, which is then no spot."""
+    c, rad = circle_fit(pp[:, 0], pp[:, 1], np.ones(len(pp)))
+    d = np.hypot(*(pp - c).T)
+    if not (SPOT_RADIUS[0] * r <= min(rad, d.min()) and rad <= SPOT_RADIUS[1] * r) or \
+            np.abs(d - rad).max() > SPOT_ON_CIRCLE * r:
+        return None
+    return c, rad
+
+
+def _spots_round(img, ring, plane_to_image, center, rad):
+    """Whether `img` shows a chip's evenly spaced spots round the ring-plane circle (`center`,
+    `rad`) and the empty ring's photo (detection scale) shows no such pattern there: printed
+    lines, boxes and letters crossing a circle can make one (an edge-tune "W", three crossings
+    at spot 0.33, periodic 0.90: 0.23 in the empty ring's photo; the chips named 0.001-0.027)."""
+    f = chipcheck.rim_features(chipcheck.rim_samples(img, plane_to_image, center, (rad, rad), 0.0, SPOT_VERIFY_ROWS))
+    if f["spot"] < SPOT_VERIFIED[0] or f["periodic"] < SPOT_VERIFIED[1]:
+        return False
+    k = 1.0 / ring.factor   # image px -> detection px, as cv2.resize samples
+    to_small = np.column_stack([plane_to_image[:, :2] * k, (plane_to_image[:, 2] + 0.5) * k - 0.5])
+    empty = chipcheck.rim_features(chipcheck.rim_samples(ring.background, to_small, center, (rad, rad), 0.0,
+                                                         SPOT_VERIFY_ROWS))
+    return empty["spot"] < SPOT_VERIFIED[0]
 
 
 def circle_fit(x, y, w):
