@@ -158,8 +158,8 @@ SPOT_NOISE = 4.0
 SPOT_SHIFT = 0.5
 # A chip of the layout's colour on a pale or mid-grey layout: its white spots stand out so
 # little at detection scale that only three or four are specks, mostly faint ones; beside a coin
-# the nearer spots join the coin and three are left (forced layout-chip and chip-beside scenes,
-# fifty-first session: 15 of 397 called, each chip plain to the eye). Specks such a group leaves
+# the nearer spots join the coin and three are left (fifty-first session: forced layout-chip 10
+# of 100 scenes of four sets called, chip-beside 7 of 248 of ten; each chip plain to the eye). Specks such a group leaves
 # (SPOT_VERIFY_MIN or more, within SPOT_REACH of one another, on a circle of SPOT_RADIUS) are a
 # chip only if the frame itself shows evenly spaced spots round that circle at full resolution:
 # chipcheck.rim_features over SPOT_VERIFY_ROWS of its radius, its centre also tried
