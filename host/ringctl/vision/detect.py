@@ -159,9 +159,10 @@ SPOT_SHIFT = 0.5
 # A chip of the layout's colour on a pale or mid-grey layout: its white spots stand out so
 # little at detection scale that only three or four are specks, mostly faint ones; beside a coin
 # the nearer spots join the coin and three are left (fifty-first session: forced layout-chip 10
-# of 100 scenes of four sets called, chip-beside 7 of 248 of ten; each chip plain to the eye). Specks such a group leaves
-# (SPOT_VERIFY_MIN or more, within SPOT_REACH of one another, on a circle of SPOT_RADIUS) are a
-# chip only if the frame itself shows evenly spaced spots round that circle at full resolution:
+# of 100 scenes of four sets called, chip-beside 7 of 248 of ten; each chip plain to the eye).
+# Specks such a group leaves (SPOT_VERIFY_MIN or more, within SPOT_REACH of one another, on a
+# circle of SPOT_RADIUS, `_ring_of_specks`) are a chip only if the frame itself shows evenly
+# spaced spots round that circle at full resolution, and the empty ring's photo does not:
 # chipcheck.rim_features over SPOT_VERIFY_ROWS of its radius, its centre also tried
 # SPOT_VERIFY_SHIFT of the radius off each way (three specks fit a centre a tenth off), at least
 # SPOT_VERIFIED (spot, periodic). Those chips measure 0.059-0.17 at 0.80-0.97; the groups asked
