@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ringctl.sim import heldout
-from ringctl.vision import balance, detect, shade
+from ringctl.vision import balance, chipcheck, detect, shade
 
 import vcache
 
@@ -147,6 +147,39 @@ def test_spots_the_empty_rings_photo_shows_too_are_no_chip(monkeypatch):
                  tuple(int(round(v)) for v in (x + d[0], y + d[1])), (0, 0, 0), 2)
     rm.background = printed   # only `_spots_round` reads it again: the detection's copies were made
     assert not _spot_chips(img, rm)
+
+
+def test_spots_evenly_spaced_but_faint_are_no_chip(monkeypatch):
+    """The spots must stand out as well as be evenly spaced: camera-check 1015779030's chip, the
+    frame blended half and half with the empty ring's photo, keeps its spacing round the circle
+    the full frame was asked about (periodic 0.85) but not its strength (spot 0.03, under
+    SPOT_VERIFIED's 0.05; 0.057 whole)."""
+    import cv2
+    spec, expect, rm, img = _judged_frame(1015779030, "layout-chip", "camera-check")
+    empty = shade.lifted(balance.balanced(heldout.empty_frame(spec, 1015779030), rm)[0], rm)
+    asked = []
+    spots_round = detect._spots_round
+    monkeypatch.setattr(detect, "_spots_round", lambda *a: asked.append(a[2:]) or spots_round(*a))
+    assert len(_spot_chips(img, rm)) == 1
+    inv, center, rad = asked[-1]   # the circle that named it
+    assert spots_round(img, rm, inv, center, rad)
+    faded = cv2.addWeighted(img, 0.5, empty, 0.5, 0)
+    f = chipcheck.rim_features(chipcheck.rim_samples(faded, inv, center, (rad, rad), 0.0, detect.SPOT_VERIFY_ROWS))
+    assert f["periodic"] >= detect.SPOT_VERIFIED[1] > 0 and f["spot"] < detect.SPOT_VERIFIED[0]
+    assert not spots_round(faded, rm, inv, center, rad)
+
+
+def test_a_circle_centred_on_a_chip_named_already_is_not_asked_about(monkeypatch):
+    """`_verified_rings` leaves specks round a chip already named (its own leftover specks seen
+    again) alone: camera-check 1015779030's chip, with a chip said to be named at its centre
+    already, is not named a second time, nor is the full frame asked about it."""
+    spec, expect, rm, img = _judged_frame(1015779030, "layout-chip", "camera-check")
+    chip = next(c for c in spec["chips"] if c["name"] == "layout")
+    verified = detect._verified_rings
+    there = detect.Blob(center=tuple(chip["center_px"]), area_coins=0.1)
+    monkeypatch.setattr(detect, "_verified_rings", lambda *a: verified(*a[:-1], a[-1] + [there]))
+    found, asked = _verified(monkeypatch, img, rm)
+    assert not found and not asked
 
 
 def test_specks_in_a_row_make_no_ring():
