@@ -110,8 +110,9 @@ def _verified(monkeypatch, img, rm):
 
 
 @pytest.mark.parametrize("name, seed, kind", [
-    # a chip of the layout's colour on a mid-grey layout at 4K: its white spots are four faint
-    # specks at detection scale (SPOT_RING_MIN + 1 needed with faint ones); the spin was called tails
+    # a chip of the layout's colour on a mid-grey layout at 1080p: its white spots are four faint
+    # specks at detection scale (SPOT_RING_MIN + 1 needed with faint ones), three of them the group
+    # named; the spin was called tails
     ("camera-check", 1015779030, "layout-chip"),
     # the same chip beside a coin on a black layout: its nearer spot joined the coin and three
     # specks were left; the spin was called odds
@@ -196,11 +197,15 @@ def test_specks_in_a_row_make_no_ring():
 
 def test_a_chip_named_by_the_rule_is_not_named_again_from_its_other_specks(monkeypatch):
     """sealed-33 3886089111 (layout-chip): the chip is named by SPOT_RING_MIN specks; specks the
-    rule left beside it make groups round about the same centre that `_verified_rings` must not
-    name as a second chip, even at a laxer SPOT_VERIFIED."""
+    rule left beside it make groups round about the same centre, which `_verified_rings` does not
+    ask the full frame about (a chip named there already), so no second chip, even at a laxer
+    SPOT_VERIFIED."""
     spec, expect, rm, img = vcache.scene(3886089111, "layout-chip", heldout.SETS["sealed-33"])
     monkeypatch.setattr(detect, "SPOT_VERIFIED", (detect.SPOT_VERIFIED[0], 0.5))
-    assert len(_spot_chips(img, rm)) == 1
+    found, asked = _verified(monkeypatch, img, rm)
+    assert len(found) == 1 and found[0].extra["spots"] >= detect.SPOT_RING_MIN and not asked
+
+
 @pytest.mark.parametrize("seed", [2275564252, 3765340785])
 def test_specks_of_a_valid_scene_round_a_circle_are_no_chip_without_its_spots(monkeypatch, seed):
     """sealed-52's forced valid scenes whose specks make a group the full frame is asked about

@@ -165,13 +165,14 @@ SPOT_SHIFT = 0.5
 # spaced spots round that circle at full resolution, and the empty ring's photo does not:
 # chipcheck.rim_features over SPOT_VERIFY_ROWS of its radius, its centre also tried
 # SPOT_VERIFY_SHIFT of the radius off each way (three specks fit a centre a tenth off), at least
-# SPOT_VERIFIED (spot, periodic). Those chips measure 0.059-0.17 at 0.80-0.97; the groups asked
+# SPOT_VERIFIED (spot, periodic). Those chips measure 0.057-0.17 at 0.80-0.97; the groups asked
 # about in 691 forced valid scenes of 28 sets (5 of them, print's and shadows' specks) at most
 # 0.54 periodic (spot at most 0.066) over every centre tried.
 SPOT_VERIFY_MIN = 3
 SPOT_VERIFY_ROWS = (0.84, 0.92, 1.0, 1.08, 1.16)
 SPOT_VERIFY_SHIFT = 0.1
 SPOT_VERIFIED = (0.05, 0.8)
+SPOT_EMPTY_SHARE = 0.5   # the empty ring's photo's spot there, of the frame's, under (`_spots_round`)
 # A coin's colour is its face's mean chromaticity, from its pixels below the camera's limit
 # (CLIP_LEVEL in every channel) when they are UNCLIPPED_MIN of the face or more: where a channel
 # clips, the highlight keeps the others and the mean turns paler (sealed-19, opened: orange
@@ -525,17 +526,19 @@ def _ring_of_specks(pp, r):
 
 def _spots_round(img, ring, plane_to_image, center, rad):
     """Whether `img` shows a chip's evenly spaced spots round the ring-plane circle (`center`,
-    `rad`) and the empty ring's photo (detection scale) shows no such pattern there: printed
-    lines, boxes and letters crossing a circle can make one (an edge-tune "W", three crossings
-    at spot 0.33, periodic 0.90: 0.23 in the empty ring's photo; the chips named 0.001-0.027)."""
+    `rad`), and they are new: the empty ring's photo (kept at detection scale) shows under
+    SPOT_EMPTY_SHARE of the frame's own pattern there at that scale. Printed lines, boxes and
+    letters crossing a circle can make one (an edge-tune "W", three crossings at spot 0.33,
+    periodic 0.90), and they are in both photos alike; a chip lying on print is new over the
+    print's own pattern (the chips named: 0.0009-0.027 empty against 0.041-0.12 in the frame)."""
     f = chipcheck.rim_features(chipcheck.rim_samples(img, plane_to_image, center, (rad, rad), 0.0, SPOT_VERIFY_ROWS))
     if f["spot"] < SPOT_VERIFIED[0] or f["periodic"] < SPOT_VERIFIED[1]:
         return False
     k = 1.0 / ring.factor   # image px -> detection px, as cv2.resize samples
     to_small = np.column_stack([plane_to_image[:, :2] * k, (plane_to_image[:, 2] + 0.5) * k - 0.5])
-    empty = chipcheck.rim_features(chipcheck.rim_samples(ring.background, to_small, center, (rad, rad), 0.0,
-                                                         SPOT_VERIFY_ROWS))
-    return empty["spot"] < SPOT_VERIFIED[0]
+    empty, now = (chipcheck.rim_features(chipcheck.rim_samples(a, to_small, center, (rad, rad), 0.0, SPOT_VERIFY_ROWS))
+                  for a in (ring.background, ring.small(img)))
+    return empty["spot"] < SPOT_EMPTY_SHARE * now["spot"]
 
 
 def circle_fit(x, y, w):
