@@ -102,7 +102,7 @@ def _judged_frame(seed, kind, name):
 
 
 def _verified(monkeypatch, img, rm):
-    """(the objects found by their spots, the circles `_spots_round` was asked about, its answers)."""
+    """(the objects found by their spots, `_spots_round`'s answer for each circle it was asked about)."""
     asked = []
     spots_round = detect._spots_round
     monkeypatch.setattr(detect, "_spots_round", lambda *a: asked.append(spots_round(*a)) or asked[-1])
