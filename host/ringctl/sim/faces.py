@@ -139,7 +139,9 @@ RELIEF_PLATE = {100: ((270, 117, 25), (299, 261, 26)), 101: ((154, 50, 22), (101
 # 147: sealed-52 only (a thirtieth small portrait; a scratched wooden tabletop beside a saucer, from coffee);
 # 148: sealed-53 only (a thirty-first small portrait; blood vessels branching across a retina, from retina);
 # 149: sealed-54 only (a thirty-second small portrait; a cat's eye, nose and whiskers, from cat);
-# 150: sealed-55 only (a thirty-third small portrait; blades of grass in a corner of grass)
+# 150: sealed-55 only (a thirty-third small portrait; blades of grass in a corner of grass);
+# 151: sealed-56 only (a thirty-fourth small portrait; the astronaut's suited shoulder and helmet ring
+#      before the flag's stripes, from astronaut)
 RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)),
                   107: (("camera", 250, 150, 110), ("coffee", 300, 200, 170)),
                   108: (("rocket", 320, 220, 190), ("moon", 250, 300, 200)),
@@ -184,7 +186,8 @@ RELIEF_PICTURE = {106: (("astronaut", 225, 125, 105), ("chelsea", 235, 150, 140)
                   147: (("lfw_subset[25]", 12, 12, 12), ("coffee", 480, 330, 60)),
                   148: (("lfw_subset[58]", 12, 12, 12), ("retina", 300, 350, 90)),
                   149: (("lfw_subset[69]", 12, 12, 12), ("cat", 340, 190, 90)),
-                  150: (("lfw_subset[33]", 12, 12, 12), ("grass", 380, 130, 90))}
+                  150: (("lfw_subset[33]", 12, 12, 12), ("grass", 380, 130, 90)),
+                  151: (("lfw_subset[74]", 12, 12, 12), ("astronaut", 90, 250, 80))}
 # pictures that need arguments to come out the same on every call, or that come as a tuple
 # (stereo_motorcycle: left view, right view, disparity): the picture is the first; NAME[i] is
 # picture i of a stack (lfw_subset: 200 greyscale pictures of 25 x 25, 0..1)

@@ -21,7 +21,7 @@ pair) after ring training, run once with both training modes and opened (docs/VI
 a third of its scenes on printed artwork) after the relit templates and the round-outline
 search; `sealed-9` (a sixth real pair photographed flat) and `sealed-10` (relief of a last pair)
 after the sixth session's calibration, coin-finding, print and lamp work; `sealed-11`, `-12` and
-`-13` to `-55` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
+`-13` to `-56` relief struck from scikit-image photographs (faces.RELIEF_PICTURE). The next sealed set needs
 fresh entropy and faces of its own. `edge-*` sets lay every coin across printed layout artwork
 (lines, boxes, lettering) in an ink close to the coin's colour (`Artwork`; docs/VISION.md).
 `lens-N` sets see a plain ring through a barrel lens of N% at the frame's corner (`post`).
@@ -196,6 +196,9 @@ SEALED54_ENTROPY = 0xAABA503F404E0B89
 # "sealed-55": entropy drawn at the start of the fifty-first session (secrets.randbits(64)), set
 # defined before any of that session's vision code; run once on its final code
 SEALED55_ENTROPY = 0x9F07212F510098FF
+# "sealed-56": entropy drawn at the start of the fifty-second session (secrets.randbits(64)), set
+# defined before any of that session's vision code; run once on its final code
+SEALED56_ENTROPY = 0x6F063467047044D9
 
 # layout cloth (BGR): green, blue, red/maroon, black; each scene jitters its shade
 LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112), "black": (28, 28, 30),
@@ -244,7 +247,8 @@ LAYOUTS = {"green": (40, 105, 35), "blue": (120, 62, 22), "maroon": (38, 28, 112
            "burgundy": (64, 18, 66),     # burgundy: sealed-52 only, a dark purple-red cloth
            "orange": (20, 90, 190),      # orange: sealed-53 only, a burnt-orange cloth
            "violet": (170, 60, 120),     # violet: sealed-54 only, a bright blue-violet cloth
-           "cerulean": (220, 140, 40)}   # cerulean: sealed-55 only, a bright sky-blue cloth
+           "cerulean": (220, 140, 40),   # cerulean: sealed-55 only, a bright sky-blue cloth
+           "saffron": (30, 150, 220)}    # saffron: sealed-56 only, a bright orange-yellow cloth
 LAYOUT_NAMES = ("green", "blue", "maroon", "black")
 # casino chips (BGR), all with white edge spots
 CHIPS = {"red": (40, 40, 200), "blue": (180, 70, 30), "green": (50, 140, 40), "black": (32, 32, 32),
@@ -303,7 +307,8 @@ COIN_COLOURS = {"copper": (70, 120, 190), "bronze": (60, 105, 150), "brass": (55
                 "anodised-green": (60, 150, 50),    # a green anodised aluminium (sealed-52 only)
                 "anodised-cyan": (190, 160, 40),    # a cyan anodised aluminium (sealed-53 only)
                 "anodised-lime": (40, 190, 150),    # a yellow-green anodised aluminium (sealed-54 only)
-                "anodised-magenta": (180, 40, 200)}  # a magenta anodised aluminium (sealed-55 only)
+                "anodised-magenta": (180, 40, 200),  # a magenta anodised aluminium (sealed-55 only)
+                "anodised-blue": (200, 100, 30)}     # a blue anodised aluminium, near a blue chip (sealed-56 only)
 
 KINDS = ("valid", "chip-in-ring", "one", "outside", "rim", "tilted", "leaning", "stacked", "touching")
 # kinds only made on demand (`ring bench vision --kind`), never drawn: "layout-chip" is a
@@ -673,6 +678,13 @@ SETS = {
                       stream=SEALED55_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
                       motion_p=0.35, artwork_p=0.3, coins=("anodised-magenta",), circle_p=0.4,
                       shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "cerulean")),
+    # sealed (fifty-second session, entropy drawn at its start): relief struck from a thirty-fourth
+    # small portrait and the astronaut's shoulder before the flag (faces.RELIEF_PICTURE 151), a blue
+    # anodised coin, a saffron layout, circles and shadows as in sealed-46
+    "sealed-56": dict(size=None, coin_px=(40, 120), coin="anodised-blue", faces="render:151",
+                      stream=SEALED56_ENTROPY, light_elev=(35, 88), blur_p=0.4, blur=(0.4, 1.6),
+                      motion_p=0.35, artwork_p=0.3, coins=("anodised-blue",), circle_p=0.4,
+                      shadow_p=0.35, layouts=("green", "blue", "maroon", "black", "saffron")),
     # coins lying across printed artwork (lines, box edges, lettering) of about their own colour
     # (issue 12; `artwork` below): each scene a coin of its own colour from `coins`, meant for
     # `--train ring` (each ring trains from photos of its coin lying across the artwork too).

@@ -4,7 +4,7 @@ plus still-frame adjudication and motion-check ms at 1920x1080 and 3840x2160.
 
 Sets: `tuning-960` is the tuning generator's own held-out seed range (scenes.HELDOUT_SEEDS);
 the others come from the independent generator `ringctl.sim.heldout` (its SETS: `tune-*`,
-`check-*`, `edge-*`, and `sealed-1` to `sealed-55`: each sealed set was made with fresh
+`check-*`, `edge-*`, and `sealed-1` to `sealed-56`: each sealed set was made with fresh
 entropy, never looked at while tuning, run once by the lead on the final code of its day, and
 then opened (docs/VISION.md); a new sealed set needs fresh entropy). Face models: `--train site` (default) trains one per
 set from its training site's photos of one coin, used in every scene's ring under other lights
