@@ -1163,12 +1163,11 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # 2337138250: 11 such rays, sealed-25 1185694131: 3; each coin went unfound, "1 coin
         # found"). A tilted coin's short side is as deep, so whatever of it lies on hidden arcs no
         # longer counts: edge-tune 2549244875 (25.5 deg, forced tilted) is refused by 2-3 rays of 9
-        # (`test_inner_rim.py`), and judge.DENTED_FLAT is the guard behind
-        # (whenever a drop shadow's arcs were needed too: a tilted coin's short side can lie inside
-        # the circle there, edge-tune 2549244875 forced tilted, 25.5 deg, refused by 9 such rays;
-        # found by the fifty-second session's review. Its arcs are the layout's, not print's)
-        on_bins = seen_bins if cover is pts else \
-            np.unique((np.degrees(np.arctan2(*(pts - c0).T[::-1])) // 10).astype(int) % 36)
+        # (`test_inner_rim.py`), and judge.DENTED_FLAT is the guard behind. Looked at too wherever
+        # a drop shadow's arcs were needed for the cover: with them that coin's cover passed and
+        # its 9 rays inside the circle went uncounted (the fifty-second session's review). Which
+        # arcs print hides is asked of the arcs with an edge on the circle (a shadow's: the layout)
+        on_bins = seen_bins if cover is pts else _coverage(pts, c0)[3]
         unseen = ~np.isin(np.arange(36), seen_bins)
         hidden = _printed_arcs(ring, c0, rho, on_bins, trial.chroma) & unseen
         depth = (t - rq) * np.hypot(*au[rest].T)   # plane px inside the circle (no edge, NaN: False)
