@@ -168,6 +168,22 @@ def test_a_coin_on_a_layout_of_its_colour_whose_shadow_stands_out_is_found_and_c
     assert len(v["coins"]) == 2
 
 
+def _at(*deg):
+    t = np.radians(deg)
+    return np.stack([np.cos(t), np.sin(t)], 1)
+
+
+@pytest.mark.parametrize("v,one", [
+    (_at(200, 240, 280, 320), True),       # a drop shadow away from the lamp
+    (_at(10), True),
+    (_at(0, 179), True),                   # just within half a turn
+    (_at(-10, 0, 10, 170, 180, 190), False),   # both ends of a tilted coin's long axis
+    (_at(0, 120, 240), False),             # all round
+])
+def test_a_drop_shadows_edges_lie_on_one_side_of_the_coin(v, one):
+    assert detect._one_side(v) is one
+
+
 def test_a_coin_half_off_a_box_of_its_colour_whose_shadow_edges_the_rest_is_found_and_called():
     # sealed-56 (opened) 3361331566, drawn valid: the heads coin lies across the top of a box of its
     # colour on a dark layout. Found by its texture, its rim shows all along the box, and off it,

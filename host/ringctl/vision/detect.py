@@ -1125,8 +1125,9 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     keep_r = list(r_on) + list(rq[near])
     # how much of the circle the edges cover, seen from its centre (the rays' origin may be off
     # it, where they bunch on the near side): a gap is an arc inferred, not seen
-    cover = pts
     ang, steps, gap, seen_bins, bins = _coverage(pts, c0)
+    on_bins = seen_bins   # the arcs with an edge on the circle
+    shadow_rays = 0
     if hidden_ok and (gap > ROUND_MAX_GAP or bins < ROUND_MIN_SUPPORT):
         # a coin found by its texture half on plain layout: there the difference's edge is its drop
         # shadow, a few px beyond the rim on the side away from the lamp (sealed-56, opened,
@@ -1137,13 +1138,10 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # outline is fitted without them (`_rim_and_shadow`: a shadow only adds to the coin)
         beyond = (rq - t) * np.hypot(*au[rest].T)
         shade = ~near & (beyond > 0) & (beyond <= SHADOW_COVER * r_img)
-        if shade.any():
-            on_circle = origin + t[shade, None] * au[rest][shade]
-            a_sh = np.sort(np.arctan2(*(on_circle - c0).T[::-1]))
-            if np.diff(np.r_[a_sh, a_sh[0] + 2 * np.pi]).max() >= np.pi:
-                cover = np.concatenate([pts, on_circle])
-                shadow_rays = int(shade.sum())
-                ang, steps, gap, seen_bins, bins = _coverage(cover, c0)
+        on_circle = origin + t[shade, None] * au[rest][shade]
+        if shade.any() and _one_side(on_circle - c0):
+            shadow_rays = int(shade.sum())
+            ang, steps, gap, seen_bins, bins = _coverage(np.concatenate([pts, on_circle]), c0)
     long_gap = gap > ROUND_MAX_GAP
     if gap > (HIDDEN_MAX_GAP if hidden_ok else ROUND_MAX_GAP) or \
             bins < (HIDDEN_SUPPORT if hidden_ok else ROUND_MIN_SUPPORT):
@@ -1153,7 +1151,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
     _fit_outline(img, ring, trial, np.array(keep_k)[order], np.array(keep_r, np.float32)[order], polar, rr, step, inv)
     if trial.fit_err > ROUND_FIT:
         return None
-    if bins < ROUND_MIN_SUPPORT or long_gap or cover is not pts:
+    if bins < ROUND_MIN_SUPPORT or long_gap or shadow_rays:
         # an edge found inside the circle, off it, is a rim the circle does not follow: a tilted
         # coin's short sides (opened sealed-39 1273470481, 26 deg: 8 such rays), where a flat
         # coin across lines shows only the lines' far edges, outside (3849006545: 7, none inside).
@@ -1167,7 +1165,6 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         # a drop shadow's arcs were needed for the cover: with them that coin's cover passed and
         # its 9 rays inside the circle went uncounted (the fifty-second session's review). Which
         # arcs print hides is asked of the arcs with an edge on the circle (a shadow's: the layout)
-        on_bins = seen_bins if cover is pts else _coverage(pts, c0)[3]
         unseen = ~np.isin(np.arange(36), seen_bins)
         hidden = _printed_arcs(ring, c0, rho, on_bins, trial.chroma) & unseen
         depth = (t - rq) * np.hypot(*au[rest].T)   # plane px inside the circle (no edge, NaN: False)
@@ -1187,7 +1184,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
                 return None
             trial.extra["gap_hidden"] = int(round(gap))   # deg, for the record
         trial.extra["arcs_hidden"], trial.extra["_hidden"] = int(hidden.sum()), hidden
-    if cover is not pts:
+    if shadow_rays:
         trial.extra["shadow_rays"] = shadow_rays   # rays whose edge was the drop shadow's, for the record
     trial.extra["missed"] = int(len(rest) - near.sum())
     return trial
@@ -1200,6 +1197,13 @@ def _coverage(pts, c0):
     steps = np.diff(np.r_[ang, ang[0] + 2 * np.pi])   # (pts holds 3 or more)
     seen_bins = np.unique((np.degrees(ang) // 10).astype(int) % 36)
     return ang, steps, float(np.degrees(steps.max())), seen_bins, seen_bins.size / 36
+
+
+def _one_side(v):
+    """Whether the directions of vectors `v` (rows) all lie within half a turn: a drop shadow lies
+    on the side away from the lamp, where a tilted coin's side shows at both ends of its long axis."""
+    a = np.sort(np.arctan2(v[:, 1], v[:, 0]))
+    return bool(np.diff(np.r_[a, a[0] + 2 * np.pi]).max() >= np.pi)
 
 
 def _printed_arcs(ring, c0, rho, seen_bins, chroma):
