@@ -181,7 +181,7 @@ def _at(*deg):
     (_at(0, 120, 240), False),             # all round
 ])
 def test_a_drop_shadows_edges_lie_on_one_side_of_the_coin(v, one):
-    assert detect._one_side(v) is one
+    assert detect._within_half_turn(v) is one
 
 
 def test_a_coin_half_off_a_box_of_its_colour_whose_shadow_edges_the_rest_is_found_and_called():

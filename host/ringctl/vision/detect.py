@@ -1139,7 +1139,7 @@ def _outline_near_circle(img, ring, center, k_on, r_on, rest, c0, rho, d, polar,
         beyond = (rq - t) * np.hypot(*au[rest].T)
         shade = ~near & (beyond > 0) & (beyond <= SHADOW_COVER * r_img)
         on_circle = origin + t[shade, None] * au[rest][shade]
-        if shade.any() and _one_side(on_circle - c0):
+        if shade.any() and _within_half_turn(on_circle - c0):
             shadow_rays = int(shade.sum())
             ang, steps, gap, seen_bins, bins = _coverage(np.concatenate([pts, on_circle]), c0)
     long_gap = gap > ROUND_MAX_GAP
@@ -1199,9 +1199,10 @@ def _coverage(pts, c0):
     return ang, steps, float(np.degrees(steps.max())), seen_bins, seen_bins.size / 36
 
 
-def _one_side(v):
+def _within_half_turn(v):
     """Whether the directions of vectors `v` (rows) all lie within half a turn: a drop shadow lies
-    on the side away from the lamp, where a tilted coin's side shows at both ends of its long axis."""
+    on the side away from the lamp, where a tilted coin's side shows at both ends of its long axis.
+    (`_one_side` asks of ray indices whether their mean direction is long enough: another bar.)"""
     a = np.sort(np.arctan2(v[:, 1], v[:, 0]))
     return bool(np.diff(np.r_[a, a[0] + 2 * np.pi]).max() >= np.pi)
 
